@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The command table, command lookup, messages, and the `help` command. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "lib/bql.h"
+
+const struct cmd_entry *const cmd_table[] = {
+	&cmd_show_entry,
+	&cmd_set_entry,
+	&cmd_reset_entry,
+	&cmd_save_entry,
+	&cmd_apply_entry,
+	&cmd_top_entry,
+	&cmd_replay_entry,
+	&cmd_check_entry,
+	&cmd_export_entry,
+	&cmd_help_entry,
+	NULL,
+};
+
+const struct cmd_entry *cmd_find(const char *word, struct bql_err *e)
+{
+	const struct cmd_entry *found = NULL;
+	char cand[200] = "";
+	size_t len = strlen(word);
+	int n = 0;
+
+	for (int i = 0; cmd_table[i]; i++)
+		if (!strcmp(cmd_table[i]->name, word))
+			return cmd_table[i];
+	for (int i = 0; len && cmd_table[i]; i++) {
+		if (cmd_table[i]->flags & CMD_HIDDEN)
+			continue;
+		if (strncmp(cmd_table[i]->name, word, len))
+			continue;
+		found = cmd_table[i];
+		snprintf(cand + strlen(cand), sizeof(cand) - strlen(cand),
+			 "%s%s", n ? ", " : "", found->name);
+		n++;
+	}
+	if (n == 1)
+		return found;
+	if (n > 1)
+		bql_err_set(e, EINVAL, "ambiguous command '%s', could be: %s",
+			    word, cand);
+	else
+		bql_err_set(e, EINVAL, "unknown command '%s'", word);
+	return NULL;
+}
+
+static void vmsg(const struct bql_ctx *c, const char *kind, const char *fmt,
+		 va_list ap)
+{
+	fputs("bqltool: ", stderr);
+	if (kind)
+		fprintf(stderr, "%s: ", kind);
+	else if (c && c->cmd)
+		fprintf(stderr, "%s: ", c->cmd);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cmd_error(const struct bql_ctx *c, const struct bql_err *e)
+{
+	if (c && c->cmd)
+		fprintf(stderr, "bqltool: %s: %s\n", c->cmd, e->msg);
+	else
+		fprintf(stderr, "bqltool: %s\n", e->msg);
+}
+
+int cmd_fail(const struct bql_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(c, NULL, fmt, ap);
+	va_end(ap);
+	return BQL_EXIT_FAIL;
+}
+
+void cmd_warn(const struct bql_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)c;
+	va_start(ap, fmt);
+	vmsg(c, "warning", fmt, ap);
+	va_end(ap);
+}
+
+int cmd_usage(const struct bql_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(c, NULL, fmt, ap);
+	va_end(ap);
+	if (c && c->cmd)
+		fprintf(stderr, "Try 'bqltool help %s'.\n", c->cmd);
+	else
+		fprintf(stderr, "Try 'bqltool help'.\n");
+	return BQL_EXIT_USAGE;
+}
+
+void cmd_print_help(const struct cmd_entry *ce, FILE *f)
+{
+	fprintf(f, "Usage: bqltool [GLOBAL OPTIONS] %s\n\n%s.\n", ce->synopsis,
+		ce->summary);
+	if (ce->help && *ce->help)
+		fprintf(f, "\n%s", ce->help);
+	fprintf(f, "\nSee bqltool-%s(8).\n", ce->name);
+}
+
+static void print_overview(FILE *f)
+{
+	fputs("Usage: bqltool [GLOBAL OPTIONS] COMMAND [ARGS]\n\n"
+	      "Global options:\n"
+	      "  -j, --json             JSON output\n"
+	      "  -p, --pretty           indented JSON (implies -j)\n"
+	      "  -n, --netns NAME       run inside network namespace NAME (/run/netns/NAME)\n"
+	      "      --sysfs-root DIR   read sysfs from DIR instead of /sys (env BQLTOOL_SYSFS_ROOT)\n"
+	      "      --color[=WHEN]     auto, always or never (NO_COLOR is honoured)\n"
+	      "  -v, --verbose          explain degraded features\n"
+	      "  -h, --help             this help; 'bqltool help COMMAND' for one command\n"
+	      "  -V, --version          print the version\n\n"
+	      "Commands:\n", f);
+	for (int i = 0; cmd_table[i]; i++) {
+		const struct cmd_entry *ce = cmd_table[i];
+
+		if (!(ce->flags & CMD_HIDDEN))
+			fprintf(f, "  %-8s %s\n", ce->name, ce->summary);
+	}
+	fputs("\nSelectors: DEV, DEV:N, DEV:tx-N, DEV:0-3,7, 'eth*' (no selector: every BQL device).\n"
+	      "Exit status: 0 ok, 1 failure, 2 usage error, 3 replay verification mismatch.\n", f);
+}
+
+/* `help --keys`: the attribute table, for completions and man checks. */
+static void print_keys(FILE *f)
+{
+	for (int i = 0; i < BQL_ATTR_NR; i++)
+		fprintf(f, "%s %s %s\n", bql_attrs[i].name,
+			bql_attrs[i].writable ? "rw" : "ro",
+			bql_unit_name(bql_attrs[i].unit));
+}
+
+static int help_run(struct bql_ctx *c, int argc, char **argv)
+{
+	const struct cmd_entry *ce;
+	struct bql_err e;
+
+	if (argc < 2) {
+		print_overview(stdout);
+		return BQL_EXIT_OK;
+	}
+	if (argc > 2)
+		return cmd_usage(c, "too many arguments");
+	if (!strcmp(argv[1], "--keys")) {
+		print_keys(stdout);
+		return BQL_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--commands")) {
+		for (int i = 0; cmd_table[i]; i++)
+			if (!(cmd_table[i]->flags & CMD_HIDDEN))
+				printf("%s\n", cmd_table[i]->name);
+		return BQL_EXIT_OK;
+	}
+	ce = cmd_find(argv[1], &e);
+	if (!ce)
+		return cmd_usage(c, "%s", e.msg);
+	cmd_print_help(ce, stdout);
+	return BQL_EXIT_OK;
+}
+
+const struct cmd_entry cmd_help_entry = {
+	.name = "help",
+	.synopsis = "help [COMMAND]",
+	.summary = "Show help for bqltool or one command",
+	.help = "  --commands   list the command names, one per line\n"
+		"  --keys       list the BQL attributes: name, rw|ro, unit\n",
+	.flags = CMD_NO_JSON,
+	.run = help_run,
+};
+
+void cmd_print_overview(FILE *f)
+{
+	print_overview(f);
+}

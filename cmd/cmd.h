@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The command table: one entry per command file (cmd/<name>.c). */
+#ifndef BQLTOOL_CMD_CMD_H
+#define BQLTOOL_CMD_CMD_H
+
+#include "dql/err.h"
+#include "lib/ctx.h"
+
+enum {
+	CMD_WRITES	= 1u << 0,	/* changes kernel state */
+	CMD_NEEDS_NL	= 1u << 1,	/* uses netlink */
+	CMD_NO_JSON	= 1u << 2,	/* has no JSON output */
+	CMD_HIDDEN	= 1u << 3,	/* not listed in help */
+};
+
+struct cmd_entry {
+	const char *name;
+	const char *synopsis;	/* "show [SEL...]" */
+	const char *summary;	/* one line for `bqltool help` */
+	const char *help;	/* options block for `bqltool help CMD` */
+	unsigned int flags;
+	/* argv[0] is the command name; returns enum bql_exit */
+	int (*run)(struct bql_ctx *ctx, int argc, char **argv);
+};
+
+extern const struct cmd_entry *const cmd_table[];
+
+/* exact name, else unique prefix; NULL + message in @e otherwise */
+const struct cmd_entry *cmd_find(const char *word, struct bql_err *e);
+
+/* Report @e on stderr: "bqltool: CMD: MSG[: strerror]". */
+void cmd_error(const struct bql_ctx *c, const struct bql_err *e);
+/* Runtime error from a format; returns BQL_EXIT_FAIL. */
+int cmd_fail(const struct bql_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "bqltool: warning: ..." on stderr; never changes the exit code. */
+void cmd_warn(const struct bql_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * Usage error: "bqltool: CMD: MSG" + "Try 'bqltool help CMD'."; returns
+ * BQL_EXIT_USAGE.
+ */
+int cmd_usage(const struct bql_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* print the full help of one command to @f */
+void cmd_print_help(const struct cmd_entry *ce, FILE *f);
+/* the top-level usage: global options and the command list */
+void cmd_print_overview(FILE *f);
+
+/* each command file exports its entry */
+extern const struct cmd_entry cmd_show_entry;
+extern const struct cmd_entry cmd_set_entry;
+extern const struct cmd_entry cmd_reset_entry;
+extern const struct cmd_entry cmd_save_entry;
+extern const struct cmd_entry cmd_apply_entry;
+extern const struct cmd_entry cmd_top_entry;
+extern const struct cmd_entry cmd_replay_entry;
+extern const struct cmd_entry cmd_check_entry;
+extern const struct cmd_entry cmd_export_entry;
+extern const struct cmd_entry cmd_help_entry;
+
+#endif

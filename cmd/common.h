@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Steps that several commands share: selectors -> targets -> snapshot. */
+#ifndef BQLTOOL_CMD_COMMON_H
+#define BQLTOOL_CMD_COMMON_H
+
+#include "lib/ctx.h"
+#include "lib/sel.h"
+#include "lib/snapshot.h"
+
+struct bnl;
+
+struct cmd_state {
+	struct sel sel;
+	struct sel_result targets;
+	struct bnl *nl;		/* NULL with --sysfs-root or when unavailable */
+	struct snapshot snap;
+};
+
+/*
+ * Parse @argc/@argv as selectors, resolve them and take a snapshot.
+ * Prints its own errors; returns an enum bql_exit (0 = @st is filled and
+ * must be released with cmd_state_free()).
+ */
+int cmd_collect(struct bql_ctx *c, int argc, char **argv, struct cmd_state *st);
+/* Selectors and targets only (for writers); same conventions. */
+int cmd_select(struct bql_ctx *c, int argc, char **argv, struct cmd_state *st);
+/* Open netlink unless --sysfs-root; a failure is a warning, not an error. */
+void cmd_open_netlink(struct bql_ctx *c, struct cmd_state *st);
+void cmd_state_free(struct cmd_state *st);
+
+/* Prometheus exposition of a snapshot on c->out; returns enum bql_exit. */
+int cmd_print_prometheus(struct bql_ctx *c, const struct snapshot *s);
+
+#endif

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* PLACEHOLDER: `export` is being written; this stub keeps the table linkable. */
+#include "cmd/cmd.h"
+
+static int export_run(struct bql_ctx *c, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return cmd_fail(c, "not implemented yet");
+}
+
+const struct cmd_entry cmd_export_entry = {
+	.name = "export",
+	.synopsis = "export",
+	.summary = "(not implemented yet)",
+	.flags = CMD_HIDDEN,
+	.run = export_run,
+};

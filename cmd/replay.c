@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* PLACEHOLDER: `replay` is being written; this stub keeps the table linkable. */
+#include "cmd/cmd.h"
+
+static int replay_run(struct bql_ctx *c, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return cmd_fail(c, "not implemented yet");
+}
+
+const struct cmd_entry cmd_replay_entry = {
+	.name = "replay",
+	.synopsis = "replay",
+	.summary = "(not implemented yet)",
+	.flags = CMD_HIDDEN,
+	.run = replay_run,
+};

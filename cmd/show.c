@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bqltool show [SEL...]: every selected TX queue's byte_queue_limits state,
+ * with device context from rtnetlink and per-queue stats from netdev genl.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/common.h"
+#include "dql/dql.h"
+#include "lib/hz.h"
+#include "lib/out.h"
+#include "lib/snapshot.h"
+#include "lib/table.h"
+#include "lib/units.h"
+
+enum show_format { FMT_TEXT, FMT_JSON, FMT_PROMETHEUS };
+
+static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
+{
+	out_open_obj(c, NULL);
+	out_str(c, OUT_JSON, "ifname", NULL, d->ifname);
+	if (d->present & SD_IFINDEX)
+		out_u64(c, OUT_JSON, "ifindex", NULL, (uint64_t)d->ifindex);
+	if (d->present & SD_OPERSTATE)
+		out_str(c, OUT_JSON, "operstate", NULL, d->operstate);
+	if (d->present & SD_MTU)
+		out_u64(c, OUT_JSON, "mtu", NULL, d->mtu);
+	if (d->present & SD_TXQLEN)
+		out_u64(c, OUT_JSON, "txqueuelen", NULL, d->txqlen);
+	if (d->present & SD_QDISC)
+		out_str(c, OUT_JSON, "qdisc", NULL, d->qdisc);
+	out_u64(c, OUT_JSON, "num_tx_queues", NULL, d->ntx);
+	if (d->present & SD_SPEED)
+		out_u64(c, OUT_JSON, "speed", NULL, d->speed_mbps);
+	if (d->present & SD_STATS) {
+		out_open_obj(c, "stats");
+		out_u64(c, OUT_JSON, "tx_bytes", NULL, d->tx_bytes);
+		out_u64(c, OUT_JSON, "tx_packets", NULL, d->tx_packets);
+		out_u64(c, OUT_JSON, "tx_errors", NULL, d->tx_errors);
+		out_u64(c, OUT_JSON, "tx_dropped", NULL, d->tx_dropped);
+		out_close_obj(c);
+	}
+	out_open_arr(c, "queues");
+	for (unsigned int k = 0; k < d->nq; k++) {
+		const struct snap_queue *q = &d->q[k];
+
+		out_open_obj(c, NULL);
+		out_u64(c, OUT_JSON, "queue", NULL, q->bql.index);
+		for (int a = 0; a < BQL_ATTR_NR; a++)
+			if (bql_has(&q->bql, a))
+				out_u64(c, OUT_JSON, bql_attrs[a].name, NULL, q->bql.val[a]);
+		if (q->qs_present & SQ_TX_PACKETS)
+			out_u64(c, OUT_JSON, "tx_packets", NULL, q->tx_packets);
+		if (q->qs_present & SQ_TX_BYTES)
+			out_u64(c, OUT_JSON, "tx_bytes", NULL, q->tx_bytes);
+		if (q->qs_present & SQ_TX_STOP)
+			out_u64(c, OUT_JSON, "tx_stop", NULL, q->tx_stop);
+		if (q->qs_present & SQ_TX_WAKE)
+			out_u64(c, OUT_JSON, "tx_wake", NULL, q->tx_wake);
+		if (q->qs_present & SQ_TX_HW_DROPS)
+			out_u64(c, OUT_JSON, "tx_hw_drops", NULL, q->tx_hw_drops);
+		out_close_obj(c);
+	}
+	out_close_arr(c);
+	out_close_obj(c);
+}
+
+/* One text cell per attribute, in human units. */
+static void text_attr(char *buf, size_t n, enum bql_attr a, uint64_t v,
+		      const struct snap_dev *d, unsigned int hz)
+{
+	char tmp[32], wire[32];
+
+	switch (a) {
+	case BQL_LIMIT:
+		units_fmt_bytes(tmp, sizeof(tmp), v);
+		if (d->present & SD_SPEED)
+			snprintf(buf, n, "%s = %s", tmp,
+				 units_fmt_wire(wire, sizeof(wire), v, d->speed_mbps));
+		else
+			snprintf(buf, n, "%s", tmp);
+		break;
+	case BQL_LIMIT_MIN:
+	case BQL_LIMIT_MAX:
+		if (v == DQL_MAX_LIMIT)
+			snprintf(buf, n, "max");
+		else
+			units_fmt_bytes(buf, n, v);
+		break;
+	case BQL_INFLIGHT:
+		units_fmt_bytes(buf, n, v);
+		break;
+	case BQL_HOLD_TIME:
+		units_fmt_ms(buf, n, v);
+		break;
+	case BQL_STALL_THRS:
+		if (!v)
+			snprintf(buf, n, "off");
+		else
+			units_fmt_ms(buf, n, v);
+		break;
+	case BQL_STALL_MAX:	/* sysfs shows jiffies */
+		units_fmt_ms(buf, n, dql_jiffies_to_msecs(v, hz));
+		break;
+	default:
+		snprintf(buf, n, "%" PRIu64, v);
+		break;
+	}
+}
+
+static void text_dev_header(struct bql_ctx *c, const struct snap_dev *d)
+{
+	const char *bold = c->color ? "\033[1m" : "", *reset = c->color ? "\033[0m" : "";
+	char b1[32], b2[32];
+
+	out_text(c, "%s%s%s:", bold, d->ifname, reset);
+	if (d->present & SD_IFINDEX)
+		out_text(c, " ifindex %d", d->ifindex);
+	if (d->present & SD_OPERSTATE) {
+		const char *col = "";
+
+		if (c->color)
+			col = !strcmp(d->operstate, "up") ? "\033[32m" :
+			      !strcmp(d->operstate, "down") ? "\033[31m" : "";
+		out_text(c, " state %s%s%s", col, d->operstate, c->color ? reset : "");
+	}
+	if (d->present & SD_MTU)
+		out_text(c, " mtu %u", d->mtu);
+	if (d->present & SD_TXQLEN)
+		out_text(c, " qlen %u", d->txqlen);
+	if (d->present & SD_QDISC)
+		out_text(c, " qdisc %s", d->qdisc);
+	if (d->present & SD_SPEED)
+		out_text(c, " speed %" PRIu64 "Mb/s", d->speed_mbps);
+	out_text(c, " txqueues %u", d->ntx);
+	out_nl(c);
+	if (d->present & SD_STATS)
+		out_text(c, "    tx: %s  %" PRIu64 " packets  %" PRIu64 " errors  %" PRIu64
+			 " dropped\n", units_fmt_bytes(b1, sizeof(b1), d->tx_bytes),
+			 d->tx_packets, d->tx_errors, d->tx_dropped);
+	(void)b2;
+}
+
+static int text_dev(struct bql_ctx *c, const struct snap_dev *d, unsigned int hz)
+{
+	static const char *const qs_names[] = { "tx_packets", "tx_bytes", "tx_stop", "tx_wake" };
+	struct table t;
+	int ret = 0;
+
+	text_dev_header(c, d);
+	table_init(&t, 1 + BQL_ATTR_NR + 4, 1u << 0, 4);
+	if (table_row(&t))
+		return -1;
+	table_cell(&t, 0, "queue");
+	for (int a = 0; a < BQL_ATTR_NR; a++)
+		table_cell(&t, 1 + a, "%s", bql_attrs[a].name);
+	for (int i = 0; i < 4; i++)
+		table_cell(&t, 1 + BQL_ATTR_NR + i, "%s", qs_names[i]);
+	for (unsigned int k = 0; k < d->nq; k++) {
+		const struct snap_queue *q = &d->q[k];
+		char buf[TABLE_CELL];
+
+		if (table_row(&t)) {
+			ret = -1;
+			break;
+		}
+		table_cell(&t, 0, "tx-%u", q->bql.index);
+		for (int a = 0; a < BQL_ATTR_NR; a++) {
+			if (!bql_has(&q->bql, a))
+				continue;
+			text_attr(buf, sizeof(buf), a, q->bql.val[a], d, hz);
+			table_cell(&t, 1 + a, "%s", buf);
+		}
+		if (q->qs_present & SQ_TX_PACKETS)
+			table_cell(&t, 1 + BQL_ATTR_NR, "%" PRIu64, q->tx_packets);
+		if (q->qs_present & SQ_TX_BYTES)
+			table_cell(&t, 2 + BQL_ATTR_NR, "%s",
+				   units_fmt_bytes(buf, sizeof(buf), q->tx_bytes));
+		if (q->qs_present & SQ_TX_STOP)
+			table_cell(&t, 3 + BQL_ATTR_NR, "%" PRIu64, q->tx_stop);
+		if (q->qs_present & SQ_TX_WAKE)
+			table_cell(&t, 4 + BQL_ATTR_NR, "%" PRIu64, q->tx_wake);
+	}
+	table_drop_empty(&t, 1);
+	table_print(&t, c->out);
+	table_free(&t);
+	return ret;
+}
+
+static int show_run(struct bql_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum show_format fmt = c->json ? FMT_JSON : FMT_TEXT;
+	struct cmd_state st;
+	const struct hz_info *hz;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, "+:f:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				fmt = FMT_TEXT;
+			else if (!strcmp(optarg, "json"))
+				fmt = FMT_JSON;
+			else if (!strcmp(optarg, "prometheus"))
+				fmt = FMT_PROMETHEUS;
+			else
+				return cmd_usage(c, "--format: unknown format '%s' (text, json, prometheus)",
+						 optarg);
+			break;
+		case ':':
+			return cmd_usage(c, "option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return cmd_usage(c, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (fmt == FMT_JSON)
+		c->json = true;
+	if (fmt == FMT_PROMETHEUS && c->json)
+		return cmd_usage(c, "--format prometheus and -j exclude each other");
+	ret = cmd_collect(c, argc - optind, argv + optind, &st);
+	if (ret)
+		return ret;
+	hz = hz_get();
+	if (fmt == FMT_PROMETHEUS) {
+		ret = cmd_print_prometheus(c, &st.snap);
+		cmd_state_free(&st);
+		return ret;
+	}
+	if (!st.snap.n && !c->json)
+		cmd_warn(c, "no network device with byte queue limits found");
+	out_begin(c, true);
+	for (size_t i = 0; i < st.snap.n; i++) {
+		if (c->json) {
+			json_dev(c, &st.snap.dev[i]);
+			continue;
+		}
+		if (i)
+			out_nl(c);
+		text_dev(c, &st.snap.dev[i], hz->hz);
+	}
+	ret = out_end(c);
+	cmd_state_free(&st);
+	return ret ? cmd_fail(c, "write error on standard output") : BQL_EXIT_OK;
+}
+
+const struct cmd_entry cmd_show_entry = {
+	.name = "show",
+	.synopsis = "show [--format text|json|prometheus] [SEL...]",
+	.summary = "Show the BQL state of TX queues with device context",
+	.help = "  -f, --format FMT   text (default), json (same as -j) or prometheus\n"
+		"\nColumns are the sysfs files of byte_queue_limits, in human units; JSON keeps\n"
+		"sysfs units (bytes, ms; stall_max in jiffies). Where the link speed is known,\n"
+		"the limit is also shown as time on the wire.\n",
+	.flags = CMD_NEEDS_NL,
+	.run = show_run,
+};

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The BQL attribute table and per-queue reads and writes. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/bql.h"
+#include "lib/sysfs.h"
+
+const struct bql_attr_desc bql_attrs[BQL_ATTR_NR] = {
+	[BQL_LIMIT]	 = { "limit", UNIT_BYTES, true, false,
+			     "current limit in bytes (DQL moves it at every completion)" },
+	[BQL_LIMIT_MIN]	 = { "limit_min", UNIT_BYTES, true, false,
+			     "lower bound of the limit in bytes" },
+	[BQL_LIMIT_MAX]	 = { "limit_max", UNIT_BYTES, true, false,
+			     "upper bound of the limit in bytes" },
+	[BQL_HOLD_TIME]	 = { "hold_time", UNIT_MS, true, false,
+			     "time over which the limit may shrink, in ms" },
+	[BQL_INFLIGHT]	 = { "inflight", UNIT_BYTES, false, false,
+			     "bytes queued to the device and not yet completed" },
+	[BQL_STALL_THRS] = { "stall_thrs", UNIT_MS, true, true,
+			     "stall detector threshold in ms, 0 = off (6.9+)" },
+	[BQL_STALL_CNT]	 = { "stall_cnt", UNIT_COUNT, false, true,
+			     "stalls detected (6.9+)" },
+	[BQL_STALL_MAX]	 = { "stall_max", UNIT_JIFFIES, false, true,
+			     "longest stall seen, in jiffies as sysfs shows it (6.9+)" },
+};
+
+const char *bql_unit_name(enum unit u)
+{
+	switch (u) {
+	case UNIT_BYTES:	return "bytes";
+	case UNIT_MS:		return "ms";
+	case UNIT_JIFFIES:	return "jiffies";
+	case UNIT_COUNT:	return "count";
+	}
+	return "?";
+}
+
+int bql_attr_find(const char *name)
+{
+	for (int i = 0; i < BQL_ATTR_NR; i++)
+		if (!strcmp(bql_attrs[i].name, name))
+			return i;
+	return -1;
+}
+
+int bql_queue_read(const struct bql_ctx *c, const char *ifname, unsigned int q,
+		   struct bql_queue *out, struct bql_err *e)
+{
+	char path[4096], obj[64];
+	struct stat st;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->index = q;
+	if (sysfs_bql_path(c, path, sizeof(path), ifname, q, NULL))
+		return bql_err_set(e, ENAMETOOLONG, "%s: path too long", ifname);
+	if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+		if (!sysfs_dev_exists(c, ifname))
+			return bql_err_set(e, ENODEV, "%s: no such device", ifname);
+		return bql_err_set(e, EOPNOTSUPP, "%s:tx-%u: queue does not use BQL (no %s)",
+				   ifname, q, path);
+	}
+	for (int a = 0; a < BQL_ATTR_NR; a++) {
+		sysfs_bql_path(c, path, sizeof(path), ifname, q, bql_attrs[a].name);
+		snprintf(obj, sizeof(obj), "%s:tx-%u: %s", ifname, q, bql_attrs[a].name);
+		ret = sysfs_read_u64(path, &out->val[a], obj, e);
+		if (ret == -ENOENT && bql_attrs[a].optional)
+			continue;
+		if (ret)
+			return ret;
+		out->present |= 1u << a;
+	}
+	return 0;
+}
+
+int bql_queue_write(const struct bql_ctx *c, const char *ifname, unsigned int q,
+		    enum bql_attr a, uint64_t v, struct bql_err *e)
+{
+	char path[4096], obj[64], val[32];
+
+	if (sysfs_bql_path(c, path, sizeof(path), ifname, q, bql_attrs[a].name))
+		return bql_err_set(e, ENAMETOOLONG, "%s: path too long", ifname);
+	snprintf(obj, sizeof(obj), "%s:tx-%u: %s", ifname, q, bql_attrs[a].name);
+	snprintf(val, sizeof(val), "%" PRIu64, v);
+	return sysfs_write(path, val, obj, e);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The kernel's HZ (jiffies per second): sysfs shows hold_time and
+ * stall_thrs in ms but the kernel stores jiffies, and stall_max is raw
+ * jiffies, so exact units need HZ.
+ */
+#ifndef BQLTOOL_LIB_HZ_H
+#define BQLTOOL_LIB_HZ_H
+
+#include <stddef.h>
+
+enum hz_source {
+	HZ_SRC_ENV,		/* BQLTOOL_HZ */
+	HZ_SRC_BOOT_CONFIG,	/* /boot/config-$(uname -r) */
+	HZ_SRC_PROC_CONFIG,	/* /proc/config.gz */
+	HZ_SRC_FALLBACK,	/* nothing found: 250, Debian's and many distros' default */
+};
+
+#define HZ_FALLBACK 250
+
+struct hz_info {
+	unsigned int hz;
+	enum hz_source src;
+};
+
+/* Detect HZ once (cached). Never fails: falls back to HZ_FALLBACK. */
+const struct hz_info *hz_get(void);
+/* Parse "CONFIG_HZ=N" lines out of a kernel config text; 0 if absent. */
+unsigned int hz_from_config(const char *text, size_t len);
+const char *hz_source_name(enum hz_source s);
+/* for tests: forget the cached value */
+void hz_reset_cache(void);
+
+#endif

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Entering a named network namespace, with a sysfs that belongs to it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "lib/netns.h"
+#include "lib/sysfs.h"
+
+#define NETNS_RUN_DIR "/run/netns"
+
+int netns_switch(const char *name, struct bql_err *e)
+{
+	char path[512];
+	int fd, err;
+
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return bql_err_set(e, EINVAL, "netns '%s': invalid namespace name", name);
+	snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		return bql_err_set(e, err, "netns '%s': cannot open %s: %s%s", name,
+				   path, strerror(err),
+				   err == ENOENT ? " (see 'ip netns list')" : "");
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		err = errno;
+		close(fd);
+		return bql_err_set(e, err, "netns '%s': cannot enter it: %s%s", name,
+				   strerror(err),
+				   err == EPERM ? " (needs CAP_SYS_ADMIN)" : "");
+	}
+	close(fd);
+	if (unshare(CLONE_NEWNS)) {
+		err = errno;
+		return bql_err_set(e, err, "netns '%s': cannot create a mount namespace: %s",
+				   name, strerror(err));
+	}
+	/* Keep our mounts from propagating back to the parent namespace. */
+	if (mount("", "/", "none", MS_SLAVE | MS_REC, NULL)) {
+		err = errno;
+		return bql_err_set(e, err, "netns '%s': cannot make / a slave mount: %s",
+				   name, strerror(err));
+	}
+	/* Mount a sysfs of this network namespace over /sys. */
+	if (umount2("/sys", MNT_DETACH) && errno != EINVAL && errno != ENOENT) {
+		err = errno;
+		return bql_err_set(e, err, "netns '%s': cannot unmount /sys: %s",
+				   name, strerror(err));
+	}
+	if (mount(name, "/sys", "sysfs", 0, NULL)) {
+		err = errno;
+		return bql_err_set(e, err, "netns '%s': cannot mount sysfs on /sys: %s",
+				   name, strerror(err));
+	}
+	return 0;
+}

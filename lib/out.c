@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Text and JSON from the same calls. In JSON mode a json-c tree is built and
+ * printed once by out_end(); in text mode each call prints its format.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include <json-c/json.h>
+
+#include "lib/out.h"
+
+struct out_frame {
+	struct json_object *obj;
+	struct out_frame *up;
+};
+
+static bool text_on(const struct bql_ctx *c, enum out_mode m)
+{
+	return !c->json && m != OUT_JSON;
+}
+
+static bool json_on(const struct bql_ctx *c, enum out_mode m)
+{
+	return c->json && m != OUT_TEXT && c->stack;
+}
+
+static void push(struct bql_ctx *c, struct json_object *o)
+{
+	struct out_frame *f = malloc(sizeof(*f));
+
+	if (!f) {
+		json_object_put(o);
+		return;
+	}
+	f->obj = o;
+	f->up = c->stack;
+	c->stack = f;
+	c->depth++;
+}
+
+/* Attach @v under @key (objects) or at the end (arrays). Takes ownership. */
+static void attach(struct bql_ctx *c, const char *key, struct json_object *v)
+{
+	struct json_object *top;
+
+	if (!c->stack) {
+		json_object_put(v);
+		return;
+	}
+	top = c->stack->obj;
+	if (json_object_is_type(top, json_type_array))
+		json_object_array_add(top, v);
+	else
+		json_object_object_add(top, key ? key : "", v);
+}
+
+void out_begin(struct bql_ctx *c, bool array)
+{
+	if (!c->json)
+		return;
+	out_discard(c);
+	c->jroot = array ? json_object_new_array() : json_object_new_object();
+	push(c, json_object_get(c->jroot));
+}
+
+void out_discard(struct bql_ctx *c)
+{
+	while (c->stack) {
+		struct out_frame *f = c->stack;
+
+		c->stack = f->up;
+		json_object_put(f->obj);
+		free(f);
+	}
+	c->depth = 0;
+	if (c->jroot) {
+		json_object_put(c->jroot);
+		c->jroot = NULL;
+	}
+}
+
+int out_end(struct bql_ctx *c)
+{
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
+	int ret = 0;
+
+	if (c->json && c->jroot) {
+		flags |= c->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
+				   : JSON_C_TO_STRING_PLAIN;
+		fputs(json_object_to_json_string_ext(c->jroot, flags), c->out);
+		fputc('\n', c->out);
+	}
+	out_discard(c);
+	if (fflush(c->out) || ferror(c->out))
+		ret = -EIO;
+	return ret;
+}
+
+static void open_container(struct bql_ctx *c, const char *key,
+			   struct json_object *o)
+{
+	if (!c->json || !c->stack) {
+		json_object_put(o);
+		return;
+	}
+	attach(c, key, json_object_get(o));
+	push(c, o);
+}
+
+void out_open_obj(struct bql_ctx *c, const char *key)
+{
+	if (c->json)
+		open_container(c, key, json_object_new_object());
+}
+
+void out_open_arr(struct bql_ctx *c, const char *key)
+{
+	if (c->json)
+		open_container(c, key, json_object_new_array());
+}
+
+static void close_container(struct bql_ctx *c)
+{
+	struct out_frame *f = c->stack;
+
+	if (!c->json || !f || !f->up)
+		return;
+	c->stack = f->up;
+	json_object_put(f->obj);
+	free(f);
+	c->depth--;
+}
+
+void out_close_obj(struct bql_ctx *c)
+{
+	close_container(c);
+}
+
+void out_close_arr(struct bql_ctx *c)
+{
+	close_container(c);
+}
+
+/* Text formats are checked by the compiler at the call sites' level only. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+void out_u64(struct bql_ctx *c, enum out_mode m, const char *key,
+	     const char *fmt, uint64_t v)
+{
+	if (text_on(c, m) && fmt)
+		fprintf(c->out, fmt, v);
+	if (json_on(c, m))
+		attach(c, key, json_object_new_uint64(v));
+}
+
+void out_s64(struct bql_ctx *c, enum out_mode m, const char *key,
+	     const char *fmt, int64_t v)
+{
+	if (text_on(c, m) && fmt)
+		fprintf(c->out, fmt, v);
+	if (json_on(c, m))
+		attach(c, key, json_object_new_int64(v));
+}
+
+void out_dbl(struct bql_ctx *c, enum out_mode m, const char *key,
+	     const char *fmt, double v)
+{
+	if (text_on(c, m) && fmt)
+		fprintf(c->out, fmt, v);
+	if (json_on(c, m))
+		attach(c, key, json_object_new_double(v));
+}
+
+void out_str(struct bql_ctx *c, enum out_mode m, const char *key,
+	     const char *fmt, const char *v)
+{
+	if (text_on(c, m) && fmt)
+		fprintf(c->out, fmt, v ? v : "");
+	if (json_on(c, m))
+		attach(c, key, v ? json_object_new_string(v) : NULL);
+}
+
+void out_bool(struct bql_ctx *c, enum out_mode m, const char *key,
+	      const char *fmt, bool v)
+{
+	if (text_on(c, m) && fmt)
+		fprintf(c->out, fmt, v ? "yes" : "no");
+	if (json_on(c, m))
+		attach(c, key, json_object_new_boolean(v));
+}
+#pragma GCC diagnostic pop
+
+void out_null(struct bql_ctx *c, const char *key)
+{
+	if (json_on(c, OUT_JSON))
+		attach(c, key, NULL);
+}
+
+void out_json(struct bql_ctx *c, const char *key, struct json_object *v)
+{
+	if (json_on(c, OUT_JSON))
+		attach(c, key, v);
+	else
+		json_object_put(v);
+}
+
+void out_text(struct bql_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->json)
+		return;
+	va_start(ap, fmt);
+	vfprintf(c->out, fmt, ap);
+	va_end(ap);
+}
+
+void out_nl(struct bql_ctx *c)
+{
+	if (!c->json)
+		fputc('\n', c->out);
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Selector parsing and resolution against the devices in sysfs. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/sel.h"
+
+#define SEL_MAX_QUEUE 65535u	/* the kernel caps TX queues well below this */
+
+static int parse_num(const char *s, const char **end, unsigned int *v)
+{
+	unsigned long x = 0;
+	const char *p = s;
+
+	if (!strncmp(p, "tx-", 3))
+		p += 3;
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		x = x * 10 + (unsigned long)(*p - '0');
+		if (x > SEL_MAX_QUEUE)
+			return -ERANGE;
+	}
+	*v = (unsigned int)x;
+	*end = p;
+	return 0;
+}
+
+static int parse_ranges(struct sel_item *it, const char *q, struct bql_err *e)
+{
+	size_t cap = 1;
+	const char *p = q;
+
+	for (const char *x = q; *x; x++)
+		cap += *x == ',';
+	it->ranges = calloc(cap, sizeof(*it->ranges));
+	if (!it->ranges)
+		return bql_err_set(e, ENOMEM, "out of memory");
+	for (;;) {
+		struct sel_range r;
+		int ret = parse_num(p, &p, &r.lo);
+
+		if (!ret) {
+			r.hi = r.lo;
+			if (*p == '-')
+				ret = parse_num(p + 1, &p, &r.hi);
+		}
+		if (ret == -ERANGE)
+			return bql_err_set(e, EINVAL, "selector '%s': queue number too large (max %u)",
+					   it->text, SEL_MAX_QUEUE);
+		if (ret || (*p && *p != ','))
+			return bql_err_set(e, EINVAL,
+					   "selector '%s': bad queue list '%s' (expected N, tx-N, N-M or a comma list)",
+					   it->text, q);
+		if (r.hi < r.lo)
+			return bql_err_set(e, EINVAL, "selector '%s': range %u-%u is backwards",
+					   it->text, r.lo, r.hi);
+		it->ranges[it->nranges++] = r;
+		if (!*p)
+			return 0;
+		p++;
+	}
+}
+
+static int parse_one(struct sel_item *it, const char *arg, struct bql_err *e)
+{
+	const char *colon = strchr(arg, ':');
+	size_t dlen = colon ? (size_t)(colon - arg) : strlen(arg);
+
+	it->text = arg;
+	if (!dlen)
+		return bql_err_set(e, EINVAL, "selector '%s': missing device name", arg);
+	if (dlen >= BQL_IFNAMSIZ)
+		return bql_err_set(e, EINVAL, "selector '%s': device name longer than %d bytes",
+				   arg, BQL_IFNAMSIZ - 1);
+	memcpy(it->pat, arg, dlen);
+	it->pat[dlen] = '\0';
+	it->glob = strpbrk(it->pat, "*?[") != NULL;
+	if (!it->glob && !sysfs_valid_ifname(it->pat))
+		return bql_err_set(e, EINVAL, "selector '%s': '%s' is not a valid device name",
+				   arg, it->pat);
+	if (it->glob && (strchr(it->pat, '/') || strchr(it->pat, ' ')))
+		return bql_err_set(e, EINVAL, "selector '%s': '%s' is not a valid device pattern",
+				   arg, it->pat);
+	if (!colon)
+		return 0;
+	if (!colon[1])
+		return bql_err_set(e, EINVAL,
+				   "selector '%s': missing queue list after ':' (e.g. %s:0 or %s:0-3)",
+				   arg, it->pat, it->pat);
+	return parse_ranges(it, colon + 1, e);
+}
+
+int sel_parse(struct sel *s, int argc, char *const *argv, struct bql_err *e)
+{
+	memset(s, 0, sizeof(*s));
+	if (argc <= 0)
+		return 0;
+	s->items = calloc((size_t)argc, sizeof(*s->items));
+	if (!s->items)
+		return bql_err_set(e, ENOMEM, "out of memory");
+	for (int i = 0; i < argc; i++) {
+		int ret = parse_one(&s->items[i], argv[i], e);
+
+		s->n++;
+		if (ret) {
+			sel_free(s);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void sel_free(struct sel *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->items[i].ranges);
+	free(s->items);
+	memset(s, 0, sizeof(*s));
+}
+
+void sel_result_free(struct sel_result *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->t[i].queues);
+	free(r->t);
+	memset(r, 0, sizeof(*r));
+}
+
+static bool item_matches(const struct sel_item *it, const char *name)
+{
+	return it->glob ? fnmatch(it->pat, name, 0) == 0 : !strcmp(it->pat, name);
+}
+
+/* Mark the queues @it selects on a device with @ntx queues. */
+static int mark(const struct sel_item *it, unsigned char *want,
+		unsigned int ntx, const char *dev, struct bql_err *e)
+{
+	if (!it->ranges) {
+		memset(want, 1, ntx);
+		return 0;
+	}
+	for (size_t i = 0; i < it->nranges; i++) {
+		const struct sel_range *r = &it->ranges[i];
+
+		if (r->hi >= ntx) {
+			if (it->glob)	/* a glob asks "where it exists" */
+				continue;
+			return bql_err_set(e, ERANGE,
+					   "%s: no TX queue %u (the device has %u: tx-0..tx-%u)",
+					   dev, r->hi >= ntx && r->lo < ntx ? r->hi : r->lo,
+					   ntx, ntx - 1);
+		}
+		memset(want + r->lo, 1, r->hi - r->lo + 1);
+	}
+	return 0;
+}
+
+static int add_target(struct sel_result *r, const char *dev, int ifindex,
+		      unsigned int ntx, const unsigned char *want,
+		      struct bql_err *e)
+{
+	struct sel_target *t, *nt;
+	unsigned int cnt = 0;
+
+	for (unsigned int q = 0; q < ntx; q++)
+		cnt += want[q];
+	if (!cnt)
+		return 0;
+	nt = realloc(r->t, (r->n + 1) * sizeof(*r->t));
+	if (!nt)
+		return bql_err_set(e, ENOMEM, "out of memory");
+	r->t = nt;
+	t = &r->t[r->n];
+	memset(t, 0, sizeof(*t));
+	t->queues = malloc(cnt * sizeof(*t->queues));
+	if (!t->queues)
+		return bql_err_set(e, ENOMEM, "out of memory");
+	snprintf(t->ifname, sizeof(t->ifname), "%s", dev);
+	t->ifindex = ifindex;
+	t->ntx = ntx;
+	for (unsigned int q = 0; q < ntx; q++)
+		if (want[q])
+			t->queues[t->nqueues++] = q;
+	r->n++;
+	return 0;
+}
+
+int sel_resolve(const struct bql_ctx *c, const struct sel *s,
+		struct sel_result *r, struct bql_err *e)
+{
+	struct sysfs_dev *devs = NULL;
+	bool *used = NULL;
+	size_t ndev = 0;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = sysfs_list_devs(c, &devs, &ndev, e);
+	if (ret)
+		return ret;
+	used = calloc(s->n ? s->n : 1, sizeof(*used));
+	if (!used) {
+		free(devs);
+		return bql_err_set(e, ENOMEM, "out of memory");
+	}
+	/* Named (non-glob) devices must exist and use BQL. */
+	for (size_t i = 0; i < s->n; i++) {
+		const struct sel_item *it = &s->items[i];
+
+		if (it->glob)
+			continue;
+		if (!sysfs_dev_exists(c, it->pat)) {
+			ret = bql_err_set(e, ENODEV, "%s: no such device", it->pat);
+			goto out;
+		}
+		if (!sysfs_dev_has_bql(c, it->pat)) {
+			ret = bql_err_set(e, EOPNOTSUPP,
+					  "%s: device does not use BQL (no byte_queue_limits in its TX queues)",
+					  it->pat);
+			goto out;
+		}
+	}
+	for (size_t d = 0; d < ndev; d++) {
+		const char *name = devs[d].name;
+		unsigned char *want = NULL;
+		unsigned int ntx;
+		bool any = !s->n;
+
+		for (size_t i = 0; i < s->n && !any; i++)
+			any = item_matches(&s->items[i], name);
+		if (!any || !sysfs_dev_has_bql(c, name))
+			continue;
+		ret = sysfs_count_txq(c, name, &ntx, e);
+		if (ret)
+			goto out;
+		want = calloc(ntx ? ntx : 1, 1);
+		if (!want) {
+			ret = bql_err_set(e, ENOMEM, "out of memory");
+			goto out;
+		}
+		if (!s->n)
+			memset(want, 1, ntx);
+		for (size_t i = 0; i < s->n && !ret; i++) {
+			if (!item_matches(&s->items[i], name))
+				continue;
+			used[i] = true;
+			ret = mark(&s->items[i], want, ntx, name, e);
+		}
+		if (!ret)
+			ret = add_target(r, name, devs[d].ifindex, ntx, want, e);
+		free(want);
+		if (ret)
+			goto out;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		if (used[i])
+			continue;
+		ret = bql_err_set(e, ENODEV, "'%s': no device with BQL matches",
+				  s->items[i].text);
+		goto out;
+	}
+out:
+	free(used);
+	free(devs);
+	if (ret)
+		sel_result_free(r);
+	return ret;
+}

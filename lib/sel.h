@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Queue selectors: DEV, DEV:3, DEV:tx-3, DEV:0-3,7, and shell globs on the
+ * device name ('eth*', 'eth*:0'). Parsing is pure (usage errors, exit 2);
+ * resolution against sysfs names what does not exist (exit 1).
+ */
+#ifndef BQLTOOL_LIB_SEL_H
+#define BQLTOOL_LIB_SEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dql/err.h"
+#include "lib/ctx.h"
+#include "lib/sysfs.h"
+
+struct sel_range {
+	unsigned int lo, hi;	/* inclusive */
+};
+
+struct sel_item {
+	char pat[BQL_IFNAMSIZ];
+	bool glob;		/* pat has * ? or [ */
+	struct sel_range *ranges;	/* NULL = all queues */
+	size_t nranges;
+	const char *text;	/* the argument as typed, for messages */
+};
+
+struct sel {
+	struct sel_item *items;
+	size_t n;
+};
+
+/* Parse every argument; -EINVAL with a message naming the bad one. */
+int sel_parse(struct sel *s, int argc, char *const *argv, struct bql_err *e);
+void sel_free(struct sel *s);
+
+struct sel_target {
+	char ifname[BQL_IFNAMSIZ];
+	int ifindex;
+	unsigned int ntx;		/* TX queues the device has */
+	unsigned int *queues;		/* selected, ascending, unique */
+	unsigned int nqueues;
+};
+
+struct sel_result {
+	struct sel_target *t;
+	size_t n;
+};
+
+/*
+ * Resolve @s (n == 0: every device with BQL) against sysfs, in ifindex
+ * order. Errors (-ENODEV, -EOPNOTSUPP, -ERANGE) name the selector: an
+ * unknown device, a named device without BQL, a queue it does not have, a
+ * glob that matches nothing.
+ */
+int sel_resolve(const struct bql_ctx *c, const struct sel *s,
+		struct sel_result *r, struct bql_err *e);
+void sel_result_free(struct sel_result *r);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sysfs access under a root that tests (and offline snapshots) can redirect:
+ * devices are ROOT/class/net/DEV, TX queues ROOT/class/net/DEV/queues/tx-N.
+ */
+#ifndef BQLTOOL_LIB_SYSFS_H
+#define BQLTOOL_LIB_SYSFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dql/err.h"
+#include "lib/ctx.h"
+
+#define BQL_IFNAMSIZ	16	/* IFNAMSIZ: 15 bytes + NUL */
+
+struct sysfs_dev {
+	char name[BQL_IFNAMSIZ];
+	int ifindex;		/* -1 if unreadable */
+};
+
+/* dev_valid_name(): 1..15 bytes, not "." or "..", no '/', ':' or space. */
+bool sysfs_valid_ifname(const char *name);
+
+/* ROOT/class/net/@dev[/@rel]; -ENAMETOOLONG if it does not fit. */
+int sysfs_dev_path(const struct bql_ctx *c, char *buf, size_t n,
+		   const char *dev, const char *rel);
+/* ROOT/class/net/@dev/queues/tx-@q/byte_queue_limits[/@attr] */
+int sysfs_bql_path(const struct bql_ctx *c, char *buf, size_t n,
+		   const char *dev, unsigned int q, const char *attr);
+
+/*
+ * Read a whole small attribute file into @buf (NUL-terminated, trailing
+ * newline removed). @obj names the thing in messages. -errno.
+ */
+int sysfs_read(const char *path, char *buf, size_t n, const char *obj,
+	       struct bql_err *e);
+/* Read an unsigned decimal attribute strictly. -EINVAL names the value. */
+int sysfs_read_u64(const char *path, uint64_t *v, const char *obj,
+		   struct bql_err *e);
+/* Write @s in one write(2); the kernel's store answer becomes the error. */
+int sysfs_write(const char *path, const char *s, const char *obj,
+		struct bql_err *e);
+
+/* Every entry of ROOT/class/net, in ifindex order (name order on ties). */
+int sysfs_list_devs(const struct bql_ctx *c, struct sysfs_dev **out,
+		    size_t *n, struct bql_err *e);
+bool sysfs_dev_exists(const struct bql_ctx *c, const char *dev);
+/*
+ * Number of TX queues (tx-0 .. tx-N-1). The kernel numbers them densely;
+ * a gap is reported as -EIO naming the device.
+ */
+int sysfs_count_txq(const struct bql_ctx *c, const char *dev,
+		    unsigned int *nq, struct bql_err *e);
+/* true if tx-0 has a byte_queue_limits directory */
+bool sysfs_dev_has_bql(const struct bql_ctx *c, const char *dev);
+/* link speed in Mbit/s from ROOT/class/net/DEV/speed; 0 if unknown */
+uint64_t sysfs_link_speed(const struct bql_ctx *c, const char *dev);
+
+#endif

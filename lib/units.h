@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Units: exact parsing of byte sizes and durations typed by users, and
+ * human formatting for text output. Binary multiples throughout:
+ * K = k = KB = KiB = 1024, M = MiB = 1024^2, G = GiB = 1024^3.
+ */
+#ifndef BQLTOOL_LIB_UNITS_H
+#define BQLTOOL_LIB_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dql/err.h"
+
+enum unit { UNIT_BYTES, UNIT_MS, UNIT_JIFFIES, UNIT_COUNT };
+
+/* strict unsigned decimal: digits only (a trailing '\n' is allowed) */
+int units_parse_u64(const char *s, uint64_t *out);
+/*
+ * Bytes: "1514", "64K", "1.5M", "64KiB", "2G", "max" (-> @max_word, when it
+ * is non-zero). The result must be a whole number of bytes and fit in
+ * 64 bits. -EINVAL/-ERANGE with a message naming @what and the value.
+ */
+int units_parse_bytes(const char *what, const char *s, uint64_t max_word,
+		      uint64_t *out, struct bql_err *e);
+/* Milliseconds: "250" (ms), "250ms", "1s", "1.5s", "1500us". Whole ms. */
+int units_parse_ms(const char *what, const char *s, uint64_t *out,
+		   struct bql_err *e);
+/* Seconds as a decimal with up to 9 fraction digits: "0.5", "2", "100ms". */
+int units_parse_sec_ns(const char *what, const char *s, uint64_t *ns,
+		       struct bql_err *e);
+
+/* "1514 B", "30.0 KiB", "1.75 MiB"; returns @buf */
+char *units_fmt_bytes(char *buf, size_t n, uint64_t v);
+/* "250 ms", "1.000 s" style; returns @buf */
+char *units_fmt_ms(char *buf, size_t n, uint64_t ms);
+/* time on the wire of @bytes at @mbps: "246 us", "1.23 ms"; "" if unknown */
+char *units_fmt_wire(char *buf, size_t n, uint64_t bytes, uint64_t mbps);
+/* "12.3 Mbit/s" from bytes per second */
+char *units_fmt_rate(char *buf, size_t n, double bytes_per_sec);
+
+#endif
