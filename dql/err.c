@@ -39,8 +39,12 @@ void bql_err_prefix(struct bql_err *e, const char *fmt, ...)
 	va_end(ap);
 	n = strlen(e->msg);
 	if (n + 2 < sizeof(e->msg)) {
-		memcpy(e->msg + n, ": ", 3);
-		n += 2;
-		strncat(e->msg + n, old, sizeof(e->msg) - n - 1);
+		size_t room = sizeof(e->msg) - n - 3, len = strlen(old);
+
+		memcpy(e->msg + n, ": ", 2);
+		if (len > room)
+			len = room;
+		memcpy(e->msg + n + 2, old, len);
+		e->msg[n + 2 + len] = '\0';
 	}
 }
