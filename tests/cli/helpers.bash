@@ -1,0 +1,41 @@
+# Shared BATS helpers for tests/cli and tests/integration.
+# $BQLTOOL is set by the Makefile (absolute path of the build's binary).
+
+bats_load_library bats-support
+bats_load_library bats-assert
+
+: "${BQLTOOL:=$BATS_TEST_DIRNAME/../../build/bqltool}"
+export BQLTOOL_HZ=250	# golden files assume HZ=250 whatever the host runs
+DATA="$BATS_TEST_DIRNAME/../data"
+EXAMPLES="$BATS_TEST_DIRNAME/../../examples"
+
+# use_tree CASE: copy tests/data/sysfs/CASE to a private, writable tree
+# (fixtures are never written) and point ROOT at it.
+use_tree() {
+	ROOT="$BATS_TEST_TMPDIR/sysfs"
+	rm -rf "$ROOT"
+	mkdir -p "$ROOT"
+	cp -a "$DATA/sysfs/$1/." "$ROOT/"
+}
+
+# bq ARGS...: run bqltool on $ROOT with separate stderr and a timeout.
+bq() {
+	run --separate-stderr timeout 10 "$BQLTOOL" --sysfs-root "$ROOT" "$@"
+}
+
+# bqx ARGS...: run bqltool without --sysfs-root (replay, help, ...).
+bqx() {
+	run --separate-stderr timeout 20 "$BQLTOOL" "$@"
+}
+
+# tree_digest: a listing of every file and its content, to prove that a
+# failed write changed nothing.
+tree_digest() {
+	(cd "$ROOT" && find . -type f -print0 | sort -z | xargs -0 -r sh -c \
+		'for f; do printf "%s=" "$f"; cat "$f" 2>/dev/null; echo; done' sh)
+}
+
+# json_ok: the output of the last run parses as JSON.
+json_ok() {
+	jq -e . >/dev/null <<<"$output"
+}
