@@ -35,7 +35,7 @@ unsigned int hz_from_config(const char *text, size_t len)
 }
 
 /* Read a (possibly gzip-compressed) file through zlib; 0 if no HZ in it. */
-static unsigned int hz_from_file(const char *path)
+unsigned int hz_read_config(const char *path)
 {
 	size_t cap = 1 << 16, len = 0;
 	unsigned int hz = 0;
@@ -89,11 +89,11 @@ const struct hz_info *hz_get(void)
 	}
 	if (!uname(&u)) {
 		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-		cached.hz = hz_from_file(path);
+		cached.hz = hz_read_config(path);
 		cached.src = HZ_SRC_BOOT_CONFIG;
 	}
 	if (!cached.hz) {
-		cached.hz = hz_from_file("/proc/config.gz");
+		cached.hz = hz_read_config("/proc/config.gz");
 		cached.src = HZ_SRC_PROC_CONFIG;
 	}
 	if (!cached.hz)

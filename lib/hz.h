@@ -27,6 +27,8 @@ struct hz_info {
 const struct hz_info *hz_get(void);
 /* Parse "CONFIG_HZ=N" lines out of a kernel config text; 0 if absent. */
 unsigned int hz_from_config(const char *text, size_t len);
+/* HZ from a kernel config file, plain or gzip (as /proc/config.gz); 0 if none */
+unsigned int hz_read_config(const char *path);
 const char *hz_source_name(enum hz_source s);
 /* for tests: forget the cached value */
 void hz_reset_cache(void);

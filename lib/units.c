@@ -249,7 +249,11 @@ char *units_fmt_wire(char *buf, size_t n, uint64_t bytes, uint64_t mbps)
 		return buf;
 	}
 	us = (double)bytes * 8.0 / (double)mbps;	/* bits / (Mbit/s) = us */
-	if (us < 1000)
+	if (us < 10)
+		snprintf(buf, n, "%.2f us", us);
+	else if (us < 100)
+		snprintf(buf, n, "%.1f us", us);
+	else if (us < 1000)
 		snprintf(buf, n, "%.0f us", us);
 	else if (us < 1e6)
 		snprintf(buf, n, "%.2f ms", us / 1000);

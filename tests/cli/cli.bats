@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+# Global options, command lookup, help and exit codes.
+bats_require_minimum_version 1.5.0
+load helpers
+
+@test "no command prints usage on stderr and exits 2" {
+	bqx
+	assert_failure 2
+	assert_output ""
+	assert_regex "$stderr" "Usage: bqltool"
+}
+
+@test "-V and --version print the version" {
+	bqx -V
+	assert_success
+	assert_regex "$output" "^bqltool [0-9]+\\.[0-9]+\\.[0-9]+$"
+	bqx --version
+	assert_success
+}
+
+@test "-h, --help and help list the commands" {
+	for a in -h --help help; do
+		bqx $a
+		assert_success
+		assert_output --partial "Commands:"
+		assert_output --partial "  show "
+		assert_output --partial "  replay "
+	done
+}
+
+@test "help CMD and CMD -h print that command's help" {
+	bqx help show
+	assert_success
+	assert_output --partial "Usage: bqltool [GLOBAL OPTIONS] show"
+	bqx show -h
+	assert_success
+	assert_output --partial "Usage: bqltool [GLOBAL OPTIONS] show"
+	bqx help nosuch
+	assert_failure 2
+	assert_regex "$stderr" "unknown command 'nosuch'"
+}
+
+@test "help --keys prints the attribute table" {
+	bqx help --keys
+	assert_success
+	assert_line "limit bytes rw" || assert_line "limit rw bytes"
+	assert_line "stall_max ro jiffies"
+	assert_equal "$(echo "$output" | wc -l)" 8
+}
+
+@test "unknown command exits 2" {
+	bqx frobnicate
+	assert_failure 2
+	assert_regex "$stderr" "unknown command 'frobnicate'"
+	assert_regex "$stderr" "Try 'bqltool help'"
+}
+
+@test "a unique prefix runs the command; exact names win" {
+	use_tree nic1
+	bq sh
+	assert_success
+	assert_output --partial "eth0:"
+	bq rep --help
+	assert_success
+	assert_output --partial "replay"
+}
+
+@test "an ambiguous prefix exits 2 listing the candidates" {
+	bqx s
+	assert_failure 2
+	assert_regex "$stderr" "ambiguous command 's', could be: .*show"
+}
+
+@test "unknown global option and missing argument exit 2" {
+	bqx --bogus show
+	assert_failure 2
+	assert_regex "$stderr" "unknown option '--bogus'"
+	bqx --sysfs-root
+	assert_failure 2
+	assert_regex "$stderr" "needs an argument"
+	bqx --color=sometimes show
+	assert_failure 2
+	assert_regex "$stderr" "--color: invalid value 'sometimes'"
+}
+
+@test "-n and --sysfs-root exclude each other" {
+	use_tree nic1
+	bq -n foo show
+	assert_failure 2
+	assert_regex "$stderr" "exclude each other"
+}
+
+@test "-n with a namespace that does not exist exits 1 naming it" {
+	bqx -n bqlt-no-such-ns show
+	assert_failure 1
+	assert_regex "$stderr" "netns 'bqlt-no-such-ns': cannot open /run/netns/bqlt-no-such-ns"
+	bqx -n ../x show
+	assert_failure 1
+	assert_regex "$stderr" "invalid namespace name"
+}
+
+@test "-p implies -j and indents" {
+	use_tree nic1
+	bq -p show
+	assert_success
+	json_ok
+	assert_line --index 1 "  {"
+}
+
+@test "a write error on stdout is reported and exits 1" {
+	use_tree nic64
+	run --separate-stderr bash -c "'$BQLTOOL' --sysfs-root '$ROOT' show > /dev/full"
+	assert_failure 1
+	assert_regex "$stderr" "write error"
+}
