@@ -149,7 +149,7 @@ bench: all tools
 
 DEBS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libnl-genl-3-dev \
 	libncurses-dev libjson-c-dev zlib1g-dev libcmocka-dev bats bats-support bats-assert \
-	iproute2 tmux mandoc libxml2-utils valgrind bash-completion zsh fish
+	iproute2 jq tmux mandoc libxml2-utils valgrind bash-completion zsh fish
 
 deps:
 	@missing=""; for p in $(DEBS); do \
@@ -157,6 +157,7 @@ deps:
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
+		apt-get update -q && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 	else echo "deps: all installed"; fi
 
