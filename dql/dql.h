@@ -118,6 +118,11 @@ int dql_store_limit(struct dql *d, uint64_t bytes);	/* writes limit directly */
 int dql_store_limit_min(struct dql *d, uint64_t bytes);
 int dql_store_limit_max(struct dql *d, uint64_t bytes);
 void dql_store_hold_time(struct dql *d, unsigned int jiffies);
+/*
+ * stall_thrs in jiffies: 0, or DQL_STALL_THRS_MIN..MAX, else -ERANGE.
+ * 0 -> non-zero sets last_reap = @now. Accepted whatever the kflags (the
+ * file only exists since 6.9; without DQL_K_STALL it has no effect).
+ */
 int dql_store_stall_thrs(struct dql *d, uint64_t jiffies, uint64_t now);
 void dql_store_stall_max(struct dql *d);		/* any write clears it */
 /*
@@ -149,8 +154,13 @@ bool dql_hz_valid(unsigned int hz);
 
 /*
  * dql_kernel_parse - "3.3", "3.5", "5.15", "6.1", "6.9", "6.10", "6.15",
- * "newest" (and any X.Y[.Z]) -> DQL_K_* flags. Versions before 3.3 have no
- * DQL: -EINVAL naming the value.
+ * "newest"/"latest" (and any [v]X.Y[.Z] optionally followed by "-..." or
+ * "+...", so `uname -r` works) -> DQL_K_* flags of mainline X.Y.0; stable
+ * backports are not modelled (5.15.164 got the 6.1 clamp; "5.15.164" still
+ * means the legacy clamp). Versions before 3.3 have no DQL: -EINVAL
+ * "kernel 3.2: DQL appeared in 3.3"; anything else -EINVAL
+ * "kernel 'abc': expected a version like 6.9". *kflags is set only on
+ * success.
  */
 int dql_kernel_parse(const char *s, unsigned int *kflags, struct bql_err *e);
 
