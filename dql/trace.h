@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * bqltrace v1 parser (spec/bqltrace.md): streaming, fed one line at a time
+ * by the caller, which owns all I/O. No allocation per line or per record:
+ * the only allocations happen when a `queue` directive declares a queue.
+ */
+#ifndef BQLTOOL_DQL_TRACE_H
+#define BQLTOOL_DQL_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define BQLT_VERSION		1
+#define BQLT_DEFAULT_HZ		250
+#define BQLT_NAME_MAX		128	/* longest queue name, bytes */
+
+/* What a line produced (rec->kind). */
+enum bqlt_kind {
+	BQLT_HZ = 1,	/* "hz N": rec->hz is the HZ now in force */
+	BQLT_QUEUE,	/* "queue NAME k=v...": rec->queue, rec->kv settings */
+	BQLT_Q,		/* dql_queued(bytes) */
+	BQLT_C,		/* dql_completed(bytes) [nq= lo= limit=] */
+	BQLT_P,		/* sysfs writes: rec->kv, in the order written */
+	BQLT_S,		/* state snapshot: rec->kv of struct dql fields */
+	BQLT_R,		/* dql_reset() */
+};
+
+/*
+ * Keys of rec->kv. The sysfs settings (queue directive and P records) are
+ * in sysfs units: bytes, and milliseconds for hold_time and stall_thrs.
+ * The S keys are struct dql fields in the struct's own units (bytes,
+ * jiffies). "limit" and "stall_thrs"/"stall_max" exist in both families
+ * and are told apart by the record kind.
+ */
+enum bqlt_key {
+	/* queue directive and P */
+	BQLT_K_LIMIT_MIN,	/* bytes; "max" = DQL_MAX_LIMIT */
+	BQLT_K_LIMIT_MAX,	/* bytes; "max" = DQL_MAX_LIMIT */
+	BQLT_K_HOLD_TIME,	/* ms */
+	BQLT_K_STALL_THRS,	/* ms */
+	/* P only */
+	BQLT_K_LIMIT,		/* bytes, written directly as sysfs does */
+	BQLT_K_STALL_MAX,	/* any value clears stall_max, as sysfs */
+	BQLT_K_SETTINGS_NR,
+
+	/* S: struct dql fields */
+	BQLT_S_LIMIT = BQLT_K_SETTINGS_NR,
+	BQLT_S_NUM_QUEUED,
+	BQLT_S_NUM_COMPLETED,
+	BQLT_S_ADJ_LIMIT,
+	BQLT_S_LAST_OBJ_CNT,
+	BQLT_S_PREV_NUM_QUEUED,
+	BQLT_S_PREV_LAST_OBJ_CNT,
+	BQLT_S_PREV_OVLIMIT,
+	BQLT_S_LOWEST_SLACK,
+	BQLT_S_SLACK_START_TIME,	/* jiffies */
+	BQLT_S_MIN_LIMIT,
+	BQLT_S_MAX_LIMIT,
+	BQLT_S_SLACK_HOLD_TIME,		/* jiffies */
+	BQLT_S_STALL_THRS,		/* jiffies (u16) */
+	BQLT_S_STALL_MAX,		/* jiffies (u16) */
+	BQLT_S_STALL_CNT,
+	BQLT_S_LAST_REAP,		/* jiffies */
+	BQLT_S_HISTORY_HEAD,		/* jiffies / 64 */
+	BQLT_S_HISTORY,			/* value in rec->history[] */
+	BQLT_KEY_NR,
+};
+
+/* the most keys one line can carry (each key at most once) */
+#define BQLT_KV_MAX	(BQLT_KEY_NR - BQLT_K_SETTINGS_NR)
+
+struct bqlt_kv {
+	enum bqlt_key key;
+	uint64_t val;
+};
+
+/* rec->has: which optional fields a record carried */
+enum {
+	BQLT_HAS_J	= 1u << 0,
+	BQLT_HAS_NQ	= 1u << 1,
+	BQLT_HAS_LO	= 1u << 2,
+	BQLT_HAS_LIMIT	= 1u << 3,
+};
+
+/*
+ * struct bqlt_rec - one parsed line. Only the fields of @kind are set;
+ * the others keep stale values.
+ * @line:	line number in the trace, from 1
+ * @hz:		HZ in force (trace's "hz", an override, or the default)
+ * @queue:	queue index (declaration order), for all but BQLT_HZ
+ * @qname:	queue name, NUL-terminated, valid while the parser lives
+ * @t_ns:	record time
+ * @jiffies:	j= if given, else floor(t_ns * hz / 1e9) mod 2^64
+ * @bytes:	Q/C byte count
+ * @nq, @lo, @limit: C keys (see @has)
+ * @kv/@nkv:	queue/P settings or S fields, in the order written
+ * @history:	S history=, lowest index first
+ */
+struct bqlt_rec {
+	enum bqlt_kind kind;
+	unsigned int has;
+	uint64_t line;
+	unsigned int hz;
+	unsigned int queue;
+	const char *qname;
+	uint64_t t_ns;
+	uint64_t jiffies;
+	uint32_t bytes;
+	uint32_t nq, lo, limit;
+	unsigned int nkv;
+	struct bqlt_kv kv[BQLT_KV_MAX];
+	uint64_t history[4];
+};
+
+struct bqlt_queue_ent {
+	char *name;
+	size_t len;
+	uint64_t decl_line;
+	uint64_t last_t_ns;
+	bool seen;			/* a record named it */
+};
+
+/* struct bqlt_parser - all fields private; use the functions below */
+struct bqlt_parser {
+	uint64_t line;
+	unsigned int hz;		/* in force */
+	unsigned int hz_override;	/* 0 = none */
+	uint64_t hz_line;		/* line of the "hz" directive, 0 = none */
+	bool magic;			/* "bqltrace 1" seen */
+	bool any_record;
+	unsigned int nqueues, cap;
+	struct bqlt_queue_ent *queues;
+	unsigned int *hash;		/* open addressing, index + 1, 0 = free */
+	unsigned int hash_mask;
+	unsigned int last;		/* last queue looked up */
+};
+
+/*
+ * bqlt_parser_init - a parser at line 0. @hz_override, if not 0, replaces
+ * the trace's "hz" (which is still checked) for every jiffies computation.
+ */
+void bqlt_parser_init(struct bqlt_parser *p, unsigned int hz_override);
+void bqlt_parser_free(struct bqlt_parser *p);
+
+/*
+ * bqlt_parse_line - parse the next line of the trace (@len bytes, without
+ * or with its "\n" or "\r\n"). Every call counts one line.
+ * Returns 1 when @rec was filled (a record or a hz/queue directive),
+ * 0 for a line that produces nothing (blank, comment, the magic line), or
+ * a negative errno with @e->msg = "line N: what: reason".
+ * After an error the parser must not be fed further.
+ */
+int bqlt_parse_line(struct bqlt_parser *p, const char *line, size_t len,
+		    struct bqlt_rec *rec, struct bql_err *e);
+
+/* bqlt_parse_end - at end of input: an error if no magic line was seen. */
+int bqlt_parse_end(struct bqlt_parser *p, struct bql_err *e);
+
+unsigned int bqlt_queue_count(const struct bqlt_parser *p);
+const char *bqlt_queue_name(const struct bqlt_parser *p, unsigned int idx);
+/* name of a key as written in a trace ("limit_min", "slack_hold_time") */
+const char *bqlt_key_name(enum bqlt_key k);
+
+/* floor(t_ns * hz / 1e9) modulo 2^64, without intermediate overflow */
+uint64_t bqlt_ns_to_jiffies(uint64_t t_ns, unsigned int hz);
+
+#endif

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# make bench: speed and memory figures. Printed, never asserted.
+#
+# One function per section, named bench_<what>; every bench_* function
+# defined in this file runs, in alphabetical order, unless BENCH_SECTIONS
+# names a subset ("bench_replay bench_top"). Sections share the helpers
+# below: measure, rss_kb, report.
+#
+# env: BQLTOOL (the binary), BUILD (the build directory: tools and data),
+#      BENCH_RECORDS (replay trace size, default 5000000)
+set -euo pipefail
+
+: "${BQLTOOL:?BQLTOOL must name the bqltool binary}"
+: "${BUILD:?BUILD must name the build directory}"
+BENCH_DIR="$BUILD/bench"
+mkdir -p "$BENCH_DIR"
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# measure NAME CMD: mean wall-clock seconds of the shell command CMD into
+# SECS[NAME] (hyperfine if installed: 1 warm-up + 5 runs; else the best of
+# 3 runs of bash's time).
+declare -A SECS
+measure() {
+	local name=$1 cmd=$2 best="" t i
+	if have hyperfine && have jq; then
+		hyperfine -N --style none --warmup 1 --runs 5 \
+			--export-json "$BENCH_DIR/$name.json" "$cmd" >/dev/null 2>&1 ||
+			hyperfine --style none --warmup 1 --runs 5 \
+				--export-json "$BENCH_DIR/$name.json" "$cmd" >/dev/null
+		SECS[$name]=$(jq '.results[0].mean' "$BENCH_DIR/$name.json")
+		return
+	fi
+	for i in 1 2 3; do
+		TIMEFORMAT=%R
+		t=$( { time bash -c "$cmd" >/dev/null 2>&1; } 2>&1 )
+		if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+	done
+	SECS[$name]=$best
+}
+
+# rss_kb CMD: maximum resident set size in KiB of one run of CMD
+rss_kb() {
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f %M bash -c "exec $1" 2>&1 >/dev/null | tail -1
+	else
+		echo "?"
+	fi
+}
+
+# report LABEL SECONDS RECORDS BYTES [BASELINE_SECONDS] [RSS_KB]
+report() {
+	awk -v l="$1" -v s="$2" -v r="$3" -v b="$4" -v base="${5:-}" -v rss="${6:-}" 'BEGIN {
+		printf "  %-28s %8.3f s %10.2f Mrec/s %8.1f MB/s", l, s, r / s / 1e6, b / s / 1e6
+		if (base != "") printf "  %5.2fx wc -l", s / base
+		if (rss != "") printf "  maxRSS %s KiB", rss
+		printf "\n"
+	}'
+}
+
+# ------------------------------------------------------------ replay
+
+bench_replay() {
+	local n=${BENCH_RECORDS:-5000000}
+	local trace="$BENCH_DIR/replay-$n.bqlt" ctrace="$BENCH_DIR/replay-$n-c.bqlt"
+	local gen="$BUILD/tests/tools/gentrace" lines bytes clines cbytes
+
+	echo "replay: $n-record traces from $gen (4 queues)"
+	[ -s "$trace" ] || "$gen" -n "$n" -q 4 -s 1 -o "$trace"
+	[ -s "$ctrace" ] || "$gen" -n "$n" -q 4 -s 1 -c -o "$ctrace"
+	lines=$(wc -l <"$trace")
+	bytes=$(stat -c %s "$trace")
+	clines=$(wc -l <"$ctrace")
+	cbytes=$(stat -c %s "$ctrace")
+	printf '  %s: %s lines, %s bytes\n' "${trace##*/}" "$lines" "$bytes"
+	printf '  %s: %s lines, %s bytes\n' "${ctrace##*/}" "$clines" "$cbytes"
+	cat "$trace" "$ctrace" >/dev/null	# page cache
+
+	measure wc "wc -l $trace"
+	measure replay "$BQLTOOL replay -q $trace"
+	measure replay_j "$BQLTOOL -j replay $trace"
+	measure replay_tl "$BQLTOOL replay -q --timeline $BENCH_DIR/timeline.csv $trace"
+	measure wc_c "wc -l $ctrace"
+	measure replay_verify "$BQLTOOL replay -q --verify $ctrace"
+
+	report "wc -l (Q+C trace)" "${SECS[wc]}" "$lines" "$bytes"
+	report "replay" "${SECS[replay]}" "$lines" "$bytes" "${SECS[wc]}" \
+		"$(rss_kb "$BQLTOOL replay -q $trace")"
+	report "replay -j" "${SECS[replay_j]}" "$lines" "$bytes" "${SECS[wc]}"
+	report "replay --timeline" "${SECS[replay_tl]}" "$lines" "$bytes" "${SECS[wc]}" \
+		"$(rss_kb "$BQLTOOL replay -q --timeline $BENCH_DIR/timeline.csv $trace")"
+	report "wc -l (completion-only)" "${SECS[wc_c]}" "$clines" "$cbytes"
+	report "replay --verify" "${SECS[replay_verify]}" "$clines" "$cbytes" "${SECS[wc_c]}" \
+		"$(rss_kb "$BQLTOOL replay -q --verify $ctrace")"
+	rm -f "$BENCH_DIR/timeline.csv"
+}
+
+# ------------------------------------------------------------ top
+
+# top_tree DIR NDEV NQ: a fake sysfs tree with NDEV devices of NQ queues
+top_tree() {
+	local root=$1 ndev=$2 nq=$3 d q b
+	[ -f "$root/.done-$ndev-$nq" ] && return 0
+	rm -rf "$root"
+	for ((d = 0; d < ndev; d++)); do
+		mkdir -p "$root/class/net/b$d/statistics"
+		echo $((d + 2)) > "$root/class/net/b$d/ifindex"
+		echo 0 > "$root/class/net/b$d/statistics/tx_bytes"
+		echo 0 > "$root/class/net/b$d/statistics/tx_packets"
+		for ((q = 0; q < nq; q++)); do
+			b=$root/class/net/b$d/queues/tx-$q/byte_queue_limits
+			mkdir -p "$b"
+			echo $((3028 + q)) > "$b/limit"; echo 0 > "$b/limit_min"
+			echo 1879048192 > "$b/limit_max"; echo 1000 > "$b/hold_time"
+			echo $((q * 10)) > "$b/inflight"; echo 0 > "$b/stall_thrs"
+			echo 0 > "$b/stall_cnt"; echo 0 > "$b/stall_max"
+		done
+	done
+	touch "$root/.done-$ndev-$nq"
+}
+
+# cpu_rss CMD: "user+sys seconds" and "max RSS KiB" of one run of CMD
+cpu_rss() {
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f '%U %S %M' bash -c "exec $1" 2>&1 >/dev/null | tail -1 |
+			awk '{ printf "%.3f %s\n", $1 + $2, $3 }'
+	else
+		# children's utime+stime of this shell (fields 16, 17), before and after
+		local t0 t1
+		t0=$(awk '{ print $16 + $17 }' /proc/$BASHPID/stat)
+		bash -c "$1" >/dev/null 2>&1
+		t1=$(awk '{ print $16 + $17 }' /proc/$BASHPID/stat)
+		awk -v a="$t0" -v b="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f ?\n", (b - a) / hz }'
+	fi
+}
+
+# top_row LABEL CPU_S SAMPLES QUEUES [BARE_CPU_S] [RSS]
+top_row() {
+	awk -v l="$1" -v c="$2" -v n="$3" -v q="$4" -v base="${5:-}" -v rss="${6:-}" 'BEGIN {
+		printf "  %-34s %7.3f s CPU %7.3f us/sample/queue", l, c, c / n / q * 1e6
+		if (base != "" && base > 0) printf "  %5.2fx bare", c / base
+		if (rss != "") printf "  maxRSS %s KiB", rss
+		printf "\n"
+	}'
+}
+
+# top_measure LABEL PREFIX ROOT TOPCMD N QUEUES: bare reads, text, NDJSON
+top_measure() {
+	local label=$1 pre=$2 root=$3 top=$4 n=$5 queues=$6 bare b t j
+	bare=$(cpu_rss "$pre $BUILD/tests/tools/bareread $root $n")
+	t=$(cpu_rss "$top top -b -c $n -d 0.01")
+	j=$(cpu_rss "$top -j top -c $n -d 0.01")
+	b=${bare% *}
+	top_row "$label: bare pread+parse" "$b" "$n" "$queues" "" "${bare#* }"
+	top_row "$label: top -b (text)" "${t% *}" "$n" "$queues" "$b" "${t#* }"
+	top_row "$label: top -b -j (NDJSON)" "${j% *}" "$n" "$queues" "$b" "${j#* }"
+}
+
+# CPU time per sample per queue of top -b against a bare C reader of the
+# same files (tests/tools/bareread.c), on a 64x64 fake tree and, as root,
+# on a namespace of 16 ifb devices x 64 queues; max RSS of each.
+bench_top() {
+	local n=${BENCH_TOP_SAMPLES:-100} root="$BENCH_DIR/top-64x64" ns="bqlt-bench-$$" i
+	echo "top: CPU per sample per queue (user+sys over $n samples, -d 0.01) vs bare reads"
+	top_tree "$root" 64 64
+	top_measure "fake 64x64" "" "$root" "$BQLTOOL --sysfs-root $root" "$n" 4096
+	if [ "$(id -u)" -ne 0 ] || ! ip netns add "$ns" 2>/dev/null; then
+		echo "  netns: skipped (needs root and ip netns)"
+		return 0
+	fi
+	for i in $(seq 0 15); do
+		ip -n "$ns" link add "b$i" numtxqueues 64 type ifb
+		ip -n "$ns" link set "b$i" up
+	done
+	top_measure "netns 16 ifb x 64" "ip netns exec $ns" /sys "$BQLTOOL -n $ns" "$n" 1024 || true
+	ip netns del "$ns"
+}
+
+# ------------------------------------------------------------ main
+
+sections=${BENCH_SECTIONS:-$(declare -F | awk '$3 ~ /^bench_/ { print $3 }')}
+echo "bqltool bench: $("$BQLTOOL" --version 2>/dev/null || echo "$BQLTOOL"), $(nproc) CPUs"
+for s in $sections; do
+	"$s"
+done
