@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The sampler behind `top`: keeps every BQL file of the selected queues
+ * open and re-reads it with pread(2) at each tick, follows devices and
+ * queues appearing and vanishing, and turns counters into rates and
+ * histories. The clock is injected so tests can drive it.
+ */
+#ifndef BQLTOOL_LIB_SAMPLER_H
+#define BQLTOOL_LIB_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dql/err.h"
+#include "lib/bql.h"
+#include "lib/ctx.h"
+#include "lib/sel.h"
+#include "lib/sysfs.h"
+
+struct bnl;
+
+/**
+ * struct sampler_clock - where time comes from
+ * @mono_ns: CLOCK_MONOTONIC in ns (rates and timestamps)
+ * @real_ns: CLOCK_REALTIME in ns (timestamps only)
+ * @arg: passed to both
+ */
+struct sampler_clock {
+	uint64_t (*mono_ns)(void *arg);
+	uint64_t (*real_ns)(void *arg);
+	void *arg;
+};
+
+/* the system clocks */
+extern const struct sampler_clock sampler_clock_system;
+
+/* samples of limit and inflight kept per queue */
+#define SAMPLER_HIST	128
+
+/* row marks (devices and queues) */
+enum {
+	SAMPLER_NEW	 = 1u << 0,	/* first sample it is in (not at start) */
+	SAMPLER_VANISHED = 1u << 1,	/* gone: last values, dropped next tick */
+};
+
+/* per-queue counters from netdev genl qstats, and their rates */
+enum sampler_qs {
+	SQS_TX_BYTES,
+	SQS_TX_PACKETS,
+	SQS_TX_STOP,
+	SQS_TX_WAKE,
+	SQS_NR
+};
+
+/* JSON keys of enum sampler_qs, e.g. "tx_bytes" */
+extern const char *const sampler_qs_names[SQS_NR];
+
+/**
+ * struct sampler_queue - one TX queue
+ * @bql: the values of the last sample (@bql.present: files read)
+ * @flags: SAMPLER_NEW / SAMPLER_VANISHED
+ * @has_stall_delta: @stall_cnt_delta is known (not on a first sample)
+ * @since_stall: 0 when this sample saw stall_cnt grow, counts up after
+ * @qs_present: bit (1 << SQS_*) per counter the driver reported
+ * @rate_valid: bit (1 << SQS_*) per rate known this sample
+ * @rate: counters per second over the last interval
+ * @hist_limit: ring of limit values; use sampler_hist()
+ * @hist_len: valid entries (<= SAMPLER_HIST)
+ */
+struct sampler_queue {
+	unsigned int index;
+	unsigned int flags;
+	struct bql_queue bql;
+	bool has_stall_delta;
+	uint64_t stall_cnt_delta;
+	unsigned int since_stall;	/* samples since stall_cnt last grew; UINT_MAX: never */
+	unsigned int qs_present;
+	uint64_t qs[SQS_NR];
+	unsigned int rate_valid;
+	double rate[SQS_NR];
+	uint64_t hist_limit[SAMPLER_HIST];
+	uint64_t hist_inflight[SAMPLER_HIST];
+	unsigned int hist_len, hist_head;
+	/* private */
+	int fd[BQL_ATTR_NR];
+	unsigned int prev_qs_present;
+	uint64_t prev_qs[SQS_NR];
+	uint32_t prev_present;
+	uint64_t prev_stall_cnt;
+	bool have_prev;
+};
+
+/**
+ * struct sampler_dev - one device and its selected queues
+ * @ntx: TX queues the device has (all of them, selected or not)
+ * @has_stats: @tx_bytes/@tx_packets were read (rtnetlink stats64, or
+ *	statistics/ in sysfs without netlink)
+ * @has_rate: @tx_bytes_rate/@tx_packets_rate are known this sample
+ * @q: the selected queues, ascending index
+ */
+struct sampler_dev {
+	char ifname[BQL_IFNAMSIZ];
+	int ifindex;
+	unsigned int flags;
+	unsigned int ntx;
+	uint64_t speed_mbps;
+	bool has_stats, has_rate;
+	uint64_t tx_bytes, tx_packets;
+	double tx_bytes_rate, tx_packets_rate;
+	unsigned int nq;
+	struct sampler_queue *q;
+	/* private */
+	int fd_tx_bytes, fd_tx_packets;
+	uint64_t queues_nlink;
+	bool had_stats;
+	uint64_t prev_tx_bytes, prev_tx_packets;
+	bool rescan;
+};
+
+enum sampler_event_type {
+	SEV_APPEARED,	/* a device matching the selectors appeared */
+	SEV_VANISHED,	/* a device went away */
+	SEV_QUEUES,	/* a device's TX queue count changed */
+};
+
+struct sampler_event {
+	enum sampler_event_type type;
+	char ifname[BQL_IFNAMSIZ];
+	unsigned int old_ntx, new_ntx;	/* SEV_QUEUES */
+};
+
+const char *sampler_event_name(enum sampler_event_type t);
+
+/**
+ * struct sampler - state of one sampling session
+ * @seq: samples taken (1 after the first sampler_tick)
+ * @mono_ns: @real_ns: time of the last sample
+ * @dt_ns: time since the sample before (0 on the first)
+ * @dev: devices in ifindex order, vanished ones included for one tick
+ * @ev: what changed in the last tick
+ * @qstats: the netdev genl family answered the last dump
+ * @note: why a source is missing (for -v)
+ */
+struct sampler {
+	const struct bql_ctx *ctx;
+	const struct sel *sel;
+	struct bnl *nl;
+	struct sampler_clock clock;
+	uint64_t seq;
+	uint64_t mono_ns, real_ns, dt_ns;
+	struct sampler_dev *dev;
+	size_t ndev;
+	struct sampler_event *ev;
+	size_t nev, capev;
+	bool qstats;
+	char note[256];
+	/* private */
+	char (*names)[BQL_IFNAMSIZ];	/* ROOT/class/net at the last scan */
+	size_t nnames;
+	uint64_t last_scan_ns;		/* time of the last full scan */
+	bool qstats_off;
+};
+
+/**
+ * sampler_init - prepare a sampler (opens nothing yet)
+ * @sel: the selectors (n == 0: every device with BQL); kept by reference
+ * @nl: netlink handle for device stats and qstats, or NULL (sysfs only)
+ * @clk: clock, or NULL for sampler_clock_system
+ */
+void sampler_init(struct sampler *s, const struct bql_ctx *c,
+		  const struct sel *sel, struct bnl *nl,
+		  const struct sampler_clock *clk);
+
+/**
+ * sampler_tick - take one sample
+ *
+ * The first call discovers devices and opens their files. Each call checks
+ * for devices and queues that came or went (one readdir of class/net and
+ * one stat per device), reads every open file with pread, computes rates
+ * against the previous sample and appends to the history rings. A file
+ * that holds garbage is an error naming it; a device that disappears is
+ * an event, not an error. Returns 0 or -errno.
+ */
+int sampler_tick(struct sampler *s, struct bql_err *e);
+void sampler_free(struct sampler *s);
+
+/* number of queues (vanished ones included) over all devices */
+size_t sampler_nqueues(const struct sampler *s);
+
+/* @i-th newest history sample (0 = the last); @i < q->hist_len */
+static inline uint64_t sampler_hist(const uint64_t *ring,
+				    const struct sampler_queue *q,
+				    unsigned int i)
+{
+	return ring[(q->hist_head + SAMPLER_HIST - 1 - i) % SAMPLER_HIST];
+}
+
+/**
+ * sampler_counter_delta - @cur - @prev for a counter that may wrap
+ *
+ * Counters are 64-bit, but drivers and older interfaces report 32-bit
+ * ones. A value that went down is a 32-bit wrap when @prev was in the
+ * upper half of the 32-bit range and @cur fits in 32 bits, a 64-bit wrap
+ * when @prev was in the upper half of the 64-bit range, and otherwise a
+ * reset (the kernel zeroes per-queue counters on reconfiguration): false,
+ * no delta.
+ */
+bool sampler_counter_delta(uint64_t prev, uint64_t cur, uint64_t *delta);
+
+#endif
