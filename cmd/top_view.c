@@ -705,7 +705,7 @@ static void draw_help(const struct tv_frame *f)
 		"  STALLS, STALL MAX stall_cnt and stall_max (shown in ms)",
 		"",
 		"Flags",
-		"  STALL   the kernel's stall detector fired since the last sample",
+		"  STALL   the kernel's stall detector fired (shown for about a second)",
 		"  PINNED  inflight stayed at or above the limit with no completions (stall suspicion)",
 		"  MIN     the limit sat at limit_min for a while although the queue was busy",
 		"  OSC     the limit swung up and down repeatedly",
