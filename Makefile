@@ -112,7 +112,7 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(LIBBQL) $(LIBDQL)
 
 tools: $(TOOL_BIN)
 
--include $(DQL_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
+-include $(DQL_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d)
 
 # ---------------------------------------------------------------- tests
 

@@ -1,18 +1,587 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* PLACEHOLDER: `check` is being written; this stub keeps the table linkable. */
+/*
+ * bqltool check [-a] [-i SEC] [SEL...]: a doctor for byte queue limits.
+ * One verdict per TX queue (ok, warn, fail) with the reasons; exit 1 when
+ * any queue fails.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
 #include "cmd/cmd.h"
+#include "cmd/common.h"
+#include "dql/dql.h"
+#include "lib/hz.h"
+#include "lib/nl.h"
+#include "lib/out.h"
+#include "lib/sysfs.h"
+#include "lib/units.h"
+
+#define ETH_HLEN	14	/* a full-size frame is MTU + the Ethernet header */
+#define MAX_REASONS	6	/* more than the checks that can fire on one queue */
+
+enum level { LV_INFO, LV_WARN, LV_FAIL };
+static const char *const level_names[] = { "info", "warn", "fail" };
+
+struct reason {
+	enum level level;
+	const char *code;
+	char msg[320];
+};
+
+struct row {
+	char ifname[BQL_IFNAMSIZ];
+	int queue;		/* -1: the whole device (no BQL) */
+	bool nobql;
+	int nr;
+	struct reason r[MAX_REASONS];
+};
+
+struct check {
+	struct bql_ctx *c;
+	const struct hz_info *hz;
+	uint64_t interval_ns;	/* 0: one snapshot */
+	struct row *rows;
+	size_t nrows, cap;
+	struct reason notes[4];
+	int nnotes;
+	bool oom;
+};
+
+static void add_reason(struct reason *r, int *n, enum level lv, const char *code,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void add_reason(struct reason *r, int *n, enum level lv, const char *code,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*n >= MAX_REASONS)
+		return;
+	r[*n].level = lv;
+	r[*n].code = code;
+	va_start(ap, fmt);
+	vsnprintf(r[*n].msg, sizeof(r[*n].msg), fmt, ap);
+	va_end(ap);
+	(*n)++;
+}
+
+static struct row *new_row(struct check *k, const char *ifname, int queue)
+{
+	struct row *nr;
+
+	if (k->nrows == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 16;
+
+		nr = realloc(k->rows, cap * sizeof(*nr));
+		if (!nr) {
+			k->oom = true;
+			return NULL;
+		}
+		k->rows = nr;
+		k->cap = cap;
+	}
+	nr = &k->rows[k->nrows++];
+	memset(nr, 0, sizeof(*nr));
+	snprintf(nr->ifname, sizeof(nr->ifname), "%s", ifname);
+	nr->queue = queue;
+	return nr;
+}
+
+static enum level row_level(const struct row *r)
+{
+	enum level lv = LV_INFO;
+
+	for (int i = 0; i < r->nr; i++)
+		if (r->r[i].level > lv)
+			lv = r->r[i].level;
+	return lv;
+}
+
+static const char *row_verdict(const struct row *r)
+{
+	static const char *const v[] = { "ok", "warn", "fail" };
+	enum level lv = row_level(r);
+
+	return r->nobql && lv != LV_FAIL ? "no-bql" : v[lv];
+}
+
+/* Why @dev has no byte_queue_limits: what the kernel's netdev_uses_bql() checks. */
+static void nobql_reason(struct check *k, struct bnl *nl, const char *dev,
+			 char *buf, size_t n)
+{
+	char path[4096], val[32], what[96] = "";
+	unsigned int ntx = 0;
+	struct bnl_link l;
+
+	if (!sysfs_count_txq(k->c, dev, &ntx, NULL) && !ntx) {
+		snprintf(buf, n, "no TX queues in sysfs");
+		return;
+	}
+	if (nl && !bnl_link_get(nl, dev, &l, NULL)) {
+		if (l.flags & IFF_LOOPBACK)
+			snprintf(what, sizeof(what), "loopback (lltx, IFF_NO_QUEUE)");
+		else if (!strcmp(l.qdisc, "noqueue"))
+			snprintf(what, sizeof(what), "%s%sroot qdisc noqueue (IFF_NO_QUEUE)",
+				 l.kind, l.kind[0] ? " device, " : "");
+		else if (l.kind[0])
+			snprintf(what, sizeof(what), "%s device (virtual devices are usually lltx)",
+				 l.kind);
+	} else if (!sysfs_dev_path(k->c, path, sizeof(path), dev, "flags") &&
+		   !sysfs_read(path, val, sizeof(val), dev, NULL)) {
+		if (strtoul(val, NULL, 16) & IFF_LOOPBACK)
+			snprintf(what, sizeof(what), "loopback (lltx, IFF_NO_QUEUE)");
+	}
+	snprintf(buf, n, "%s%sno byte_queue_limits directory (since 6.9 the kernel has none "
+		 "for lltx or IFF_NO_QUEUE devices, nor without CONFIG_BQL)",
+		 what, what[0] ? ": " : "");
+}
+
+/* true if every TX queue of @d (selected or not) has limit 0 */
+static bool dev_limits_all_zero(struct check *k, const struct snap_dev *d)
+{
+	struct bql_queue bq;
+
+	for (unsigned int q = 0; q < d->ntx; q++) {
+		const struct bql_queue *p = NULL;
+
+		for (unsigned int i = 0; i < d->nq; i++)
+			if (d->q[i].bql.index == q)
+				p = &d->q[i].bql;
+		if (!p) {
+			if (bql_queue_read(k->c, d->ifname, q, &bq, NULL))
+				return false;
+			p = &bq;
+		}
+		if (p->val[BQL_LIMIT])
+			return false;
+	}
+	return true;
+}
+
+static const struct snap_dev *find_dev(const struct snapshot *s, const char *name)
+{
+	for (size_t i = 0; s && i < s->n; i++)
+		if (!strcmp(s->dev[i].ifname, name))
+			return &s->dev[i];
+	return NULL;
+}
+
+/* Which bound wins when limit_min > limit_max (kernel-dql.md section 4). */
+static const char *clamp_rule(const struct bql_ctx *c)
+{
+	struct utsname u;
+	unsigned int maj = 0, min = 0;
+
+	if (c->root_overridden || uname(&u) || sscanf(u.release, "%u.%u", &maj, &min) != 2)
+		return "on kernels >= 6.1 limit_min wins unless the limit reaches limit_max; "
+		       "before 6.1 limit_max wins";
+	if (maj > 6 || (maj == 6 && min >= 1))
+		return "on this kernel (>= 6.1) limit_min wins unless the limit reaches limit_max";
+	return "on this kernel (< 6.1) limit_max wins, unless it has the 6.1 clamp() "
+	       "backport (e.g. 5.15.164), where limit_min wins";
+}
+
+static void check_queue(struct check *k, struct row *r, const struct snap_dev *d,
+			const struct snap_queue *q, const struct snap_dev *d2,
+			const struct snap_queue *q2, int *dev_zero)
+{
+	const uint64_t *v = q->bql.val;
+	double sec = (double)k->interval_ns / 1e9;
+	bool down = (d->present & SD_OPERSTATE) && !strcmp(d->operstate, "down");
+
+	if (v[BQL_LIMIT_MIN] > v[BQL_LIMIT_MAX])
+		add_reason(r->r, &r->nr, LV_FAIL, "limit-min-above-max",
+			   "limit_min %" PRIu64 " > limit_max %" PRIu64 " contradict each other: %s",
+			   v[BQL_LIMIT_MIN], v[BQL_LIMIT_MAX], clamp_rule(k->c));
+	if ((d->present & SD_MTU) && v[BQL_LIMIT_MAX] < (uint64_t)d->mtu + ETH_HLEN)
+		add_reason(r->r, &r->nr, LV_WARN, "limit-max-below-frame",
+			   "limit_max %" PRIu64 " is below one full-size frame (MTU %u + %d): "
+			   "BQL lets one packet at a time in flight", v[BQL_LIMIT_MAX], d->mtu,
+			   ETH_HLEN);
+	if (bql_has(&q->bql, BQL_STALL_CNT) && v[BQL_STALL_CNT]) {
+		uint64_t j = bql_has(&q->bql, BQL_STALL_MAX) ? v[BQL_STALL_MAX] : 0;
+
+		add_reason(r->r, &r->nr, LV_WARN, "stalls",
+			   "%" PRIu64 " stall%s detected, longest %" PRIu64 " ms (stall_max %" PRIu64
+			   " jiffies at HZ %u, %s%s)", v[BQL_STALL_CNT],
+			   v[BQL_STALL_CNT] == 1 ? "" : "s", dql_jiffies_to_msecs(j, k->hz->hz), j,
+			   k->hz->hz, k->hz->src == HZ_SRC_FALLBACK ? "" : "from ",
+			   hz_source_name(k->hz->src));
+	}
+	/* limit 0 while bytes go out: the driver does not feed DQL */
+	if (!v[BQL_LIMIT] && !down && (!q2 || !q2->bql.val[BQL_LIMIT])) {
+		const char *who = NULL, *src = NULL, *all = "";
+		uint64_t sent = 0, a0 = 0, a1 = 0;
+
+		if (q->qs_present & SQ_TX_BYTES) {
+			a0 = q->tx_bytes;
+			a1 = q2 ? q2->tx_bytes : 0;
+			who = "this queue";
+			src = "netdev qstats";
+		} else if (d->present & SD_STATS) {
+			if (*dev_zero < 0)	/* once per device */
+				*dev_zero = dev_limits_all_zero(k, d);
+			a0 = d->tx_bytes;
+			a1 = d2 ? d2->tx_bytes : 0;
+			who = "the device";
+			src = k->c->root_overridden ? "device statistics" : "rtnetlink stats";
+			all = " on every TX queue";
+			if (!*dev_zero)
+				who = NULL;
+		}
+		if (who && q2)
+			sent = a1 > a0 ? a1 - a0 : 0;
+		if (sent)
+			add_reason(r->r, &r->nr, LV_FAIL, "no-completions",
+				   "limit stayed 0%s while %s sent %" PRIu64 " bytes in %.3g s (%s): "
+				   "the driver does not report TX completions to BQL", all, who,
+				   sent, sec, src);
+		else if (who && a0)	/* no interval, or nothing sent during it */
+			add_reason(r->r, &r->nr, LV_WARN, "no-completions",
+				   "limit is 0%s although %s sent %" PRIu64 " bytes (%s): the driver "
+				   "may not report TX completions to BQL (%s)", all, who, a0, src,
+				   q2 ? "nothing sent during the interval" : "confirm with --interval 1");
+	}
+	/* inflight at the limit: BQL has stopped the queue */
+	if (v[BQL_LIMIT] && v[BQL_INFLIGHT] >= v[BQL_LIMIT]) {
+		if (q2 && q2->bql.val[BQL_INFLIGHT] == v[BQL_INFLIGHT] &&
+		    q2->bql.val[BQL_LIMIT] == v[BQL_LIMIT])
+			add_reason(r->r, &r->nr, LV_FAIL, "inflight-stuck",
+				   "inflight stuck at %" PRIu64 " bytes >= limit %" PRIu64
+				   " for %.3g s: no TX completions arrive (hung queue?)",
+				   v[BQL_INFLIGHT], v[BQL_LIMIT], sec);
+		else if (!q2)
+			add_reason(r->r, &r->nr, LV_INFO, "inflight-at-limit",
+				   "inflight %" PRIu64 " >= limit %" PRIu64 ": BQL has stopped the "
+				   "queue at this instant (normal under load; --interval tells a "
+				   "stuck queue)", v[BQL_INFLIGHT], v[BQL_LIMIT]);
+	}
+}
+
+/* The stall_thrs range (ms) that the kernel accepts at @hz: 4..128 jiffies. */
+static void stall_thrs_range(unsigned int hz, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t ms;
+
+	/* bounded: HZ 12, the lowest the kernel builds with, gives 250..10666 */
+	for (ms = 1; ms < 100000 && dql_msecs_to_jiffies(ms, hz) < DQL_STALL_THRS_MIN; ms++)
+		;
+	*lo = ms;
+	while (ms < 100000 && dql_msecs_to_jiffies(ms + 1, hz) <= DQL_STALL_THRS_MAX)
+		ms++;
+	*hi = ms;
+}
+
+static void add_notes(struct check *k, const struct snapshot *s)
+{
+	size_t with_stall = 0, thrs_on = 0;
+	uint64_t lo, hi;
+
+	for (size_t d = 0; d < s->n; d++)
+		for (unsigned int i = 0; i < s->dev[d].nq; i++) {
+			const struct bql_queue *b = &s->dev[d].q[i].bql;
+
+			if (!bql_has(b, BQL_STALL_THRS))
+				continue;
+			with_stall++;
+			thrs_on += b->val[BQL_STALL_THRS] != 0;
+		}
+	if (with_stall && !thrs_on) {
+		stall_thrs_range(k->hz->hz, &lo, &hi);
+		add_reason(k->notes, &k->nnotes, LV_INFO, "stall-detector-off",
+			   "the stall detector is off on every queue checked (stall_thrs 0); "
+			   "enable it with 'bqltool set SEL stall_thrs=%" PRIu64 "ms' "
+			   "(valid at HZ %u: %" PRIu64 "..%" PRIu64 " ms)", lo, k->hz->hz, lo, hi);
+	} else if (s->n && !with_stall) {
+		add_reason(k->notes, &k->nnotes, LV_INFO, "no-stall-detector",
+			   "no stall_* files: the kernel predates the BQL stall detector (6.9)");
+	}
+	if (k->hz->src == HZ_SRC_FALLBACK)
+		add_reason(k->notes, &k->nnotes, LV_INFO, "hz-assumed",
+			   "HZ %u assumed: no CONFIG_HZ in /boot/config-$(uname -r) or "
+			   "/proc/config.gz; set BQLTOOL_HZ to convert jiffies exactly",
+			   k->hz->hz);
+}
+
+static void print_json(struct check *k, const size_t cnt[4])
+{
+	struct bql_ctx *c = k->c;
+	static const char *const keys[] = { "ok", "warn", "fail", "no-bql" };
+
+	out_begin(c, false);
+	out_open_arr(c, "queues");
+	for (size_t i = 0; i < k->nrows; i++) {
+		const struct row *r = &k->rows[i];
+
+		out_open_obj(c, NULL);
+		out_str(c, OUT_JSON, "ifname", NULL, r->ifname);
+		if (r->queue < 0)
+			out_null(c, "queue");
+		else
+			out_u64(c, OUT_JSON, "queue", NULL, (uint64_t)r->queue);
+		out_str(c, OUT_JSON, "verdict", NULL, row_verdict(r));
+		out_open_arr(c, "reasons");
+		for (int j = 0; j < r->nr; j++) {
+			out_open_obj(c, NULL);
+			out_str(c, OUT_JSON, "level", NULL, level_names[r->r[j].level]);
+			out_str(c, OUT_JSON, "code", NULL, r->r[j].code);
+			out_str(c, OUT_JSON, "message", NULL, r->r[j].msg);
+			out_close_obj(c);
+		}
+		out_close_arr(c);
+		out_close_obj(c);
+	}
+	out_close_arr(c);
+	out_open_arr(c, "notes");
+	for (int j = 0; j < k->nnotes; j++) {
+		out_open_obj(c, NULL);
+		out_str(c, OUT_JSON, "level", NULL, level_names[k->notes[j].level]);
+		out_str(c, OUT_JSON, "code", NULL, k->notes[j].code);
+		out_str(c, OUT_JSON, "message", NULL, k->notes[j].msg);
+		out_close_obj(c);
+	}
+	out_close_arr(c);
+	out_open_obj(c, "hz");
+	out_u64(c, OUT_JSON, "value", NULL, k->hz->hz);
+	out_str(c, OUT_JSON, "source", NULL, hz_source_name(k->hz->src));
+	out_close_obj(c);
+	out_open_obj(c, "summary");
+	for (int i = 0; i < 4; i++)
+		out_u64(c, OUT_JSON, keys[i], NULL, cnt[i]);
+	out_close_obj(c);
+}
+
+static int row_name(const struct row *r, char *buf, size_t n)
+{
+	if (r->queue >= 0)
+		return snprintf(buf, n, "%s:tx-%d", r->ifname, r->queue);
+	return snprintf(buf, n, "%s", r->ifname);
+}
+
+static void print_text(struct check *k, const size_t cnt[4])
+{
+	static const char *const col[] = { "\033[32m", "\033[33m", "\033[31m" };
+	FILE *f = k->c->out;
+	char name[48];
+	int w = 0;
+
+	for (size_t i = 0; i < k->nrows; i++) {
+		int l = row_name(&k->rows[i], name, sizeof(name));
+
+		w = l > w ? l : w;
+	}
+	for (size_t i = 0; i < k->nrows; i++) {
+		const struct row *r = &k->rows[i];
+		bool color = k->c->color && !r->nobql;
+		const char *verdict = row_verdict(r);
+
+		row_name(r, name, sizeof(name));
+		fprintf(f, "%-*s  %s%s%s", w, name, color ? col[row_level(r)] : "", verdict,
+			color ? "\033[0m" : "");
+		/* the first reason on the verdict line, the others below it */
+		for (int j = 0; j < r->nr; j++)
+			fprintf(f, "%*s%s\n", j ? w + 10 : 8 - (int)strlen(verdict), "",
+				r->r[j].msg);
+		if (!r->nr)
+			fputc('\n', f);
+	}
+	for (int j = 0; j < k->nnotes; j++)
+		fprintf(f, "note: %s\n", k->notes[j].msg);
+	fprintf(f, "checked: %zu ok, %zu warn, %zu fail", cnt[0], cnt[1], cnt[2]);
+	if (cnt[3])
+		fprintf(f, ", %zu without BQL", cnt[3]);
+	fputc('\n', f);
+}
+
+static bool item_matches(const struct sel_item *it, const char *name)
+{
+	return it->glob ? !fnmatch(it->pat, name, 0) : !strcmp(it->pat, name);
+}
+
+/*
+ * One row per checked queue, in the order of @devs (ifindex); devices
+ * without BQL get a row when named (a failure) or listed by -a.
+ */
+static void build_rows(struct check *k, const struct cmd_state *st,
+		       const struct snapshot *s2, const struct sel *sel,
+		       const bool *named_nobql, bool all,
+		       const struct sysfs_dev *devs, size_t ndev)
+{
+	for (size_t d = 0; d < ndev; d++) {
+		const char *name = devs[d].name;
+		const struct snap_dev *sd = find_dev(&st->snap, name);
+		bool named = false, listed = all && !sel->n;
+		struct row *r;
+
+		for (size_t i = 0; i < sel->n; i++) {
+			named |= named_nobql[i] && !strcmp(sel->items[i].pat, name);
+			listed |= all && item_matches(&sel->items[i], name);
+		}
+		if (sd) {
+			const struct snap_dev *sd2 = find_dev(s2, name);
+			int zero = -1;
+
+			for (unsigned int q = 0; q < sd->nq; q++) {
+				r = new_row(k, name, (int)sd->q[q].bql.index);
+				if (r)
+					check_queue(k, r, sd, &sd->q[q], sd2,
+						    sd2 && q < sd2->nq ? &sd2->q[q] : NULL,
+						    &zero);
+			}
+		} else if ((named || listed) && !sysfs_dev_has_bql(k->c, name)) {
+			char why[300];
+
+			r = new_row(k, name, -1);
+			if (!r)
+				continue;
+			r->nobql = true;
+			nobql_reason(k, st->nl, name, why, sizeof(why));
+			add_reason(r->r, &r->nr, named ? LV_FAIL : LV_INFO, "no-bql",
+				   "%s%s", named ? "device does not use BQL: " : "", why);
+		}
+	}
+}
 
 static int check_run(struct bql_ctx *c, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cmd_fail(c, "not implemented yet");
+	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct check k = { .c = c };
+	struct cmd_state st = { 0 };
+	struct snapshot s2 = { 0 };
+	struct sysfs_dev *devs = NULL;
+	struct sel sel = { 0 }, keep = { 0 };
+	bool all = false, *named_nobql = NULL;
+	size_t ndev = 0, cnt[4] = { 0 };
+	struct bql_err e;
+	int opt, ret = BQL_EXIT_FAIL;
+
+	while ((opt = getopt_long(argc, argv, "+:ai:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			all = true;
+			break;
+		case 'i':
+			if (units_parse_sec_ns("--interval", optarg, &k.interval_ns, &e))
+				return cmd_usage(c, "%s", e.msg);
+			if (!k.interval_ns || k.interval_ns > 3600ull * 1000000000ull)
+				return cmd_usage(c, "--interval: '%s' out of range (0 < SEC <= 3600)",
+						 optarg);
+			break;
+		case ':':
+			return cmd_usage(c, "option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return cmd_usage(c, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	k.hz = hz_get();
+	if (sel_parse(&sel, argc - optind, argv + optind, &e))
+		return cmd_usage(c, "%s", e.msg);
+	if (sysfs_list_devs(c, &devs, &ndev, &e)) {
+		cmd_error(c, &e);
+		goto out;
+	}
+	/*
+	 * A device named without BQL is a verdict, not an error; with -a a glob
+	 * matching only such devices lists them. Resolve the rest as usual.
+	 */
+	named_nobql = calloc(sel.n + 1, sizeof(*named_nobql));
+	keep.items = calloc(sel.n + 1, sizeof(*keep.items));
+	if (!named_nobql || !keep.items) {
+		ret = cmd_fail(c, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < sel.n; i++) {
+		const struct sel_item *it = &sel.items[i];
+		bool any = false, bql = false;
+
+		if (!it->glob && !sysfs_dev_exists(c, it->pat)) {
+			ret = cmd_fail(c, "%s: no such device", it->pat);
+			goto out;
+		}
+		for (size_t d = 0; d < ndev; d++)
+			if (item_matches(it, devs[d].name)) {
+				any = true;
+				bql |= sysfs_dev_has_bql(c, devs[d].name);
+			}
+		named_nobql[i] = !it->glob && !bql;
+		if (!named_nobql[i] && (bql || !all || !any))
+			keep.items[keep.n++] = *it;
+	}
+	if (keep.n || !sel.n) {
+		if (sel_resolve(c, &keep, &st.targets, &e)) {
+			cmd_error(c, &e);
+			goto out;
+		}
+		cmd_open_netlink(c, &st);
+		if (snapshot_take(c, st.nl, &st.targets, &st.snap, &e)) {
+			cmd_error(c, &e);
+			goto out;
+		}
+	}
+	if (k.interval_ns && st.snap.n) {
+		struct timespec ts = { (time_t)(k.interval_ns / 1000000000u),
+				       (long)(k.interval_ns % 1000000000u) };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		if ((st.nl && bnl_refresh(st.nl, &e)) ||
+		    snapshot_take(c, st.nl, &st.targets, &s2, &e)) {
+			cmd_error(c, &e);
+			goto out;
+		}
+	}
+	build_rows(&k, &st, &s2, &sel, named_nobql, all, devs, ndev);
+	if (k.oom) {
+		ret = cmd_fail(c, "out of memory");
+		goto out;
+	}
+	add_notes(&k, &st.snap);
+	for (size_t i = 0; i < k.nrows; i++)
+		cnt[k.rows[i].nobql && row_level(&k.rows[i]) != LV_FAIL ? 3 :
+		    row_level(&k.rows[i])]++;
+	if (!k.nrows && !c->json)
+		cmd_warn(c, "no network device with byte queue limits found "
+			 "(-a lists every device and why)");
+	if (c->json)
+		print_json(&k, cnt);
+	else
+		print_text(&k, cnt);
+	if (out_end(c))
+		ret = cmd_fail(c, "write error on standard output");
+	else
+		ret = cnt[LV_FAIL] ? BQL_EXIT_FAIL : BQL_EXIT_OK;
+out:
+	snapshot_free(&s2);
+	cmd_state_free(&st);
+	free(keep.items);
+	free(named_nobql);
+	sel_free(&sel);
+	free(devs);
+	free(k.rows);
+	return ret;
 }
 
 const struct cmd_entry cmd_check_entry = {
 	.name = "check",
-	.synopsis = "check",
-	.summary = "(not implemented yet)",
-	.flags = CMD_HIDDEN,
+	.synopsis = "check [-a] [-i SEC] [SEL...]",
+	.summary = "Diagnose BQL per TX queue: stalls, contradictions, silent drivers",
+	.help = "  -a, --all            also list devices without BQL and the kernel's reason\n"
+		"  -i, --interval SEC   sample twice, SEC apart, to tell stuck queues and\n"
+		"                       drivers that never report completions\n"
+		"\nOne verdict per queue: ok, warn or fail, with the reasons. Exit status 1\n"
+		"when any queue fails; warnings alone exit 0.\n",
+	.flags = CMD_NEEDS_NL,
 	.run = check_run,
 };

@@ -1,10 +1,210 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* PLACEHOLDER: Prometheus exposition is being written (issue 6). */
+/*
+ * Prometheus text exposition of a snapshot (show --format prometheus and
+ * export --textfile): base units, HELP/TYPE per family, no timestamps.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "cmd/cmd.h"
 #include "cmd/common.h"
+#include "dql/dql.h"
+#include "lib/hz.h"
+
+enum prom_src {
+	SRC_RAW,	/* the sysfs value as is (bytes, count) */
+	SRC_MS,		/* sysfs ms -> seconds */
+	SRC_JIFFIES,	/* sysfs jiffies -> seconds with the kernel HZ */
+	SRC_QSTAT,	/* a netdev qstats counter */
+};
+
+struct prom_family {
+	const char *name;
+	const char *type;	/* "gauge" or "counter" */
+	enum prom_src src;
+	int attr;		/* enum bql_attr, or SQ_* bit for SRC_QSTAT */
+	const char *help;
+};
+
+static const struct prom_family families[] = {
+	{ "bql_limit_bytes", "gauge", SRC_RAW, BQL_LIMIT,
+	  "Current BQL limit of the TX queue in bytes (sysfs limit)." },
+	{ "bql_limit_min_bytes", "gauge", SRC_RAW, BQL_LIMIT_MIN,
+	  "Lower bound of the BQL limit in bytes (sysfs limit_min)." },
+	{ "bql_limit_max_bytes", "gauge", SRC_RAW, BQL_LIMIT_MAX,
+	  "Upper bound of the BQL limit in bytes (sysfs limit_max)." },
+	{ "bql_hold_time_seconds", "gauge", SRC_MS, BQL_HOLD_TIME,
+	  "Time over which the BQL limit may shrink (sysfs hold_time)." },
+	{ "bql_inflight_bytes", "gauge", SRC_RAW, BQL_INFLIGHT,
+	  "Bytes queued to the device and not yet completed (sysfs inflight)." },
+	{ "bql_stall_threshold_seconds", "gauge", SRC_MS, BQL_STALL_THRS,
+	  "Stall detector threshold, 0 when the detector is off (sysfs stall_thrs)." },
+	{ "bql_stall_events_total", "counter", SRC_RAW, BQL_STALL_CNT,
+	  "Stalls detected by the BQL stall detector (sysfs stall_cnt)." },
+	{ "bql_stall_max_seconds", "gauge", SRC_JIFFIES, BQL_STALL_MAX,
+	  "Longest stall detected (sysfs stall_max, jiffies converted with the kernel HZ)." },
+	{ "bql_queue_tx_bytes_total", "counter", SRC_QSTAT, SQ_TX_BYTES,
+	  "Bytes sent on the TX queue (netdev qstats, since the queue was last reconfigured)." },
+	{ "bql_queue_tx_packets_total", "counter", SRC_QSTAT, SQ_TX_PACKETS,
+	  "Packets sent on the TX queue (netdev qstats, since the queue was last reconfigured)." },
+	{ "bql_queue_tx_stop_total", "counter", SRC_QSTAT, SQ_TX_STOP,
+	  "Times the driver stopped the TX queue because it was full (netdev qstats)." },
+	{ "bql_queue_tx_wake_total", "counter", SRC_QSTAT, SQ_TX_WAKE,
+	  "Times the driver woke the TX queue (netdev qstats)." },
+	{ "bql_queue_tx_hw_drops_total", "counter", SRC_QSTAT, SQ_TX_HW_DROPS,
+	  "Packets dropped by the device on the TX queue (netdev qstats)." },
+};
+
+/* Milliseconds as exact decimal seconds: 1000 -> "1", 250 -> "0.25". */
+static void fmt_ms_as_seconds(char *buf, size_t n, uint64_t ms)
+{
+	unsigned int frac = (unsigned int)(ms % 1000);
+	int digits = 3;
+
+	if (!frac) {
+		snprintf(buf, n, "%" PRIu64, ms / 1000);
+		return;
+	}
+	while (frac % 10 == 0) {
+		frac /= 10;
+		digits--;
+	}
+	snprintf(buf, n, "%" PRIu64 ".%0*u", ms / 1000, digits, frac);
+}
+
+static uint64_t qstat(const struct snap_queue *q, int bit)
+{
+	switch (bit) {
+	case SQ_TX_BYTES:	return q->tx_bytes;
+	case SQ_TX_PACKETS:	return q->tx_packets;
+	case SQ_TX_STOP:	return q->tx_stop;
+	case SQ_TX_WAKE:	return q->tx_wake;
+	default:		return q->tx_hw_drops;
+	}
+}
+
+/* The sample value of @fam for @q in @buf; false if @q has none. */
+static bool family_value(const struct prom_family *fam, const struct snap_queue *q,
+			 unsigned int hz, char *buf, size_t n)
+{
+	uint64_t v;
+
+	if (fam->src == SRC_QSTAT) {
+		if (!(q->qs_present & (unsigned int)fam->attr))
+			return false;
+		snprintf(buf, n, "%" PRIu64, qstat(q, fam->attr));
+		return true;
+	}
+	if (!bql_has(&q->bql, (enum bql_attr)fam->attr))
+		return false;
+	v = q->bql.val[fam->attr];
+	if (fam->src == SRC_RAW)
+		snprintf(buf, n, "%" PRIu64, v);
+	else
+		fmt_ms_as_seconds(buf, n, fam->src == SRC_MS ? v : dql_jiffies_to_msecs(v, hz));
+	return true;
+}
+
+/* Label value escaping of the text exposition format: \ " and newline. */
+static void put_label(FILE *f, const char *name, const char *v, bool first)
+{
+	fprintf(f, "%s%s=\"", first ? "" : ",", name);
+	for (; *v; v++) {
+		switch (*v) {
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		default:
+			fputc(*v, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static void put_family_header(FILE *f, const char *name, const char *type,
+			      const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void put_queue_families(FILE *f, const struct snapshot *s, unsigned int hz)
+{
+	char val[48], qname[24];
+
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		const struct prom_family *fam = &families[i];
+		bool header = false;
+
+		for (size_t d = 0; d < s->n; d++) {
+			const struct snap_dev *dev = &s->dev[d];
+
+			for (unsigned int k = 0; k < dev->nq; k++) {
+				if (!family_value(fam, &dev->q[k], hz, val, sizeof(val)))
+					continue;
+				if (!header) {
+					put_family_header(f, fam->name, fam->type, fam->help);
+					header = true;
+				}
+				snprintf(qname, sizeof(qname), "tx-%u", dev->q[k].bql.index);
+				fprintf(f, "%s{", fam->name);
+				put_label(f, "device", dev->ifname, true);
+				put_label(f, "queue", qname, false);
+				fprintf(f, "} %s\n", val);
+			}
+		}
+	}
+}
+
+static void put_device_families(FILE *f, const struct snapshot *s)
+{
+	char num[24];
+
+	if (!s->n)
+		return;
+	put_family_header(f, "bql_device_info", "gauge",
+			  "Device context of BQL devices; the value is always 1.");
+	for (size_t d = 0; d < s->n; d++) {
+		const struct snap_dev *dev = &s->dev[d];
+
+		fputs("bql_device_info{", f);
+		put_label(f, "device", dev->ifname, true);
+		if (dev->present & SD_IFINDEX) {
+			snprintf(num, sizeof(num), "%d", dev->ifindex);
+			put_label(f, "ifindex", num, false);
+		}
+		if (dev->present & SD_OPERSTATE)
+			put_label(f, "operstate", dev->operstate, false);
+		if (dev->present & SD_QDISC)
+			put_label(f, "qdisc", dev->qdisc, false);
+		fputs("} 1\n", f);
+	}
+	put_family_header(f, "bql_device_tx_queues", "gauge",
+			  "Number of TX queues of the device.");
+	for (size_t d = 0; d < s->n; d++) {
+		fputs("bql_device_tx_queues{", f);
+		put_label(f, "device", s->dev[d].ifname, true);
+		fprintf(f, "} %u\n", s->dev[d].ntx);
+	}
+}
 
 int cmd_print_prometheus(struct bql_ctx *c, const struct snapshot *s)
 {
-	(void)s;
-	return cmd_fail(c, "--format prometheus: not implemented yet");
+	const struct hz_info *hz = hz_get();
+	FILE *f = c->out;
+
+	put_queue_families(f, s, hz->hz);
+	put_device_families(f, s);
+	put_family_header(f, "bql_kernel_hz", "gauge",
+			  "Kernel HZ used to convert jiffies to seconds; source says where it came from.");
+	fputs("bql_kernel_hz{", f);
+	put_label(f, "source", hz_source_name(hz->src), true);
+	fprintf(f, "} %u\n", hz->hz);
+	/* the caller names what failed: main() standard output, export its file */
+	return fflush(f) || ferror(f) ? BQL_EXIT_FAIL : BQL_EXIT_OK;
 }

@@ -64,3 +64,53 @@ rm -rf bad-gap/class/net/eth0/queues/tx-1
 # No BQL anywhere.
 dev nobql lo 1 1 nobql
 dev nobql veth0 2 2 nobql
+
+# `bqltool check`: one device per verdict (tests/cli/check.bats).
+rm -rf check
+b() { echo "$3" > "check/class/net/$1/queues/tx-0/byte_queue_limits/$2"; }
+dev check lo 1 1 nobql
+echo 0x9 > check/class/net/lo/flags		# IFF_UP|IFF_LOOPBACK
+dev check eth0 2 2 bql stall 10000		# healthy, stall detector on
+for q in 0 1; do
+	echo 20 > check/class/net/eth0/queues/tx-$q/byte_queue_limits/stall_thrs
+	echo 0 > check/class/net/eth0/queues/tx-$q/byte_queue_limits/stall_cnt
+	echo 0 > check/class/net/eth0/queues/tx-$q/byte_queue_limits/stall_max
+done
+dev check eth1 3 1				# stalls: 3, longest 125 jiffies
+b eth1 stall_cnt 3
+b eth1 stall_max 125
+dev check eth2 4 1				# limit_min > limit_max
+b eth2 limit_min 5000
+b eth2 limit_max 3000
+dev check eth3 5 1				# limit_max below one frame
+b eth3 limit_max 1000
+dev check eth4 6 2				# limit 0 everywhere, tx bytes > 0
+for q in 0 1; do
+	echo 0 > check/class/net/eth4/queues/tx-$q/byte_queue_limits/limit
+	echo 0 > check/class/net/eth4/queues/tx-$q/byte_queue_limits/inflight
+	echo 0 > check/class/net/eth4/queues/tx-$q/byte_queue_limits/stall_cnt
+	echo 0 > check/class/net/eth4/queues/tx-$q/byte_queue_limits/stall_max
+done
+dev check eth5 7 1				# inflight at the limit
+b eth5 inflight 3028
+dev check eth6 8 1				# down, limit 0: nothing to judge
+echo down > check/class/net/eth6/operstate
+b eth6 limit 0
+dev check veth0 9 1 nobql
+echo 0x1003 > check/class/net/veth0/flags	# IFF_UP|IFF_BROADCAST|IFF_MULTICAST
+
+# set, reset, save, apply (tests/cli/set.bats, profile.bats): eth0 tuned,
+# its tx-2 unlike the others; eth1 at the kernel defaults.
+rm -rf tuned
+dev tuned lo 1 1 nobql
+dev tuned eth0 2 4 bql stall 10000
+dev tuned eth1 3 2 bql stall
+dev tuned veth0 4 1 nobql
+for q in 0 1 2 3; do
+	t=tuned/class/net/eth0/queues/tx-$q/byte_queue_limits
+	echo 1514 > "$t/limit_min"
+	echo 65536 > "$t/limit_max"
+	echo 500 > "$t/hold_time"
+	echo 20 > "$t/stall_thrs"
+done
+echo 3028 > tuned/class/net/eth0/queues/tx-2/byte_queue_limits/limit_min

@@ -1,0 +1,212 @@
+#!/usr/bin/env bats
+# bqltool check: one verdict per queue, JSON, exit codes. The "check" tree
+# (tests/data/mkfixtures.sh) has one device per verdict.
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	use_tree check
+}
+
+# verdict DEV:tx-N: the verdict word on that queue's line of the text output
+verdict() {
+	awk -v q="$1" '$1 == q { print $2 }' <<<"$output"
+}
+
+@test "check: a healthy device is ok, exit 0, no note about the detector" {
+	bq check eth0
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(verdict eth0:tx-0)" ok
+	assert_equal "$(verdict eth0:tx-1)" ok
+	refute_output --partial "note:"
+	assert_line "checked: 2 ok, 0 warn, 0 fail"
+}
+
+@test "check: stalls warn with stall_max converted from jiffies with HZ and its source" {
+	bq check eth1
+	assert_success		# warnings do not fail
+	assert_equal "$(verdict eth1:tx-0)" warn
+	assert_output --partial "3 stalls detected, longest 500 ms (stall_max 125 jiffies at HZ 250, from BQLTOOL_HZ)"
+	BQLTOOL_HZ=1000 bq check eth1
+	assert_output --partial "longest 125 ms (stall_max 125 jiffies at HZ 1000"
+}
+
+@test "check: limit_min > limit_max fails, exit 1, says which wins" {
+	bq check eth2
+	assert_failure 1
+	assert_equal "$(verdict eth2:tx-0)" fail
+	assert_output --partial "limit_min 5000 > limit_max 3000"
+	assert_output --partial "6.1"
+	assert_output --partial "limit_min wins unless the limit reaches limit_max"
+}
+
+@test "check: limit_max below one full-size frame warns" {
+	bq check eth3
+	assert_success
+	assert_equal "$(verdict eth3:tx-0)" warn
+	assert_output --partial "limit_max 1000 is below one full-size frame (MTU 1500 + 14)"
+}
+
+@test "check: limit 0 on every queue with tx bytes sent warns (one snapshot)" {
+	bq check eth4
+	assert_success
+	assert_equal "$(verdict eth4:tx-0)" warn
+	assert_equal "$(verdict eth4:tx-1)" warn
+	assert_output --partial "although the device sent 6000 bytes (device statistics)"
+	assert_output --partial "confirm with --interval"
+}
+
+@test "check: limit 0 one queue only is an idle queue, not a silent driver" {
+	echo 3028 > "$ROOT/class/net/eth4/queues/tx-1/byte_queue_limits/limit"
+	bq check eth4:0
+	assert_success
+	assert_equal "$(verdict eth4:tx-0)" ok
+}
+
+@test "check --interval: limit stays 0 while bytes flow fails" {
+	stats=$ROOT/class/net/eth4/statistics/tx_bytes
+	(
+		for i in $(seq 1 300); do
+			echo $((6000 + i * 1514)) > "$stats.new" && mv "$stats.new" "$stats"
+			sleep 0.01
+		done
+	) >/dev/null 2>&1 3>&- &
+	writer=$!
+	bq check -i 0.5 eth4
+	kill "$writer" 2>/dev/null || true
+	wait "$writer" 2>/dev/null || true
+	assert_failure 1
+	assert_equal "$(verdict eth4:tx-0)" fail
+	assert_output --regexp "limit stayed 0 on every TX queue while the device sent [0-9]+ bytes in 0.5 s"
+	assert_output --partial "does not report TX completions to BQL"
+}
+
+@test "check: inflight at the limit is only noted; --interval calls it stuck" {
+	bq check eth5
+	assert_success
+	assert_equal "$(verdict eth5:tx-0)" ok
+	assert_output --partial "inflight 3028 >= limit 3028"
+	bq check --interval 0.1 eth5
+	assert_failure 1
+	assert_equal "$(verdict eth5:tx-0)" fail
+	assert_output --partial "inflight stuck at 3028 bytes >= limit 3028 for 0.1 s"
+}
+
+@test "check: a down device with limit 0 is not judged" {
+	bq check eth6
+	assert_success
+	assert_equal "$(verdict eth6:tx-0)" ok
+	assert_line --regexp '^eth6:tx-0  ok$'
+}
+
+@test "check: a device named without BQL fails with the kernel's reason" {
+	bq check lo
+	assert_failure 1
+	assert_line --regexp '^lo  fail .*device does not use BQL: loopback \(lltx, IFF_NO_QUEUE\)'
+	bq check veth0
+	assert_failure 1
+	assert_output --partial "lltx or IFF_NO_QUEUE"
+}
+
+@test "check -a: devices without BQL are listed as no-bql, not failures" {
+	bq check -a 'l*' eth0
+	assert_success
+	assert_line --regexp '^lo +no-bql +loopback'
+	assert_equal "$(verdict eth0:tx-0)" ok
+	assert_line "checked: 2 ok, 0 warn, 0 fail, 1 without BQL"
+	bq check --all
+	assert_failure 1	# eth2 fails
+	assert_line --regexp '^veth0 +no-bql '
+	assert_line "checked: 4 ok, 4 warn, 1 fail, 2 without BQL"
+}
+
+@test "check: the stall detector off everywhere is a note with the valid range" {
+	bq check eth1 eth2
+	assert_line --regexp "^note: the stall detector is off .*stall_thrs=13ms' \(valid at HZ 250: 13..512 ms\)"
+	BQLTOOL_HZ=1000 bq check eth1
+	assert_output --partial "(valid at HZ 1000: 4..128 ms)"
+	BQLTOOL_HZ=100 bq check eth1
+	assert_output --partial "(valid at HZ 100: 31..1280 ms)"
+}
+
+@test "check: a kernel before 6.9 gets a note, no stall verdicts" {
+	use_tree prestall
+	bq check
+	assert_success
+	assert_output --partial "note: no stall_* files"
+}
+
+@test "check: HZ from the fallback is noted" {
+	if [ -r "/boot/config-$(uname -r)" ] || [ -r /proc/config.gz ]; then
+		skip "this machine has a kernel config: HZ is not assumed"
+	fi
+	BQLTOOL_HZ= bq check eth1
+	assert_output --partial "note: HZ 250 assumed"
+	assert_output --partial "(stall_max 125 jiffies at HZ 250, assumed)"
+}
+
+@test "check -j: valid JSON with the documented shape, exit 1 on a failure" {
+	bq -j check -a
+	assert_failure 1
+	assert_equal "$stderr" ""
+	json_ok
+	jq -e '
+		(.queues | type == "array" and length == 11) and
+		all(.queues[];
+			(.ifname | type == "string") and
+			((.queue | type == "number") or .queue == null) and
+			(.verdict | IN("ok", "warn", "fail", "no-bql")) and
+			all(.reasons[]; (.level | IN("info", "warn", "fail")) and
+				(.code | type == "string") and (.message | type == "string"))) and
+		(.summary == {"ok": 4, "warn": 4, "fail": 1, "no-bql": 2}) and
+		(.hz == {"value": 250, "source": "BQLTOOL_HZ"})' <<<"$output"
+	run jq -r '.queues[] | select(.verdict != "ok") |
+		"\(.ifname):\(.queue) \(.verdict) \([.reasons[].code] | join(","))"' <<<"$output"
+	assert_output - <<-EOF
+	lo:null no-bql no-bql
+	eth1:0 warn stalls
+	eth2:0 fail limit-min-above-max
+	eth3:0 warn limit-max-below-frame
+	eth4:0 warn no-completions
+	eth4:1 warn no-completions
+	veth0:null no-bql no-bql
+	EOF
+}
+
+@test "check -j: a healthy selection exits 0 with empty reasons" {
+	bq -p check eth0
+	assert_success
+	json_ok
+	jq -e '[.queues[].verdict] == ["ok", "ok"] and all(.queues[]; .reasons == []) and
+		.notes == []' <<<"$output"
+}
+
+@test "check: no device with BQL warns on stderr and exits 0" {
+	use_tree nobql
+	bq check
+	assert_success
+	[[ $stderr == *"no network device with byte queue limits found"* ]]
+	bq -j check
+	assert_success
+	jq -e '.queues == []' <<<"$output"
+}
+
+@test "check: usage errors exit 2, unknown devices exit 1" {
+	bq check --bogus
+	assert_failure 2
+	assert_output ""
+	[[ $stderr == *"Try 'bqltool help check'"* ]]
+	bq check -i 0 eth0
+	assert_failure 2
+	bq check -i abc eth0
+	assert_failure 2
+	bq check 'eth0:x'
+	assert_failure 2
+	bq check nosuch0
+	assert_failure 1
+	[[ $stderr == *"nosuch0: no such device"* ]]
+	bq check 'zz*'
+	assert_failure 1
+	[[ $stderr == *"'zz*': no device with BQL matches"* ]]
+}

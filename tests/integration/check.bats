@@ -1,0 +1,90 @@
+#!/usr/bin/env bats
+# check, show --format prometheus and export against the real kernel, in a
+# namespace of our own: an ifb (BQL directories, a driver that never feeds
+# them), a veth pair (lltx: no BQL) and lo. Nothing outside it is written.
+bats_require_minimum_version 1.5.0
+load ../cli/helpers
+
+setup_file() {
+	export NS="bqlt-check-$$"
+	[ "$(id -u)" -eq 0 ] || return 0
+	ip netns add "$NS" 2>/dev/null || return 0
+	ip -n "$NS" link add i0 numtxqueues 4 type ifb
+	ip -n "$NS" link add v0 type veth peer name v1
+	ip -n "$NS" link set i0 up
+	ip -n "$NS" link set lo up
+}
+
+teardown_file() {
+	ip netns del "$NS" 2>/dev/null || true
+}
+
+setup() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to create a network namespace"
+	ip netns list | grep -qw "$NS" || skip "cannot create network namespaces here"
+}
+
+nsw() {	# nsw DEV Q ATTR VALUE: write inside the test namespace
+	ip netns exec "$NS" sh -c "echo $4 > /sys/class/net/$1/queues/tx-$2/byte_queue_limits/$3"
+}
+
+@test "netns: check -a explains lo and veth from netlink, ifb queues are ok" {
+	[ -d "/sys/class/net/lo/queues/tx-0/byte_queue_limits" ] &&
+		skip "this kernel (before 6.9) gives every device BQL directories"
+	run --separate-stderr "$BQLTOOL" -n "$NS" check -a
+	assert_success
+	assert_line --regexp '^lo +no-bql +loopback \(lltx, IFF_NO_QUEUE\)'
+	assert_line --regexp '^v0 +no-bql +veth device'
+	for q in 0 1 2 3; do
+		assert_line --regexp "^i0:tx-$q +ok"
+	done
+}
+
+@test "netns: check names a veth without BQL as a failure, exit 1" {
+	[ -d "/sys/class/net/lo/queues/tx-0/byte_queue_limits" ] &&
+		skip "this kernel (before 6.9) gives every device BQL directories"
+	run --separate-stderr "$BQLTOOL" -n "$NS" -j check v1
+	assert_failure 1
+	json_ok
+	assert_equal "$(jq -r '.queues[0].verdict' <<<"$output")" fail
+	assert_equal "$(jq -r '.queues[0].reasons[0].code' <<<"$output")" no-bql
+}
+
+@test "netns: limit_min > limit_max written with echo fails, says which wins here" {
+	nsw i0 1 limit_min 5000
+	nsw i0 1 limit_max 3000
+	run --separate-stderr "$BQLTOOL" -n "$NS" check i0
+	nsw i0 1 limit_max 1879048192
+	nsw i0 1 limit_min 0
+	assert_failure 1
+	assert_line --regexp '^i0:tx-1 +fail +limit_min 5000 > limit_max 3000'
+	assert_output --regexp 'on this kernel \((>=|<) 6\.1\)'
+	assert_line --regexp '^i0:tx-0 +ok'
+}
+
+@test "netns: check --interval on an idle ifb is ok" {
+	run --separate-stderr "$BQLTOOL" -n "$NS" check -i 0.2 i0
+	assert_success
+	assert_line "checked: 4 ok, 0 warn, 0 fail"
+}
+
+@test "netns: prometheus output has the device context from rtnetlink" {
+	run --separate-stderr "$BQLTOOL" -n "$NS" show --format prometheus i0
+	assert_success
+	assert_line --regexp '^bql_device_info\{device="i0",ifindex="[0-9]+",operstate="[a-z]+"(,qdisc="[a-z_]+")?\} 1$'
+	assert_line 'bql_device_tx_queues{device="i0"} 4'
+	assert_line 'bql_limit_max_bytes{device="i0",queue="tx-3"} 1879048192'
+	if command -v promtool >/dev/null; then
+		run promtool check metrics <<<"$output"
+		assert_success
+	fi
+}
+
+@test "netns: export --textfile writes the namespace's metrics" {
+	dir=$BATS_TEST_TMPDIR/prom
+	mkdir "$dir"
+	run --separate-stderr "$BQLTOOL" -n "$NS" export --textfile "$dir" i0
+	assert_success
+	run grep -c '^bql_limit_bytes{device="i0"' "$dir/bqltool.prom"
+	assert_output 4
+}
