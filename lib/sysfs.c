@@ -95,7 +95,7 @@ int sysfs_write(const char *path, const char *s, const char *obj,
 	ssize_t w;
 	int fd, err;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
 		return bql_err_set(e, err, "%s: cannot open %s for writing: %s",

@@ -90,7 +90,14 @@ static int scale(const struct dec *d, uint64_t mult, uint64_t div,
 	unsigned __int128 num, den, whole;
 
 	den = (unsigned __int128)pow10u(d->fd) * div;
-	num = ((unsigned __int128)d->ip * pow10u(d->fd) + d->fp) * mult;
+	num = (unsigned __int128)d->ip * pow10u(d->fd) + d->fp;	/* < 2^124 */
+	/*
+	 * The product can exceed 128 bits ("309485009.821348883422046681T"
+	 * wrapped to 4 MiB); the value is then far above 64 bits.
+	 */
+	if (mult && num > ~(unsigned __int128)0 / mult)
+		return -ERANGE;
+	num *= mult;
 	if (num % den)
 		return -EDOM;
 	whole = num / den;

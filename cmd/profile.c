@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bqltool save [SEL...] and bqltool apply FILE: the writable BQL settings
+ * as a versioned JSON profile, and that profile applied back all-or-nothing
+ * (or compared with the live state: apply --check).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/common.h"
+#include "cmd/plan_cmd.h"
+#include "lib/hz.h"
+#include "lib/out.h"
+#include "lib/plan.h"
+#include "lib/profile.h"
+#include "lib/sysfs.h"
+
+/* ------------------------------------------------------------ save */
+
+static int save_dev(struct bql_ctx *c, struct profile *p,
+		    const struct sel_target *t)
+{
+	struct bql_queue *qs = calloc(t->nqueues ? t->nqueues : 1, sizeof(*qs));
+	struct bql_err e;
+	int ret = 0;
+
+	if (!qs)
+		return cmd_fail(c, "out of memory");
+	for (unsigned int k = 0; k < t->nqueues && !ret; k++)
+		ret = bql_queue_read(c, t->ifname, t->queues[k], &qs[k], &e);
+	if (!ret)
+		ret = profile_add_dev(p, t->ifname, qs, t->nqueues,
+				      t->nqueues == t->ntx, &e);
+	free(qs);
+	if (ret) {
+		cmd_error(c, &e);
+		return BQL_EXIT_FAIL;
+	}
+	return BQL_EXIT_OK;
+}
+
+static int save_run(struct bql_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct hz_info *hz = hz_get();
+	const char *file = NULL;
+	struct cmd_state st;
+	struct profile p;
+	struct utsname u;
+	struct bql_err e;
+	char *text;
+	int opt, ret = BQL_EXIT_OK;
+
+	while ((opt = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			file = optarg;
+			break;
+		case ':':
+			return cmd_usage(c, "option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return cmd_usage(c, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (file && !*file)
+		return cmd_usage(c, "-o: empty file name");
+	ret = cmd_select(c, argc - optind, argv + optind, &st);
+	if (ret)
+		return ret;
+	profile_init(&p);
+	snprintf(p.tool_version, sizeof(p.tool_version), "%s", BQLTOOL_VERSION);
+	if (!uname(&u))
+		snprintf(p.kernel, sizeof(p.kernel), "%s", u.release);
+	if (hz->src != HZ_SRC_FALLBACK)
+		p.hz = hz->hz;
+	for (size_t i = 0; i < st.targets.n && !ret; i++)
+		ret = save_dev(c, &p, &st.targets.t[i]);
+	cmd_state_free(&st);
+	if (ret) {
+		profile_free(&p);
+		return ret;
+	}
+	if (!p.ndev)
+		cmd_warn(c, "no network device with byte queue limits found: the profile is empty");
+	text = profile_to_json(&p);
+	profile_free(&p);
+	if (!text)
+		return cmd_fail(c, "out of memory");
+	/* the profile is JSON whatever -j/-p say */
+	if (file && strcmp(file, "-")) {
+		if (profile_write_file(file, text, &e)) {
+			cmd_error(c, &e);
+			ret = BQL_EXIT_FAIL;
+		}
+	} else if (fputs(text, c->out) < 0 || fflush(c->out)) {
+		ret = cmd_fail(c, "write error on standard output");
+	}
+	free(text);
+	return ret;
+}
+
+/* ------------------------------------------------------------ apply */
+
+struct apply_opts {
+	bool dry_run, check, skip_missing;
+	char **only;
+	size_t nonly;
+	const char *file;
+};
+
+/* something --check reports besides values: an absent device or queue */
+struct absent {
+	char ifname[BQL_IFNAMSIZ];
+	long queue;		/* -1: the whole device */
+	const char *why;
+};
+
+struct apply {
+	struct bql_ctx *c;
+	const struct apply_opts *o;
+	struct profile prof;
+	struct plan plan;
+	struct absent *abs;
+	size_t nabs;
+};
+
+static bool only_has(const struct apply_opts *o, const char *ifname)
+{
+	if (!o->nonly)
+		return true;
+	for (size_t i = 0; i < o->nonly; i++)
+		if (!strcmp(o->only[i], ifname))
+			return true;
+	return false;
+}
+
+/* Check every value of the profile for this kernel; exit 2 naming it. */
+static int validate(struct apply *ap)
+{
+	char path[256];
+	struct bql_err e;
+	struct plan_value pv;
+
+	for (size_t i = 0; i < ap->prof.ndev; i++) {
+		const struct profile_dev *d = &ap->prof.dev[i];
+		size_t n = d->all ? 1 : d->nq;
+
+		for (size_t k = 0; k < n; k++) {
+			const struct profile_vals *v = d->all ? &d->v : &d->q[k].v;
+
+			for (int a = 0; a < BQL_ATTR_NR; a++) {
+				if (!(v->present & (1u << a)))
+					continue;
+				profile_path(path, sizeof(path), d, d->all ? PROFILE_ALL : k,
+					     bql_attrs[a].name);
+				if (plan_value(a, v->val[a], ap->plan.hz, path, &pv, &e))
+					return cmd_usage(ap->c, "%s: %s", ap->o->file, e.msg);
+				if (!ap->o->check && only_has(ap->o, d->ifname))
+					cmd_plan_warn_rounding(ap->c, path, a, &pv, ap->plan.hz);
+			}
+		}
+	}
+	return BQL_EXIT_OK;
+}
+
+static int note_absent(struct apply *ap, const char *ifname, long queue,
+		       const char *why)
+{
+	struct absent *n = realloc(ap->abs, (ap->nabs + 1) * sizeof(*n));
+
+	if (!n)
+		return cmd_fail(ap->c, "out of memory");
+	ap->abs = n;
+	snprintf(n[ap->nabs].ifname, sizeof(n[ap->nabs].ifname), "%s", ifname);
+	n[ap->nabs].queue = queue;
+	n[ap->nabs].why = why;
+	ap->nabs++;
+	return BQL_EXIT_OK;
+}
+
+static int add_vals(struct apply *ap, const char *ifname, unsigned int q,
+		    const struct profile_vals *v)
+{
+	struct plan_value pv;
+	struct bql_err e;
+
+	for (int a = 0; a < BQL_ATTR_NR; a++) {
+		if (!(v->present & (1u << a)))
+			continue;
+		/* validated already */
+		if (plan_value(a, v->val[a], ap->plan.hz, bql_attrs[a].name, &pv, &e) ||
+		    plan_add(&ap->plan, ifname, q, a, &pv,
+			     a == BQL_STALL_THRS && !pv.req, &e)) {
+			cmd_error(ap->c, &e);
+			return BQL_EXIT_FAIL;
+		}
+	}
+	return BQL_EXIT_OK;
+}
+
+/*
+ * A NIC that just appeared (udev, --only) may not have its queues in sysfs
+ * yet: the kernel announces the device before it adds queues/. Wait a bit.
+ */
+static void wait_for_queues(const struct bql_ctx *c, const char *ifname)
+{
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	char path[4096];
+
+	if (sysfs_dev_path(c, path, sizeof(path), ifname, "queues/tx-0"))
+		return;
+	for (int i = 0; i < 40 && sysfs_dev_exists(c, ifname) && access(path, F_OK); i++)
+		nanosleep(&ts, NULL);
+}
+
+/* One profile device -> plan items; absent things are errors or notes. */
+static int build_dev(struct apply *ap, const struct profile_dev *d)
+{
+	const struct apply_opts *o = ap->o;
+	char path[256];
+	unsigned int ntx;
+	struct bql_err e;
+	int ret;
+
+	profile_path(path, sizeof(path), d, PROFILE_DEV, NULL);
+	if (o->nonly)
+		wait_for_queues(ap->c, d->ifname);
+	if (!sysfs_dev_exists(ap->c, d->ifname)) {
+		if (o->skip_missing) {
+			if (!o->check && ap->c->verbose)
+				fprintf(stderr, "bqltool: note: %s: not present, skipped\n", d->ifname);
+			return BQL_EXIT_OK;
+		}
+		if (o->check)
+			return note_absent(ap, d->ifname, -1, "not present");
+		return cmd_fail(ap->c, "%s: %s: no such device (--missing=skip skips absent devices)",
+				o->file, path);
+	}
+	if (!sysfs_dev_has_bql(ap->c, d->ifname)) {
+		if (o->check)
+			return note_absent(ap, d->ifname, -1, "does not use BQL");
+		return cmd_fail(ap->c, "%s: %s: %s does not use BQL (no byte_queue_limits in its TX queues)",
+				o->file, path, d->ifname);
+	}
+	if (sysfs_count_txq(ap->c, d->ifname, &ntx, &e)) {
+		cmd_error(ap->c, &e);
+		return BQL_EXIT_FAIL;
+	}
+	if (d->all) {
+		for (unsigned int q = 0; q < ntx; q++) {
+			ret = add_vals(ap, d->ifname, q, &d->v);
+			if (ret)
+				return ret;
+		}
+		return BQL_EXIT_OK;
+	}
+	for (size_t k = 0; k < d->nq; k++) {
+		if (d->q[k].queue >= ntx) {
+			if (o->check) {
+				ret = note_absent(ap, d->ifname, d->q[k].queue, "not present");
+				if (ret)
+					return ret;
+				continue;
+			}
+			profile_path(path, sizeof(path), d, k, NULL);
+			return cmd_fail(ap->c, "%s: %s: %s has no tx-%u (it has %u TX queue%s)",
+					o->file, path, d->ifname, d->q[k].queue, ntx,
+					ntx == 1 ? "" : "s");
+		}
+		ret = add_vals(ap, d->ifname, d->q[k].queue, &d->q[k].v);
+		if (ret)
+			return ret;
+	}
+	return BQL_EXIT_OK;
+}
+
+/* --check: every difference between the live state and the profile */
+static int check_print(struct apply *ap)
+{
+	struct bql_ctx *c = ap->c;
+	size_t ndiff = ap->nabs;
+
+	out_begin(c, true);
+	for (size_t i = 0; i < ap->nabs; i++) {
+		const struct absent *a = &ap->abs[i];
+
+		if (c->json) {
+			out_open_obj(c, NULL);
+			out_str(c, OUT_JSON, "ifname", NULL, a->ifname);
+			if (a->queue >= 0)
+				out_u64(c, OUT_JSON, "queue", NULL, (uint64_t)a->queue);
+			out_str(c, OUT_JSON, "problem", NULL, a->why);
+			out_close_obj(c);
+		} else if (a->queue >= 0) {
+			out_text(c, "%s:tx-%ld: %s\n", a->ifname, a->queue, a->why);
+		} else {
+			out_text(c, "%s: %s\n", a->ifname, a->why);
+		}
+	}
+	for (size_t i = 0; i < ap->plan.n; i++) {
+		const struct plan_item *it = &ap->plan.it[i];
+		char l[32], p[32], s[32];
+
+		if (it->state == PLAN_UNCHANGED)
+			continue;
+		ndiff++;
+		if (c->json) {
+			out_open_obj(c, NULL);
+			out_str(c, OUT_JSON, "ifname", NULL, it->ifname);
+			out_u64(c, OUT_JSON, "queue", NULL, it->queue);
+			out_str(c, OUT_JSON, "key", NULL, bql_attrs[it->attr].name);
+			out_u64(c, OUT_JSON, "live", NULL, it->old);
+			out_u64(c, OUT_JSON, "profile", NULL, it->v.req);
+			out_close_obj(c);
+			continue;
+		}
+		cmd_plan_fmt(l, sizeof(l), it->attr, it->old);
+		cmd_plan_fmt(p, sizeof(p), it->attr, it->v.req);
+		cmd_plan_fmt(s, sizeof(s), it->attr, it->v.shown);
+		out_text(c, "%s:tx-%u %s: %s, profile %s", it->ifname, it->queue,
+			 bql_attrs[it->attr].name, l, p);
+		if (it->v.shown != it->v.req)	/* rounded to jiffies */
+			out_text(c, " (reads back as %s with HZ=%u)", s, ap->plan.hz);
+		out_nl(c);
+	}
+	if (out_end(c))
+		return cmd_fail(c, "write error on standard output");
+	if (!ndiff && c->verbose)
+		fprintf(stderr, "bqltool: note: the live state matches %s\n", ap->o->file);
+	return ndiff ? BQL_EXIT_FAIL : BQL_EXIT_OK;
+}
+
+static bool profile_has_ms(const struct profile *p)
+{
+	const uint32_t ms = (1u << BQL_HOLD_TIME) | (1u << BQL_STALL_THRS);
+
+	for (size_t i = 0; i < p->ndev; i++) {
+		if (p->dev[i].all && (p->dev[i].v.present & ms))
+			return true;
+		for (size_t k = 0; k < p->dev[i].nq; k++)
+			if (p->dev[i].q[k].v.present & ms)
+				return true;
+	}
+	return false;
+}
+
+static int apply_profile(struct apply *ap, const char *text, size_t len)
+{
+	struct bql_err e;
+	size_t keep = 0;
+	int ret;
+
+	if (profile_parse(text, len, &ap->prof, &e))
+		return cmd_usage(ap->c, "%s: %s", ap->o->file, e.msg);
+	/* the whole profile is checked, whatever --only picks */
+	plan_init(&ap->plan, cmd_plan_hz(ap->c, profile_has_ms(&ap->prof)));
+	ret = validate(ap);
+	if (ret)
+		return ret;
+	/* --only: the devices asked for; absent from the profile is fine */
+	for (size_t i = 0; i < ap->prof.ndev; i++) {
+		if (only_has(ap->o, ap->prof.dev[i].ifname))
+			ap->prof.dev[keep++] = ap->prof.dev[i];
+		else
+			free(ap->prof.dev[i].q);
+	}
+	ap->prof.ndev = keep;
+	if (!keep && ap->o->nonly && ap->c->verbose)
+		fprintf(stderr, "bqltool: note: %s has no entry for the devices given with --only\n",
+			ap->o->file);
+	for (size_t i = 0; i < ap->prof.ndev && !ret; i++)
+		ret = build_dev(ap, &ap->prof.dev[i]);
+	if (ret)
+		return ret;
+	if (plan_read(ap->c, &ap->plan, &e)) {
+		cmd_error(ap->c, &e);
+		return BQL_EXIT_FAIL;
+	}
+	if (ap->o->check)
+		return check_print(ap);
+	return cmd_plan_commit(ap->c, &ap->plan, ap->o->dry_run);
+}
+
+static int apply_run(struct bql_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dry-run", no_argument, NULL, 'D' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "missing", required_argument, NULL, 'm' },
+		{ "only", required_argument, NULL, 'O' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct apply_opts o = { 0 };
+	struct apply ap = { 0 };
+	struct bql_err e;
+	char *text = NULL;
+	size_t len;
+	int opt, ret;
+
+	o.only = calloc((size_t)argc, sizeof(*o.only));
+	if (!o.only)
+		return cmd_fail(c, "out of memory");
+	ret = BQL_EXIT_OK;
+	while (!ret && (opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'D':
+			o.dry_run = true;
+			break;
+		case 'c':
+			o.check = true;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "skip"))
+				o.skip_missing = true;
+			else if (!strcmp(optarg, "error"))
+				o.skip_missing = false;
+			else
+				ret = cmd_usage(c, "--missing: invalid value '%s' (expected error or skip)",
+						optarg);
+			break;
+		case 'O':
+			if (!sysfs_valid_ifname(optarg))
+				ret = cmd_usage(c, "--only: '%s' is not a valid device name", optarg);
+			else
+				o.only[o.nonly++] = optarg;
+			break;
+		case ':':
+			ret = cmd_usage(c, "option '%s' needs an argument", argv[optind - 1]);
+			break;
+		default:
+			ret = cmd_usage(c, "unknown option '%s'", argv[optind - 1]);
+			break;
+		}
+	}
+	if (!ret && optind >= argc)
+		ret = cmd_usage(c, "which profile? give a FILE (- for standard input)");
+	if (!ret && argc - optind > 1)
+		ret = cmd_usage(c, "'%s': one profile at a time", argv[optind + 1]);
+	if (!ret && o.check && o.dry_run)
+		ret = cmd_usage(c, "--check and --dry-run exclude each other");
+	if (ret) {
+		free(o.only);
+		return ret;
+	}
+	o.file = strcmp(argv[optind], "-") ? argv[optind] : "<stdin>";
+	if (profile_read_file(argv[optind], &text, &len, &e)) {
+		free(o.only);
+		return cmd_usage(c, "%s", e.msg);
+	}
+	ap.c = c;
+	ap.o = &o;
+	ret = apply_profile(&ap, text, len);
+	free(text);
+	free(ap.abs);
+	plan_free(&ap.plan);
+	profile_free(&ap.prof);
+	free(o.only);
+	return ret;
+}
+
+const struct cmd_entry cmd_save_entry = {
+	.name = "save",
+	.synopsis = "save [-o FILE] [SEL...]",
+	.summary = "Write the writable BQL settings as a JSON profile",
+	.help = "  -o, --output FILE   write FILE atomically (temporary file + rename);\n"
+		"                      default standard output\n"
+		"\nThe profile holds limit_min, limit_max, hold_time and stall_thrs (sysfs units:\n"
+		"bytes, ms) per device: one \"all\" entry when every queue has the same\n"
+		"settings, else one entry per queue; plus the kernel, HZ and bqltool version\n"
+		"it was saved with (informational). It is JSON whatever -j says.\n",
+	.flags = 0,
+	.run = save_run,
+};
+
+const struct cmd_entry cmd_apply_entry = {
+	.name = "apply",
+	.synopsis = "apply [--dry-run | --check] [--missing=error|skip] [--only DEV]... FILE",
+	.summary = "Apply a JSON profile all-or-nothing, or compare it with the live state",
+	.help = "      --dry-run          print old -> new for every file and write nothing\n"
+		"      --check            write nothing; list every difference between the\n"
+		"                         live state and FILE; exit 1 if there is one\n"
+		"      --missing=WHAT     a profile device absent here: error (default) or skip\n"
+		"      --only DEV         apply only DEV's entry (repeatable; for udev)\n"
+		"\nFILE is a profile from 'bqltool save' (- reads standard input). Every value is\n"
+		"checked for this kernel before anything is written, then the profile is\n"
+		"written all-or-nothing as set does. An \"all\" entry covers every TX queue\n"
+		"the device has now. Exit status: 0 applied (or equal with --check), 1 failure\n"
+		"(or differences with --check), 2 a bad profile or usage error.\n",
+	.flags = CMD_WRITES,
+	.run = apply_run,
+};

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * lib/units.c parsing: every byte and time suffix, the boundaries set
+ * cares about (0, 2^32-1, DQL_MAX_LIMIT and one more, 2^64-1), overflow,
+ * negatives and garbage, with messages that name the value.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dql/dql.h"
+#include "lib/units.h"
+
+struct ucase {
+	const char *in;
+	int ret;		/* 0, -EINVAL or -ERANGE */
+	uint64_t want;		/* when ret == 0 */
+	const char *msg;	/* substring of the message when ret != 0 */
+};
+
+#define OK(s, v)	{ s, 0, v, NULL }
+#define BAD(s, m)	{ s, -EINVAL, 0, m }
+#define BIG(s)		{ s, -ERANGE, 0, "too large" }
+
+static void run_bytes(const struct ucase *c, size_t n, uint64_t max_word)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct bql_err e = { 0 };
+		uint64_t v = 12345;
+		int ret = units_parse_bytes("limit_max", c[i].in, max_word, &v, &e);
+
+		if (ret != c[i].ret)
+			fail_msg("'%s': ret %d, want %d (%s)", c[i].in, ret, c[i].ret, e.msg);
+		if (!ret && v != c[i].want)
+			fail_msg("'%s': %" PRIu64 ", want %" PRIu64, c[i].in, v, c[i].want);
+		if (ret) {
+			char named[64];
+
+			/* the message names the key and the value as typed */
+			snprintf(named, sizeof(named), "limit_max: invalid value '%s'", c[i].in);
+			if (!strstr(e.msg, named) || !strstr(e.msg, c[i].msg))
+				fail_msg("'%s': message '%s'", c[i].in, e.msg);
+			if (v != 12345)
+				fail_msg("'%s': output written on error", c[i].in);
+		}
+	}
+}
+
+static void test_bytes_suffixes(void **state)
+{
+	static const struct ucase c[] = {
+		OK("0", 0), OK("1", 1), OK("1514", 1514),
+		OK("1b", 1), OK("1B", 1),
+		OK("64k", 65536), OK("64K", 65536), OK("64kb", 65536), OK("64KB", 65536),
+		OK("64KiB", 65536), OK("64kib", 65536),
+		OK("2m", 2097152), OK("2M", 2097152), OK("2MB", 2097152), OK("2MiB", 2097152),
+		OK("1g", 1073741824), OK("1G", 1073741824), OK("1GB", 1073741824),
+		OK("1GiB", 1073741824),
+		OK("1t", 1099511627776ull), OK("1T", 1099511627776ull), OK("1TB", 1099511627776ull),
+		OK("1TiB", 1099511627776ull),
+		OK("1.5M", 1572864), OK("1.5K", 1536), OK("0.5K", 512), OK(".5K", 512),
+		OK("1.75G", 1879048192), OK("+64K", 65536), OK("007", 7),
+		OK("1.000000000000000000", 1),		/* 18 fraction digits */
+	};
+
+	(void)state;
+	run_bytes(c, sizeof(c) / sizeof(c[0]), DQL_MAX_LIMIT);
+}
+
+static void test_bytes_boundaries(void **state)
+{
+	static const struct ucase c[] = {
+		OK("4294967295", 4294967295ull),		/* 2^32-1 */
+		OK("4294967296", 4294967296ull),
+		OK("1879048192", DQL_MAX_LIMIT),
+		OK("1879048193", DQL_MAX_LIMIT + 1ull),		/* plan_value() rejects it */
+		OK("18446744073709551615", UINT64_MAX),	/* 2^64-1 */
+		OK("16777215T", 16777215ull << 40),	/* whole multiples below 2^64 */
+		OK("17179869183G", 17179869183ull << 30),
+	};
+	static const struct ucase big[] = {
+		BIG("18446744073709551616"),			/* 2^64 */
+		BIG("99999999999999999999999"),
+		BIG("16777216T"),				/* 2^64 */
+		BIG("17179869184G"),				/* 2^64 */
+		BIG("18446744073709551615K"),
+		/* 2^88 + 5^18 in units of 10^-18 TiB: wrapped 128 bits to 4 MiB */
+		BIG("309485009.821348883422046681T"),
+		BIG("18446744073709551615.999999999999999999T"),
+	};
+
+	(void)state;
+	run_bytes(c, sizeof(c) / sizeof(c[0]), DQL_MAX_LIMIT);
+	run_bytes(big, sizeof(big) / sizeof(big[0]), DQL_MAX_LIMIT);
+}
+
+static void test_bytes_max_word(void **state)
+{
+	static const struct ucase with[] = { OK("max", DQL_MAX_LIMIT) };
+	static const struct ucase without[] = { BAD("max", "expected bytes") };
+	static const struct ucase cased[] = { BAD("MAX", "or 'max'"), BAD("max1", "or 'max'") };
+
+	(void)state;
+	run_bytes(with, 1, DQL_MAX_LIMIT);
+	run_bytes(without, 1, 0);
+	run_bytes(cased, 2, DQL_MAX_LIMIT);
+}
+
+static void test_bytes_garbage(void **state)
+{
+	static const struct ucase c[] = {
+		BAD("-1", "must not be negative"),
+		BAD("-0", "must not be negative"),
+		BAD("", "expected bytes"),
+		BAD("K", "expected bytes"),
+		BAD(".", "expected bytes"),
+		BAD("+", "expected bytes"),
+		BAD("abc", "expected bytes"),
+		BAD("1x", "unknown unit"),
+		BAD("1 K", "unknown unit"),
+		BAD("1e3", "unknown unit"),
+		BAD("64KiBB", "unknown unit"),
+		BAD("1Ki", "unknown unit"),
+		BAD("0x10", "unknown unit"),
+		BAD("1,5M", "unknown unit"),
+		BAD("1.1", "not a whole number of bytes"),
+		BAD("0.3K", "not a whole number of bytes"),
+		BAD("1.0000000000000000000", "expected bytes"),	/* 19 fraction digits */
+		BAD("1..5K", "unknown unit"),
+		BAD("1.5.K", "unknown unit"),
+		BAD("1514\n", "unknown unit"),
+	};
+
+	(void)state;
+	run_bytes(c, sizeof(c) / sizeof(c[0]), DQL_MAX_LIMIT);
+}
+
+static void run_ms(const struct ucase *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct bql_err e = { 0 };
+		uint64_t v = 12345;
+		int ret = units_parse_ms("hold_time", c[i].in, &v, &e);
+
+		if (ret != c[i].ret)
+			fail_msg("'%s': ret %d, want %d (%s)", c[i].in, ret, c[i].ret, e.msg);
+		if (!ret && v != c[i].want)
+			fail_msg("'%s': %" PRIu64 ", want %" PRIu64, c[i].in, v, c[i].want);
+		if (ret) {
+			char named[64];
+
+			snprintf(named, sizeof(named), "hold_time: invalid value '%s'", c[i].in);
+			if (!strstr(e.msg, named) || !strstr(e.msg, c[i].msg))
+				fail_msg("'%s': message '%s'", c[i].in, e.msg);
+		}
+	}
+}
+
+static void test_ms(void **state)
+{
+	static const struct ucase c[] = {
+		OK("0", 0), OK("250", 250), OK("250ms", 250), OK("1s", 1000), OK("1.5s", 1500),
+		OK("0.001s", 1), OK("2000us", 2), OK("1m", 60000), OK("1min", 60000),
+		OK("4294967295", 4294967295ull), OK("4294967296ms", 4294967296ull),
+		OK("18446744073709551615", UINT64_MAX),
+		BIG("18446744073709551616"),
+		BIG("18446744073709552s"),
+		BIG("307445734561825861min"),
+		BAD("1500us", "not a whole number of milliseconds"),
+		BAD("0.0005s", "not a whole number of milliseconds"),
+		BAD("-5", "must not be negative"),
+		BAD("-5ms", "must not be negative"),
+		BAD("", "expected a time"),
+		BAD("ms", "expected a time"),
+		BAD("5 ms", "unknown unit"),
+		BAD("5MS", "unknown unit"),
+		BAD("5h", "unknown unit"),
+		BAD("5sec", "unknown unit"),
+		BAD("max", "expected a time"),
+	};
+
+	(void)state;
+	run_ms(c, sizeof(c) / sizeof(c[0]));
+}
+
+static void test_u64_strict(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(units_parse_u64("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(units_parse_u64("1879048192\n", &v), 0);
+	assert_int_equal(v, DQL_MAX_LIMIT);
+	assert_int_equal(units_parse_u64("18446744073709551615", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(units_parse_u64("18446744073709551616", &v), -ERANGE);
+	assert_int_equal(units_parse_u64("", &v), -EINVAL);
+	assert_int_equal(units_parse_u64("+1", &v), -EINVAL);
+	assert_int_equal(units_parse_u64("-1", &v), -EINVAL);
+	assert_int_equal(units_parse_u64("1 ", &v), -EINVAL);
+	assert_int_equal(units_parse_u64("1\n\n", &v), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bytes_suffixes),
+		cmocka_unit_test(test_bytes_boundaries),
+		cmocka_unit_test(test_bytes_max_word),
+		cmocka_unit_test(test_bytes_garbage),
+		cmocka_unit_test(test_ms),
+		cmocka_unit_test(test_u64_strict),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
