@@ -87,6 +87,15 @@ const struct hz_info *hz_get(void)
 			return &cached;
 		}
 	}
+	/* A config of another machine (offline snapshots); nothing else is read. */
+	env = getenv("BQLTOOL_KCONFIG");
+	if (env && *env) {
+		cached.hz = hz_read_config(env);
+		cached.src = HZ_SRC_KCONFIG;
+		if (!cached.hz)
+			cached = (struct hz_info){ HZ_FALLBACK, HZ_SRC_FALLBACK };
+		return &cached;
+	}
 	if (!uname(&u)) {
 		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
 		cached.hz = hz_read_config(path);
@@ -105,6 +114,7 @@ const char *hz_source_name(enum hz_source s)
 {
 	switch (s) {
 	case HZ_SRC_ENV:		return "BQLTOOL_HZ";
+	case HZ_SRC_KCONFIG:		return "BQLTOOL_KCONFIG";
 	case HZ_SRC_BOOT_CONFIG:	return "/boot/config";
 	case HZ_SRC_PROC_CONFIG:	return "/proc/config.gz";
 	case HZ_SRC_FALLBACK:		return "assumed";

@@ -11,6 +11,7 @@
 
 enum hz_source {
 	HZ_SRC_ENV,		/* BQLTOOL_HZ */
+	HZ_SRC_KCONFIG,		/* the config file named by BQLTOOL_KCONFIG */
 	HZ_SRC_BOOT_CONFIG,	/* /boot/config-$(uname -r) */
 	HZ_SRC_PROC_CONFIG,	/* /proc/config.gz */
 	HZ_SRC_FALLBACK,	/* nothing found: 250, Debian's and many distros' default */
@@ -23,7 +24,11 @@ struct hz_info {
 	enum hz_source src;
 };
 
-/* Detect HZ once (cached). Never fails: falls back to HZ_FALLBACK. */
+/*
+ * Detect HZ once (cached): BQLTOOL_HZ, else the config file BQLTOOL_KCONFIG
+ * names (only that one), else /boot/config-$(uname -r), else
+ * /proc/config.gz. Never fails: falls back to HZ_FALLBACK.
+ */
 const struct hz_info *hz_get(void);
 /* Parse "CONFIG_HZ=N" lines out of a kernel config text; 0 if absent. */
 unsigned int hz_from_config(const char *text, size_t len);

@@ -86,6 +86,15 @@ static void test_env_override(void **state)
 	h = hz_get();
 	assert_true(h->hz > 0);
 	assert_int_not_equal(h->src, HZ_SRC_ENV);
+	/* BQLTOOL_KCONFIG names the only config read; unreadable -> fallback */
+	setenv("BQLTOOL_HZ", "", 1);
+	setenv("BQLTOOL_KCONFIG", "/nonexistent/config", 1);
+	hz_reset_cache();
+	h = hz_get();
+	assert_int_equal(h->hz, HZ_FALLBACK);
+	assert_int_equal(h->src, HZ_SRC_FALLBACK);
+	assert_string_equal(hz_source_name(h->src), "assumed");
+	unsetenv("BQLTOOL_KCONFIG");
 	unsetenv("BQLTOOL_HZ");
 	hz_reset_cache();
 	h = hz_get();
