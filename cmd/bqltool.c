@@ -114,10 +114,8 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("bqltool %s\n", BQLTOOL_VERSION);
 			return BQL_EXIT_OK;
-		case ':':
-			return cmd_usage(&ctx, "option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return cmd_usage(&ctx, "unknown option '%s'", argv[optind - 1]);
+			return cmd_bad_option(&ctx, opt, argv);
 		}
 	}
 	if (optind >= argc) {

@@ -467,7 +467,7 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 	struct bql_err e;
 	int opt, ret = BQL_EXIT_FAIL;
 
-	while ((opt = getopt_long(argc, argv, "+:ai:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":ai:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'a':
 			all = true;
@@ -479,10 +479,8 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 				return cmd_usage(c, "--interval: '%s' out of range (0 < SEC <= 3600)",
 						 optarg);
 			break;
-		case ':':
-			return cmd_usage(c, "option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return cmd_usage(c, "unknown option '%s'", argv[optind - 1]);
+			return cmd_bad_option(c, opt, argv);
 		}
 	}
 	k.hz = hz_get();

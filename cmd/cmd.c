@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The command table, command lookup, messages, and the `help` command. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -104,6 +105,21 @@ int cmd_usage(const struct bql_ctx *c, const char *fmt, ...)
 	else
 		fprintf(stderr, "Try 'bqltool help'.\n");
 	return BQL_EXIT_USAGE;
+}
+
+int cmd_bad_option(const struct bql_ctx *c, int opt, char **argv)
+{
+	const char *word = optind > 0 ? argv[optind - 1] : "?";
+
+	if (opt == ':') {
+		if (optopt && strncmp(word, "--", 2))
+			return cmd_usage(c, "option '-%c' needs an argument", optopt);
+		return cmd_usage(c, "option '%s' needs an argument", word);
+	}
+	/* a bad letter inside a cluster such as -bx: name the letter */
+	if (optopt && (word[0] != '-' || word[1] == '-' || strlen(word) != 2))
+		return cmd_usage(c, "unknown option '-%c' in '%s'", optopt, word);
+	return cmd_usage(c, "unknown option '%s'", word);
 }
 
 void cmd_print_help(const struct cmd_entry *ce, FILE *f)

@@ -42,6 +42,11 @@ void cmd_warn(const struct bql_ctx *c, const char *fmt, ...)
  */
 int cmd_usage(const struct bql_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * The usage error for what getopt_long() returned as @opt (':' or '?'),
+ * naming the option as typed; returns BQL_EXIT_USAGE.
+ */
+int cmd_bad_option(const struct bql_ctx *c, int opt, char **argv);
 /* print the full help of one command to @f */
 void cmd_print_help(const struct cmd_entry *ce, FILE *f);
 /* the top-level usage: global options and the command list */

@@ -87,15 +87,13 @@ static int export_run(struct bql_ctx *c, int argc, char **argv)
 	struct stat sb;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+:t:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":t:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
 			dir = optarg;
 			break;
-		case ':':
-			return cmd_usage(c, "option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return cmd_usage(c, "unknown option '%s'", argv[optind - 1]);
+			return cmd_bad_option(c, opt, argv);
 		}
 	}
 	if (!dir)

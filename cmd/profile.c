@@ -66,10 +66,8 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 		case 'o':
 			file = optarg;
 			break;
-		case ':':
-			return cmd_usage(c, "option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return cmd_usage(c, "unknown option '%s'", argv[optind - 1]);
+			return cmd_bad_option(c, opt, argv);
 		}
 	}
 	if (file && !*file)
@@ -434,11 +432,8 @@ static int apply_run(struct bql_ctx *c, int argc, char **argv)
 			else
 				o.only[o.nonly++] = optarg;
 			break;
-		case ':':
-			ret = cmd_usage(c, "option '%s' needs an argument", argv[optind - 1]);
-			break;
 		default:
-			ret = cmd_usage(c, "unknown option '%s'", argv[optind - 1]);
+			ret = cmd_bad_option(c, opt, argv);
 			break;
 		}
 	}

@@ -256,10 +256,8 @@ static int write_run(struct bql_ctx *c, int argc, char **argv, bool reset)
 		case 'D':
 			dry_run = true;
 			break;
-		case ':':
-			return cmd_usage(c, "option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return cmd_usage(c, "unknown option '%s'", argv[optind - 1]);
+			return cmd_bad_option(c, opt, argv);
 		}
 	}
 	for (int i = optind; i < argc; i++) {

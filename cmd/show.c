@@ -202,7 +202,7 @@ static int show_run(struct bql_ctx *c, int argc, char **argv)
 	const struct hz_info *hz;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+:f:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":f:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -215,10 +215,8 @@ static int show_run(struct bql_ctx *c, int argc, char **argv)
 				return cmd_usage(c, "--format: unknown format '%s' (text, json, prometheus)",
 						 optarg);
 			break;
-		case ':':
-			return cmd_usage(c, "option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return cmd_usage(c, "unknown option '%s'", argv[optind - 1]);
+			return cmd_bad_option(c, opt, argv);
 		}
 	}
 	if (fmt == FMT_JSON)

@@ -662,7 +662,7 @@ static int top_run(struct bql_ctx *c, int argc, char **argv)
 	struct bql_err e;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+:d:bc:jn:s:a", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":d:bc:jn:s:a", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			if (units_parse_sec_ns("-d", optarg, &o.delay_ns, &e))
@@ -696,10 +696,8 @@ static int top_run(struct bql_ctx *c, int argc, char **argv)
 		case 'a':
 			o.all = true;
 			break;
-		case ':':
-			return cmd_usage(c, "option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return cmd_usage(c, "unknown option '%s'", argv[optind - 1]);
+			return cmd_bad_option(c, opt, argv);
 		}
 	}
 	if (c->json)

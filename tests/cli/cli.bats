@@ -113,3 +113,24 @@ load helpers
 	assert_failure 1
 	assert_regex "$stderr" "write error"
 }
+
+@test "option errors name the option as typed: clusters, long options" {
+	use_tree nic1
+	bq -jx show
+	assert_failure 2
+	assert_regex "$stderr" "unknown option '-x' in '-jx'"
+	bq show --format
+	assert_failure 2
+	assert_regex "$stderr" "show: option '--format' needs an argument"
+	bq show -f
+	assert_failure 2
+	assert_regex "$stderr" "show: option '-f' needs an argument"
+}
+
+@test "command options may follow selectors" {
+	use_tree multi
+	bq show eth1 --format json
+	assert_success
+	json_ok
+	assert_equal "$(jq -r '.[0].ifname' <<<"$output")" eth1
+}
