@@ -34,6 +34,16 @@ struct replay_queue {
 	struct replay_stats st;
 };
 
+/* what a record did, for the event callbacks (struct replay_event) */
+enum {
+	EV_STOPPED	= 1u << 0,
+	EV_STARVED	= 1u << 1,
+	EV_OBSERVED	= 1u << 2,	/* a C with limit= */
+	EV_MISMATCH	= 1u << 3,	/* ... that differs from the replayed limit */
+};
+
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
 static const char *const set_names[REPLAY_NSET] = {
 	[BQLT_K_LIMIT_MIN] = "limit_min",
 	[BQLT_K_LIMIT_MAX] = "limit_max",
@@ -84,6 +94,8 @@ int replay_init(struct replay *r, const struct replay_opts *o,
 		replay_opts_init(&r->opts);
 	r->ops = ops ? ops : &none;
 	r->arg = arg;
+	if (r->ops->event)
+		r->event_kinds = r->ops->event_kinds ? r->ops->event_kinds : ~0u;
 	return 0;
 }
 
@@ -277,18 +289,19 @@ static int declare(struct replay *r, const struct bqlt_rec *rec,
 	return 0;
 }
 
-static int do_q(struct replay *r, struct replay_queue *q,
-		const struct bqlt_rec *rec, struct replay_event *ev,
-		struct bql_err *e)
+/* the hot paths (Q and C) are inlined into the feed loops */
+static inline __attribute__((always_inline)) int
+do_q(struct replay *r, struct replay_queue *q, const struct bqlt_rec *rec,
+     unsigned int *flags, struct bql_err *e)
 {
 	int ret = dql_queued(&q->d, rec->bytes, rec->jiffies);
 
-	if (ret < 0)
+	if (unlikely(ret < 0))
 		return bql_err_set(e, -ret,
 				   "line %" PRIu64 ": Q record: %" PRIu32
 				   " bytes is above DQL_MAX_OBJECT (%u): the kernel would BUG()",
 				   rec->line, rec->bytes, (unsigned int)DQL_MAX_OBJECT);
-	if (ret) {
+	if (unlikely(ret)) {
 		q->st.queued_ignored++;
 		if (!q->warned_ignored) {
 			q->warned_ignored = true;
@@ -303,14 +316,14 @@ static int do_q(struct replay *r, struct replay_queue *q,
 	if (!q->stopped && dql_avail(&q->d) < 0) {
 		q->stopped = true;
 		q->st.stops++;
-		ev->stopped = true;
+		*flags |= EV_STOPPED;
 	}
 	return 0;
 }
 
-static int do_c(struct replay *r, struct replay_queue *q,
-		const struct bqlt_rec *rec, struct replay_event *ev,
-		struct bql_err *e)
+static inline __attribute__((always_inline)) int
+do_c(struct replay *r, struct replay_queue *q, const struct bqlt_rec *rec,
+     unsigned int *flags, struct bql_err *e)
 {
 	struct dql *d = &q->d;
 	uint32_t old_nq = d->num_queued, old_lo = d->last_obj_cnt;
@@ -335,7 +348,7 @@ static int do_c(struct replay *r, struct replay_queue *q,
 		d->last_obj_cnt = rec->lo;
 
 	ret = dql_completed(d, rec->bytes, rec->jiffies);
-	if (ret) {
+	if (unlikely(ret)) {
 		uint32_t inflight = d->num_queued - d->num_completed;
 
 		d->num_queued = old_nq;
@@ -347,7 +360,8 @@ static int do_c(struct replay *r, struct replay_queue *q,
 				   rec->line, rec->bytes, inflight, q->name);
 	}
 	limit = d->limit;
-	ev->starved = d->starvations != old_starv;
+	if (d->starvations != old_starv)
+		*flags |= EV_STARVED;
 
 	q->st.completions++;
 	q->st.bytes_completed += rec->bytes;
@@ -373,11 +387,12 @@ static int do_c(struct replay *r, struct replay_queue *q,
 		q->stopped = false;
 
 	if (rec->has & BQLT_HAS_LIMIT) {
-		ev->has_observed = true;
-		ev->observed = rec->limit;
+		*flags |= EV_OBSERVED;
 		q->st.verify_checked++;
-		if (rec->limit != limit)
+		if (rec->limit != limit) {
+			*flags |= EV_MISMATCH;
 			q->st.verify_mismatches++;
+		}
 	}
 	return 0;
 }
@@ -401,13 +416,37 @@ static int do_p(struct replay *r, struct replay_queue *q,
 	return 0;
 }
 
-int replay_feed(struct replay *r, const struct bqlt_rec *rec,
-		struct bql_err *e)
+/* the record as a struct replay_event, to the callbacks */
+static void __attribute__((noinline))
+emit(struct replay *r, const struct replay_queue *q, const struct bqlt_rec *rec,
+     unsigned int flags)
 {
-	struct replay_queue *q;
-	struct replay_event ev;
-	int ret = 0;
+	struct replay_event ev = {
+		.line = rec->line,
+		.t_ns = rec->t_ns,
+		.jiffies = rec->jiffies,
+		.queue = rec->queue,
+		.qname = q->name,
+		.kind = rec->kind,
+		.bytes = rec->bytes,
+		.inflight = dql_inflight(&q->d),
+		.limit = q->d.limit,
+		.observed = (flags & EV_OBSERVED) ? rec->limit : 0,
+		.has_observed = flags & EV_OBSERVED,
+		.starved = flags & EV_STARVED,
+		.stopped = flags & EV_STOPPED,
+	};
 
+	if (r->event_kinds & (1u << rec->kind))
+		r->ops->event(r->arg, &ev);
+	if ((flags & EV_MISMATCH) && r->ops->mismatch)
+		r->ops->mismatch(r->arg, &ev);
+}
+
+/* a record of a declared queue whose DQL does not exist yet */
+static int __attribute__((noinline))
+feed_first(struct replay *r, const struct bqlt_rec *rec, struct bql_err *e)
+{
 	if (rec->kind == BQLT_HZ)
 		return 0;
 	if (rec->kind == BQLT_QUEUE)
@@ -416,23 +455,29 @@ int replay_feed(struct replay *r, const struct bqlt_rec *rec,
 		return bql_err_set(e, EINVAL,
 				   "line %" PRIu64 ": queue %s is not declared",
 				   rec->line, rec->qname);
-	q = &r->q[rec->queue];
-	if (!q->created) {
-		ret = create(r, q, rec, e);
-		if (ret)
+	return create(r, &r->q[rec->queue], rec, e);
+}
+
+static inline __attribute__((always_inline)) int
+feed_one(struct replay *r, const struct bqlt_rec *rec, struct bql_err *e)
+{
+	struct replay_queue *q;
+	unsigned int flags = 0;
+	int ret;
+
+	if (unlikely(rec->kind < BQLT_Q || rec->queue >= r->nq ||
+		     !r->q[rec->queue].created)) {
+		ret = feed_first(r, rec, e);
+		if (ret || rec->kind < BQLT_Q)
 			return ret;
 	}
-
-	ev.starved = false;
-	ev.stopped = false;
-	ev.has_observed = false;
-	ev.observed = 0;
+	q = &r->q[rec->queue];
 	switch (rec->kind) {
 	case BQLT_Q:
-		ret = do_q(r, q, rec, &ev, e);
+		ret = do_q(r, q, rec, &flags, e);
 		break;
 	case BQLT_C:
-		ret = do_c(r, q, rec, &ev, e);
+		ret = do_c(r, q, rec, &flags, e);
 		break;
 	case BQLT_P:
 		ret = do_p(r, q, rec, e);
@@ -448,24 +493,30 @@ int replay_feed(struct replay *r, const struct bqlt_rec *rec,
 		return bql_err_set(e, EINVAL, "line %" PRIu64 ": unknown record",
 				   rec->line);
 	}
-	if (ret)
+	if (unlikely(ret))
 		return ret;
 	q->st.records++;
+	if ((r->event_kinds & (1u << rec->kind)) || unlikely(flags & EV_MISMATCH))
+		emit(r, q, rec, flags);
+	return 0;
+}
 
-	if (r->ops->event || (ev.has_observed && ev.observed != q->d.limit)) {
-		ev.line = rec->line;
-		ev.t_ns = rec->t_ns;
-		ev.jiffies = rec->jiffies;
-		ev.queue = rec->queue;
-		ev.qname = q->name;
-		ev.kind = rec->kind;
-		ev.bytes = rec->bytes;
-		ev.inflight = dql_inflight(&q->d);
-		ev.limit = q->d.limit;
-		if (r->ops->event)
-			r->ops->event(r->arg, &ev);
-		if (ev.has_observed && ev.observed != ev.limit && r->ops->mismatch)
-			r->ops->mismatch(r->arg, &ev);
+int replay_feed(struct replay *r, const struct bqlt_rec *rec,
+		struct bql_err *e)
+{
+	return feed_one(r, rec, e);
+}
+
+int replay_feed_batch(struct replay *r, const struct bqlt_rec *recs,
+		      unsigned int n, struct bql_err *e)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = feed_one(r, &recs[i], e);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

@@ -81,11 +81,14 @@ struct replay_event {
  *		(called after @event for the same record)
  * @warn:	a non-fatal remark ("line N: queue X: ..."); the string lives
  *		until the next callback
+ * @event_kinds: the records @event wants, (1 << BQLT_C) | ...; 0 = all.
+ *		The others cost nothing (a timeline of C records skips the Q).
  */
 struct replay_ops {
 	void (*event)(void *arg, const struct replay_event *ev);
 	void (*mismatch)(void *arg, const struct replay_event *ev);
 	void (*warn)(void *arg, const char *msg);
+	unsigned int event_kinds;
 };
 
 /*
@@ -147,6 +150,7 @@ struct replay {
 	struct replay_opts opts;
 	const struct replay_ops *ops;
 	void *arg;
+	unsigned int event_kinds;	/* 1 << kind: @event wants it */
 	struct replay_queue *q;
 	unsigned int nq, cap;
 	char msg[256];		/* warning text */
@@ -164,6 +168,10 @@ void replay_free(struct replay *r);
  */
 int replay_feed(struct replay *r, const struct bqlt_rec *rec,
 		struct bql_err *e);
+
+/* replay_feed_batch - replay_feed() on @n records in turn, up to an error */
+int replay_feed_batch(struct replay *r, const struct bqlt_rec *recs,
+		      unsigned int n, struct bql_err *e);
 
 unsigned int replay_queue_count(const struct replay *r);
 const char *replay_queue_name(const struct replay *r, unsigned int idx);

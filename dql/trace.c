@@ -1,31 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * bqltrace v1 parser (spec/bqltrace.md): one line in, one record out, with
- * every malformed line reported by number. Hand-written scanning, no
- * sscanf/strtok and no allocation except when a queue is declared.
+ * every malformed line reported by number; the queue table. Hand-written
+ * scanning (trace_scan.c), no sscanf/strtok and no allocation except when
+ * a queue is declared. Ordinary Q/C records take the fast path of
+ * trace_fast.c, which falls back to this parser for anything else.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dql.h"
 #include "trace.h"
+#include "trace_int.h"
 #include "dql_util.h"		/* last: poisons the I/O functions */
-
-#define NS_PER_SEC	1000000000u
-#define SHOW_MAX	40	/* bytes of a bad token quoted in a message */
-
-struct tok {
-	const char *s;
-	size_t n;
-};
-
-struct cur {
-	const char *p, *end;
-};
 
 /* value ranges / syntaxes of keys */
 enum vtype {
@@ -92,301 +82,6 @@ const char *bqlt_key_name(enum bqlt_key k)
 	return "?";
 }
 
-uint64_t bqlt_ns_to_jiffies(uint64_t t_ns, unsigned int hz)
-{
-	/*
-	 * t = s * 1e9 + r: floor(t * hz / 1e9) = s * hz + floor(r * hz / 1e9)
-	 * exactly; r * hz < 1e9 * 2^32 < 2^64, and s * hz wraps mod 2^64 as
-	 * the result does.
-	 */
-	uint64_t s = t_ns / NS_PER_SEC, r = t_ns % NS_PER_SEC;
-
-	return s * hz + r * hz / NS_PER_SEC;
-}
-
-/* ------------------------------------------------------------ messages */
-
-/* a token as quoted in a message: printable, at most SHOW_MAX bytes */
-static const char *show(const char *s, size_t n, char buf[SHOW_MAX + 4])
-{
-	size_t i, m = n > SHOW_MAX ? SHOW_MAX : n;
-
-	for (i = 0; i < m; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		buf[i] = (ch < 0x20 || ch == 0x7f) ? '?' : (char)ch;
-	}
-	if (m < n)
-		memcpy(buf + m, "...", 4);
-	else
-		buf[m] = '\0';
-	return buf;
-}
-
-static int perr(const struct bqlt_parser *p, struct bql_err *e, int code,
-		const char *fmt, ...) __attribute__((format(__printf__, 4, 5)));
-
-static int perr(const struct bqlt_parser *p, struct bql_err *e, int code,
-		const char *fmt, ...)
-{
-	char buf[sizeof(e->msg)];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return bql_err_set(e, code, "line %" PRIu64 ": %s", p->line, buf);
-}
-
-/* ------------------------------------------------------------ scanning */
-
-static inline bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/*
- * Hot-path scanning, 8 bytes at a time (SWAR) on little-endian machines,
- * byte by byte elsewhere and for the last bytes of a line. Lines are only
- * read within [start, end).
- */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define BQLT_SWAR	1
-#else
-#define BQLT_SWAR	0
-#endif
-
-#define ONES	0x0101010101010101ull
-#define HIGHS	0x8080808080808080ull
-
-static inline uint64_t load8(const char *s)
-{
-	uint64_t w;
-
-	memcpy(&w, s, 8);
-	return w;
-}
-
-/* high bit of each byte of @v that is zero (exact up to the first one) */
-static inline uint64_t zero_bytes(uint64_t v)
-{
-	return (v - ONES) & ~v & HIGHS;
-}
-
-/*
- * Eight digit values (0..9, one per byte, the first digit in the lowest
- * byte) -> their decimal value.
- */
-static inline uint64_t swar_value(uint64_t t)
-{
-	t = (t * 10 + (t >> 8)) & 0x00FF00FF00FF00FFull;
-	t = (t * 100 + (t >> 16)) & 0x0000FFFF0000FFFFull;
-	return (t * 10000 + (t >> 32)) & 0xFFFFFFFFull;
-}
-
-static const uint64_t pow10[9] = {
-	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
-};
-
-/* the first blank at or after @s, or @end */
-static inline const char *find_blank(const char *s, const char *end)
-{
-#if BQLT_SWAR
-	while (end - s >= 8) {
-		uint64_t w = load8(s);
-		uint64_t z = zero_bytes(w ^ (ONES * ' ')) | zero_bytes(w ^ (ONES * '\t'));
-
-		if (z)
-			return s + (__builtin_ctzll(z) >> 3);
-		s += 8;
-	}
-#endif
-	while (s < end && !is_blank(*s))
-		s++;
-	return s;
-}
-
-/*
- * The hot path for record numbers: after blanks, 1..19 digits ending at a
- * blank or the end of the line. Returns false (cursor unchanged) for
- * anything else, which the caller then parses the slow way, with a
- * message on error (20-digit values are valid and also go that way).
- */
-static inline bool scan_u64(struct cur *c, uint64_t *v)
-{
-	const char *s = c->p, *start, *end = c->end;
-	uint64_t x = 0;
-
-	while (s < end && is_blank(*s))
-		s++;
-	start = s;
-#if BQLT_SWAR
-	while (end - s >= 8) {
-		/* digit values; bytes after the first non-digit are garbage */
-		uint64_t t = load8(s) - ONES * '0';
-		uint64_t nd = (t | (t + ONES * (0x80 - 10))) & HIGHS;
-		unsigned int k;
-
-		if (!nd) {
-			if (s - start + 8 > 19)
-				return false;
-			x = x * 100000000u + swar_value(t);
-			s += 8;
-			continue;
-		}
-		k = (unsigned int)__builtin_ctzll(nd) >> 3;	/* leading digits */
-		if (k) {
-			if (s - start + k > 19)
-				return false;
-			/* the k digits to the top bytes: leading zeros below */
-			x = x * pow10[k] + swar_value(t << (64 - 8 * k));
-			s += k;
-		}
-		goto done;
-	}
-#endif
-	while (s < end && (unsigned int)(unsigned char)*s - '0' <= 9) {
-		if (s - start >= 19)
-			return false;
-		x = x * 10 + (unsigned int)(*s - '0');
-		s++;
-	}
-#if BQLT_SWAR
-done:
-#endif
-	if (s == start || (s < end && !is_blank(*s)))
-		return false;
-	*v = x;
-	c->p = s;
-	return true;
-}
-
-/* next blank-separated token; false at the end of the line */
-static inline bool next_tok(struct cur *c, struct tok *t)
-{
-	const char *s = c->p;
-
-	while (s < c->end && is_blank(*s))
-		s++;
-	if (s == c->end) {
-		c->p = s;
-		return false;
-	}
-	t->s = s;
-	s = find_blank(s, c->end);
-	t->n = (size_t)(s - t->s);
-	c->p = s;
-	return true;
-}
-
-enum { NUM_OK = 0, NUM_BAD, NUM_BIG };
-
-/* unsigned decimal, digits only, <= @max */
-static inline int num_dec(const char *s, size_t n, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-	bool big = false;
-	size_t i;
-
-	if (n - 1 < 19) {
-		/* the common case: up to 19 digits cannot overflow 64 bits */
-		for (i = 0; i < n; i++) {
-			unsigned int d = (unsigned int)(unsigned char)s[i] - '0';
-
-			if (d > 9)
-				return NUM_BAD;
-			v = v * 10 + d;
-		}
-	} else {
-		if (!n)
-			return NUM_BAD;
-		for (i = 0; i < n; i++) {
-			unsigned int d = (unsigned int)(unsigned char)s[i] - '0';
-
-			if (d > 9)
-				return NUM_BAD;
-			if (v > (UINT64_MAX - d) / 10)
-				big = true;
-			else
-				v = v * 10 + d;
-		}
-	}
-	if (big || v > max)
-		return NUM_BIG;
-	*out = v;
-	return NUM_OK;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* "w0,w1,w2,w3", each 1..16 hex digits with an optional 0x */
-static bool parse_history(const char *s, size_t n, uint64_t h[4])
-{
-	const char *end = s + n;
-	int w;
-
-	for (w = 0; w < 4; w++) {
-		uint64_t v = 0;
-		int digits = 0;
-
-		if (end - s >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-			s += 2;
-		while (s < end && *s != ',') {
-			int d = hexval(*s++);
-
-			if (d < 0 || ++digits > 16)
-				return false;
-			v = v << 4 | (uint64_t)d;
-		}
-		if (!digits)
-			return false;
-		h[w] = v;
-		if (w < 3) {
-			if (s == end)
-				return false;
-			s++;	/* the comma */
-		}
-	}
-	return s == end;
-}
-
-/* the message for a number field that num_dec() refused */
-static int __attribute__((noinline, cold))
-num_err(const struct bqlt_parser *p, struct bql_err *e, const char *ctx,
-	const char *what, const char *s, size_t n, uint64_t max)
-{
-	char b[SHOW_MAX + 4];
-	uint64_t v;
-
-	if (num_dec(s, n, max, &v) == NUM_BIG)
-		return perr(p, e, ERANGE, "%s: %s %s out of range (max %" PRIu64 ")",
-			    ctx, what, show(s, n, b), max);
-	if (!n)
-		return perr(p, e, EINVAL, "%s: expected %s, got nothing", ctx, what);
-	return perr(p, e, EINVAL, "%s: expected %s, got '%s'", ctx, what,
-		    show(s, n, b));
-}
-
-/* a number field, with the message naming @what on failure */
-static inline int get_num(const struct bqlt_parser *p, struct bql_err *e,
-			  const char *ctx, const char *what, const char *s,
-			  size_t n, uint64_t max, uint64_t *v)
-{
-	if (num_dec(s, n, max, v) == NUM_OK)
-		return 0;
-	*v = 0;		/* num_err() never returns 0; the compiler can't see it */
-	return num_err(p, e, ctx, what, s, n, max);
-}
-
 static uint64_t vmax(enum vtype t)
 {
 	switch (t) {
@@ -401,62 +96,25 @@ static uint64_t vmax(enum vtype t)
 
 /* ------------------------------------------------------------ queues */
 
-/*
- * Queue names differ mostly at their end ("eth0:tx-3"): hash the last
- * (up to) 8 bytes and the length, one multiplication.
- */
-static inline uint32_t name_hash(const char *s, size_t n)
+static int lookup(const struct bqlt_parser *p, const char *s, size_t n)
 {
-	uint64_t w = 0;
+	uint64_t w0, w1;
 
-	if (n >= 8)
-		memcpy(&w, s + n - 8, 8);
-	else
-		memcpy(&w, s, n);
-	return (uint32_t)(((w ^ n) * 0x9E3779B97F4A7C15ull) >> 32);
-}
-
-static inline bool name_eq(const struct bqlt_queue_ent *q, const char *s,
-			   size_t n)
-{
-	if (q->len != n)
-		return false;
-	if (n >= 8 && n <= 16)	/* the usual "eth0:tx-3": two overlapping words */
-		return load8(q->name + n - 8) == load8(s + n - 8) &&
-		       load8(q->name) == load8(s);
-	return !memcmp(q->name, s, n);
-}
-
-static int lookup(struct bqlt_parser *p, const char *s, size_t n)
-{
-	const struct bqlt_queue_ent *q;
-	unsigned int i, idx;
-
-	if (p->nqueues) {
-		q = &p->queues[p->last];
-		if (name_eq(q, s, n))
-			return (int)p->last;
-	} else {
-		return -1;
-	}
-	for (i = name_hash(s, n) & p->hash_mask; (idx = p->hash[i]); i = (i + 1) & p->hash_mask) {
-		q = &p->queues[idx - 1];
-		if (name_eq(q, s, n)) {
-			p->last = idx - 1;
-			return (int)(idx - 1);
-		}
-	}
-	return -1;
+	name_words(s, n, &w0, &w1);
+	return queue_find(p, s, n, w0, w1);
 }
 
 static void hash_insert(struct bqlt_parser *p, unsigned int idx)
 {
 	const struct bqlt_queue_ent *q = &p->queues[idx];
-	unsigned int i = name_hash(q->name, q->len) & p->hash_mask;
+	struct bqlt_slot sl = { .len = (uint32_t)q->len, .idx1 = idx + 1 };
+	unsigned int i;
 
-	while (p->hash[i])
+	name_words(q->name, q->len, &sl.w0, &sl.w1);
+	i = name_slot(p, sl.w0, sl.w1, q->len);
+	while (p->hash[i].idx1)
 		i = (i + 1) & p->hash_mask;
-	p->hash[i] = idx + 1;
+	p->hash[i] = sl;
 }
 
 /* append a queue; the only allocations of the parser */
@@ -471,26 +129,27 @@ static int add_queue(struct bqlt_parser *p, struct bql_err *e, const char *s,
 
 		q = realloc(p->queues, cap * sizeof(*q));
 		if (!q)
-			return perr(p, e, ENOMEM, "queue: out of memory");
+			return bqlt_perr(p, e, ENOMEM, "queue: out of memory");
 		p->queues = q;
 		p->cap = cap;
 	}
-	if ((p->nqueues + 1) * 2 > p->hash_mask + 1 || !p->hash) {
-		unsigned int size = p->hash ? (p->hash_mask + 1) * 2 : 16;
-		unsigned int *h = calloc(size, sizeof(*h));
+	if ((p->nqueues + 1) * 4 > p->hash_mask + 1 || !p->hash) {
+		unsigned int size = p->hash ? (p->hash_mask + 1) * 2 : 64;
+		struct bqlt_slot *h = calloc(size, sizeof(*h));
 
 		if (!h)
-			return perr(p, e, ENOMEM, "queue: out of memory");
+			return bqlt_perr(p, e, ENOMEM, "queue: out of memory");
 		free(p->hash);
 		p->hash = h;
 		p->hash_mask = size - 1;
+		p->hash_shift = 64 - (unsigned int)__builtin_ctz(size);
 		for (i = 0; i < p->nqueues; i++)
 			hash_insert(p, i);
 	}
 	q = &p->queues[p->nqueues];
 	q->name = malloc(n + 1);
 	if (!q->name)
-		return perr(p, e, ENOMEM, "queue: out of memory");
+		return bqlt_perr(p, e, ENOMEM, "queue: out of memory");
 	memcpy(q->name, s, n);
 	q->name[n] = '\0';
 	q->len = n;
@@ -520,8 +179,8 @@ static int parse_kv(const struct bqlt_parser *p, struct bql_err *e,
 	int ret;
 
 	if (!eq)
-		return perr(p, e, EINVAL, "%s: expected key=value, got '%s'",
-			    ctx, show(t->s, t->n, b));
+		return bqlt_perr(p, e, EINVAL, "%s: expected key=value, got '%s'",
+			    ctx, bqlt_show(t->s, t->n, b));
 	kn = (size_t)(eq - t->s);
 	v = eq + 1;
 	vn = t->n - kn - 1;
@@ -532,21 +191,21 @@ static int parse_kv(const struct bqlt_parser *p, struct bql_err *e,
 		}
 	}
 	if (!k)
-		return perr(p, e, EINVAL, "%s: unknown key '%s'", ctx,
-			    show(t->s, kn, b));
+		return bqlt_perr(p, e, EINVAL, "%s: unknown key '%s'", ctx,
+			    bqlt_show(t->s, kn, b));
 	if (*seen & (1ull << k->key))
-		return perr(p, e, EINVAL, "%s: duplicate key '%s'", ctx, k->name);
+		return bqlt_perr(p, e, EINVAL, "%s: duplicate key '%s'", ctx, k->name);
 	*seen |= 1ull << k->key;
 
 	if (k->type == V_HIST) {
-		if (!parse_history(v, vn, rec->history))
-			return perr(p, e, EINVAL,
+		if (!bqlt_parse_history(v, vn, rec->history))
+			return bqlt_perr(p, e, EINVAL,
 				    "%s: history: expected four comma-separated hex words, got '%s'",
-				    ctx, show(v, vn, b));
+				    ctx, bqlt_show(v, vn, b));
 	} else if (k->type == V_U32_MAX && vn == 3 && !memcmp(v, "max", 3)) {
 		val = DQL_MAX_LIMIT;
 	} else {
-		ret = get_num(p, e, ctx, k->name, v, vn, vmax(k->type), &val);
+		ret = bqlt_get_num(p, e, ctx, k->name, v, vn, vmax(k->type), &val);
 		if (ret)
 			return ret;
 	}
@@ -565,18 +224,18 @@ static int parse_magic(struct bqlt_parser *p, struct cur *c,
 	struct tok v;
 
 	if (t->n != 8 || memcmp(t->s, "bqltrace", 8))
-		return perr(p, e, EINVAL,
+		return bqlt_perr(p, e, EINVAL,
 			    "expected the magic line 'bqltrace %d', got '%s'",
-			    BQLT_VERSION, show(t->s, t->n, b));
-	if (!next_tok(c, &v))
-		return perr(p, e, EINVAL, "magic line: expected a version after 'bqltrace'");
+			    BQLT_VERSION, bqlt_show(t->s, t->n, b));
+	if (!bqlt_next_tok(c, &v))
+		return bqlt_perr(p, e, EINVAL, "magic line: expected a version after 'bqltrace'");
 	if (v.n != 1 || v.s[0] != '0' + BQLT_VERSION)
-		return perr(p, e, EINVAL,
+		return bqlt_perr(p, e, EINVAL,
 			    "unsupported bqltrace version '%s' (this bqltool reads version %d)",
-			    show(v.s, v.n, b), BQLT_VERSION);
-	if (next_tok(c, &v))
-		return perr(p, e, EINVAL, "magic line: unexpected '%s'",
-			    show(v.s, v.n, b));
+			    bqlt_show(v.s, v.n, b), BQLT_VERSION);
+	if (bqlt_next_tok(c, &v))
+		return bqlt_perr(p, e, EINVAL, "magic line: unexpected '%s'",
+			    bqlt_show(v.s, v.n, b));
 	p->magic = true;
 	return 0;
 }
@@ -590,22 +249,24 @@ static int parse_hz(struct bqlt_parser *p, struct cur *c, struct bqlt_rec *rec,
 	int ret;
 
 	if (p->hz_line)
-		return perr(p, e, EINVAL, "hz: given twice (first at line %" PRIu64 ")",
+		return bqlt_perr(p, e, EINVAL, "hz: given twice (first at line %" PRIu64 ")",
 			    p->hz_line);
 	if (p->any_record)
-		return perr(p, e, EINVAL, "hz: must come before the first record");
-	if (!next_tok(c, &t))
-		return perr(p, e, EINVAL, "hz: expected a positive integer, got nothing");
-	ret = get_num(p, e, "hz", "a positive integer", t.s, t.n, UINT32_MAX, &hz);
+		return bqlt_perr(p, e, EINVAL, "hz: must come before the first record");
+	if (!bqlt_next_tok(c, &t))
+		return bqlt_perr(p, e, EINVAL, "hz: expected a positive integer, got nothing");
+	ret = bqlt_get_num(p, e, "hz", "a positive integer", t.s, t.n, UINT32_MAX, &hz);
 	if (ret)
 		return ret;
 	if (!hz)
-		return perr(p, e, EINVAL, "hz: must be a positive integer, got 0");
-	if (next_tok(c, &t))
-		return perr(p, e, EINVAL, "hz: unexpected '%s'", show(t.s, t.n, b));
+		return bqlt_perr(p, e, EINVAL, "hz: must be a positive integer, got 0");
+	if (bqlt_next_tok(c, &t))
+		return bqlt_perr(p, e, EINVAL, "hz: unexpected '%s'", bqlt_show(t.s, t.n, b));
 	p->hz_line = p->line;
-	if (!p->hz_override)
+	if (!p->hz_override) {
 		p->hz = (unsigned int)hz;
+		p->jc_span = 0;		/* the jiffies cache was for the old HZ */
+	}
 	rec->kind = BQLT_HZ;
 	rec->hz = p->hz;
 	return 1;
@@ -620,22 +281,22 @@ static int parse_queue(struct bqlt_parser *p, struct cur *c,
 	size_t i;
 	int idx, ret;
 
-	if (!next_tok(c, &t))
-		return perr(p, e, EINVAL, "queue: expected a queue name, got nothing");
+	if (!bqlt_next_tok(c, &t))
+		return bqlt_perr(p, e, EINVAL, "queue: expected a queue name, got nothing");
 	for (i = 0; i < t.n; i++) {
 		unsigned char ch = (unsigned char)t.s[i];
 
 		if (ch < 0x20 || ch == 0x7f || ch == '=')
-			return perr(p, e, EINVAL,
+			return bqlt_perr(p, e, EINVAL,
 				    "queue: expected a queue name, got '%s'",
-				    show(t.s, t.n, b));
+				    bqlt_show(t.s, t.n, b));
 	}
 	if (t.n > BQLT_NAME_MAX)
-		return perr(p, e, EINVAL, "queue: name '%s' longer than %d bytes",
-			    show(t.s, t.n, b), BQLT_NAME_MAX);
+		return bqlt_perr(p, e, EINVAL, "queue: name '%s' longer than %d bytes",
+			    bqlt_show(t.s, t.n, b), BQLT_NAME_MAX);
 	idx = lookup(p, t.s, t.n);
 	if (idx >= 0)
-		return perr(p, e, EINVAL,
+		return bqlt_perr(p, e, EINVAL,
 			    "queue %s: declared twice (first at line %" PRIu64 ")",
 			    p->queues[idx].name, p->queues[idx].decl_line);
 
@@ -645,7 +306,7 @@ static int parse_queue(struct bqlt_parser *p, struct cur *c,
 		struct tok name = t;
 
 		snprintf(ctx, sizeof(ctx), "queue %.*s", (int)name.n, name.s);
-		while (next_tok(c, &t)) {
+		while (bqlt_next_tok(c, &t)) {
 			ret = parse_kv(p, e, ctx, set_keys, QUEUE_NKEYS, &t, &seen, rec);
 			if (ret)
 				return ret;
@@ -674,12 +335,12 @@ static inline __attribute__((always_inline)) int rec_num(const struct bqlt_parse
 	struct cur start = *c;
 	struct tok t;
 
-	if (scan_u64(c, v) && *v <= max)
+	if (bqlt_scan_u64(c, v) && *v <= max)
 		return 0;
 	*c = start;
-	if (!next_tok(c, &t))
-		return perr(p, e, EINVAL, "%s: expected %s, got nothing", ctx, what);
-	return get_num(p, e, ctx, what, t.s, t.n, max, v);
+	if (!bqlt_next_tok(c, &t))
+		return bqlt_perr(p, e, EINVAL, "%s: expected %s, got nothing", ctx, what);
+	return bqlt_get_num(p, e, ctx, what, t.s, t.n, max, v);
 }
 
 /*
@@ -712,10 +373,10 @@ static int parse_rec_key(const struct bqlt_parser *p, struct bql_err *e,
 		return 0;
 	}
 	if (rec->has & bit)
-		return perr(p, e, EINVAL, "%s: duplicate key '%s'", ctx, name);
+		return bqlt_perr(p, e, EINVAL, "%s: duplicate key '%s'", ctx, name);
 	c->p = k + kn + 1;
 	if (c->p == c->end || is_blank(*c->p))
-		return perr(p, e, EINVAL, "%s: expected %s, got nothing", ctx, name);
+		return bqlt_perr(p, e, EINVAL, "%s: expected %s, got nothing", ctx, name);
 	ret = rec_num(p, c, e, ctx, name, max, &v);
 	if (ret)
 		return ret;
@@ -753,15 +414,15 @@ static int parse_record(struct bqlt_parser *p, struct cur *c,
 		      UINT64_MAX, &t_ns);
 	if (ret)
 		return ret;
-	if (!next_tok(c, &t))
-		return perr(p, e, EINVAL, "record: expected a queue name after t_ns");
+	if (!bqlt_next_tok(c, &t))
+		return bqlt_perr(p, e, EINVAL, "record: expected a queue name after t_ns");
 	idx = lookup(p, t.s, t.n);
 	if (idx < 0)
-		return perr(p, e, EINVAL, "record: queue '%s' is not declared",
-			    show(t.s, t.n, b));
+		return bqlt_perr(p, e, EINVAL, "record: queue '%s' is not declared",
+			    bqlt_show(t.s, t.n, b));
 	q = &p->queues[idx];
-	if (!next_tok(c, &t))
-		return perr(p, e, EINVAL,
+	if (!bqlt_next_tok(c, &t))
+		return bqlt_perr(p, e, EINVAL,
 			    "record: expected a record type (Q, C, P, S or R), got nothing");
 	kind = 0;
 	if (t.n == 1) {
@@ -774,9 +435,9 @@ static int parse_record(struct bqlt_parser *p, struct cur *c,
 		}
 	}
 	if (!kind)
-		return perr(p, e, EINVAL,
+		return bqlt_perr(p, e, EINVAL,
 			    "record: expected a record type (Q, C, P, S or R), got '%s'",
-			    show(t.s, t.n, b));
+			    bqlt_show(t.s, t.n, b));
 	ctx = kind_ctx[kind];
 	rec->has = 0;
 	rec->nkv = 0;
@@ -798,24 +459,24 @@ static int parse_record(struct bqlt_parser *p, struct cur *c,
 			return ret;
 		if (ret)
 			continue;
-		next_tok(c, &t);
+		bqlt_next_tok(c, &t);
 		if (kind == BQLT_P)
 			ret = parse_kv(p, e, ctx, set_keys, P_NKEYS, &t, &seen, rec);
 		else if (kind == BQLT_S)
 			ret = parse_kv(p, e, ctx, s_keys, NKEYS(s_keys), &t, &seen, rec);
 		else if (memchr(t.s, '=', t.n))
-			ret = perr(p, e, EINVAL, "%s: unknown key '%s'", ctx,
-				   show(t.s, (size_t)((const char *)memchr(t.s, '=', t.n) - t.s), b));
+			ret = bqlt_perr(p, e, EINVAL, "%s: unknown key '%s'", ctx,
+				   bqlt_show(t.s, (size_t)((const char *)memchr(t.s, '=', t.n) - t.s), b));
 		else
-			ret = perr(p, e, EINVAL, "%s: unexpected '%s'", ctx,
-				   show(t.s, t.n, b));
+			ret = bqlt_perr(p, e, EINVAL, "%s: unexpected '%s'", ctx,
+				   bqlt_show(t.s, t.n, b));
 		if (ret)
 			return ret;
 	}
 	if ((kind == BQLT_P || kind == BQLT_S) && !rec->nkv)
-		return perr(p, e, EINVAL, "%s: expected at least one key=value", ctx);
+		return bqlt_perr(p, e, EINVAL, "%s: expected at least one key=value", ctx);
 	if (q->seen && t_ns < q->last_t_ns)
-		return perr(p, e, EINVAL,
+		return bqlt_perr(p, e, EINVAL,
 			    "%s: t_ns %" PRIu64 " goes back in time (queue %s was at %" PRIu64 ")",
 			    ctx, t_ns, q->name, q->last_t_ns);
 	q->seen = true;
@@ -828,7 +489,7 @@ static int parse_record(struct bqlt_parser *p, struct cur *c,
 	rec->qname = q->name;
 	rec->t_ns = t_ns;
 	if (!(rec->has & BQLT_HAS_J))
-		rec->jiffies = bqlt_ns_to_jiffies(t_ns, p->hz);
+		rec->jiffies = bqlt_jiffies(p, t_ns);
 	return 1;
 }
 
@@ -854,7 +515,7 @@ int bqlt_parse_line(struct bqlt_parser *p, const char *line, size_t len,
 	rec->line = p->line;
 	if (p->magic && (unsigned int)(unsigned char)*c.p - '0' <= 9)
 		return parse_record(p, &c, rec, e);
-	if (!next_tok(&c, &t))
+	if (!bqlt_next_tok(&c, &t))
 		return 0;	/* not reached: the line has a token */
 	if (!p->magic) {
 		ret = parse_magic(p, &c, &t, e);
@@ -865,8 +526,8 @@ int bqlt_parse_line(struct bqlt_parser *p, const char *line, size_t len,
 	if (t.n == 5 && !memcmp(t.s, "queue", 5))
 		return parse_queue(p, &c, rec, e);
 	if (t.n == 8 && !memcmp(t.s, "bqltrace", 8))
-		return perr(p, e, EINVAL, "magic line repeated");
-	return perr(p, e, EINVAL, "unknown directive '%s'", show(t.s, t.n, b));
+		return bqlt_perr(p, e, EINVAL, "magic line repeated");
+	return bqlt_perr(p, e, EINVAL, "unknown directive '%s'", bqlt_show(t.s, t.n, b));
 }
 
 int bqlt_parse_end(struct bqlt_parser *p, struct bql_err *e)

@@ -123,6 +123,13 @@ struct bqlt_queue_ent {
 	bool seen;			/* a record named it */
 };
 
+/* a queue in the name hash: the name's words (trace_int.h), its index */
+struct bqlt_slot {
+	uint64_t w0, w1;
+	uint32_t len;
+	uint32_t idx1;			/* index + 1, 0 = free */
+};
+
 /* struct bqlt_parser - all fields private; use the functions below */
 struct bqlt_parser {
 	uint64_t line;
@@ -133,9 +140,11 @@ struct bqlt_parser {
 	bool any_record;
 	unsigned int nqueues, cap;
 	struct bqlt_queue_ent *queues;
-	unsigned int *hash;		/* open addressing, index + 1, 0 = free */
+	struct bqlt_slot *hash;		/* open addressing, at most 1/4 full */
 	unsigned int hash_mask;
-	unsigned int last;		/* last queue looked up */
+	unsigned int hash_shift;	/* 64 - log2(table size) */
+	/* jiffies cache: t_ns in [jc_lo, jc_lo + jc_span) gives jc_j */
+	uint64_t jc_lo, jc_span, jc_j;
 };
 
 /*
@@ -155,6 +164,30 @@ void bqlt_parser_free(struct bqlt_parser *p);
  */
 int bqlt_parse_line(struct bqlt_parser *p, const char *line, size_t len,
 		    struct bqlt_rec *rec, struct bql_err *e);
+
+/*
+ * bqlt_parse_next - parse the line that starts at *@pos in a buffer that
+ * ends at @end: the line ends after the first '\n', or at @end if there
+ * is none (the caller hands over complete lines, and the last line of the
+ * input, which may lack its '\n'). *@pos moves past the line.
+ *
+ * Exactly bqlt_parse_line() on that line, same results and messages, but
+ * ordinary Q and C records are parsed in place, without a separate search
+ * for the line's end; anything else takes bqlt_parse_line().
+ */
+int bqlt_parse_next(struct bqlt_parser *p, const char **pos, const char *end,
+		    struct bqlt_rec *rec, struct bql_err *e);
+
+/*
+ * bqlt_parse_batch - bqlt_parse_next() over the lines from *@pos until
+ * @max records are in @recs, *@pos reaches @end, or a line fails. Returns
+ * the records filled; *@err is 0, or the negative errno of the line that
+ * failed (then @e has its message, the records before it are in @recs and
+ * *@pos is past it). One call per batch instead of one per line.
+ */
+unsigned int bqlt_parse_batch(struct bqlt_parser *p, const char **pos,
+			      const char *end, struct bqlt_rec *recs,
+			      unsigned int max, int *err, struct bql_err *e);
 
 /* bqlt_parse_end - at end of input: an error if no magic line was seen. */
 int bqlt_parse_end(struct bqlt_parser *p, struct bql_err *e);

@@ -64,7 +64,8 @@ report() {
 bench_replay() {
 	local n=${BENCH_RECORDS:-5000000}
 	local trace="$BENCH_DIR/replay-$n.bqlt" ctrace="$BENCH_DIR/replay-$n-c.bqlt"
-	local gen="$BUILD/tests/tools/gentrace" lines bytes clines cbytes
+	local gen="$BUILD/tests/tools/gentrace" lines bytes clines cbytes m
+	local tl="$BENCH_DIR/timeline.csv" svg="$BENCH_DIR/replay.svg"
 
 	echo "replay: $n-record traces from $gen (4 queues)"
 	[ -s "$trace" ] || "$gen" -n "$n" -q 4 -s 1 -o "$trace"
@@ -80,7 +81,8 @@ bench_replay() {
 	measure wc "wc -l $trace"
 	measure replay "$BQLTOOL replay -q $trace"
 	measure replay_j "$BQLTOOL -j replay $trace"
-	measure replay_tl "$BQLTOOL replay -q --timeline $BENCH_DIR/timeline.csv $trace"
+	measure replay_tl "$BQLTOOL replay -q --timeline $tl $trace"
+	measure replay_plot "$BQLTOOL replay -q --plot $svg $trace"
 	measure wc_c "wc -l $ctrace"
 	measure replay_verify "$BQLTOOL replay -q --verify $ctrace"
 
@@ -89,11 +91,21 @@ bench_replay() {
 		"$(rss_kb "$BQLTOOL replay -q $trace")"
 	report "replay -j" "${SECS[replay_j]}" "$lines" "$bytes" "${SECS[wc]}"
 	report "replay --timeline" "${SECS[replay_tl]}" "$lines" "$bytes" "${SECS[wc]}" \
-		"$(rss_kb "$BQLTOOL replay -q --timeline $BENCH_DIR/timeline.csv $trace")"
+		"$(rss_kb "$BQLTOOL replay -q --timeline $tl $trace")"
+	report "replay --plot" "${SECS[replay_plot]}" "$lines" "$bytes" "${SECS[wc]}" \
+		"$(rss_kb "$BQLTOOL replay -q --plot $svg $trace")"
 	report "wc -l (completion-only)" "${SECS[wc_c]}" "$clines" "$cbytes"
 	report "replay --verify" "${SECS[replay_verify]}" "$clines" "$cbytes" "${SECS[wc_c]}" \
 		"$(rss_kb "$BQLTOOL replay -q --verify $ctrace")"
-	rm -f "$BENCH_DIR/timeline.csv"
+	# the means above hide a busy machine: the best and worst run of each
+	if have hyperfine && have jq; then
+		echo "  runs (best .. worst, s):"
+		for m in wc replay replay_j replay_tl replay_plot wc_c replay_verify; do
+			jq -r '.results[0] | "\(.min) \(.max)"' "$BENCH_DIR/$m.json" |
+				awk -v m="$m" '{ printf "    %-14s %.3f .. %.3f\n", m, $1, $2 }'
+		done
+	fi
+	rm -f "$tl" "$svg"
 }
 
 # ------------------------------------------------------------ top

@@ -236,3 +236,153 @@ rp() {
 	[[ "$output" == *"--timeline FILE"* ]]
 	[[ "$output" == *"--verify"* ]]
 }
+
+# svg_xy SVG NAME: the exact data points ("x,y", one a line) of the polyline
+# named NAME
+svg_xy() {
+	xmllint --xpath "string(//*[local-name()='polyline'][@data-name='$2']/@data-xy)" "$1" |
+		tr ' ' '\n' | grep .
+}
+
+# plot_matches SVG JSON: for every queue of the summary JSON, the chart has
+# its limit and inflight series, and the lowest and highest plotted limits
+# are the summary's limit min and max
+plot_matches() {
+	local svg=$1 json=$2 q lo hi ext n
+	n=$(jq '.queues | length' <<<"$json")
+	[ "$n" -ge 1 ] || { echo "no queues"; return 1; }
+	for q in $(jq -r '.queues[].queue' <<<"$json"); do
+		lo=$(jq --arg q "$q" '.queues[] | select(.queue == $q) | .limit.min' <<<"$json")
+		hi=$(jq --arg q "$q" '.queues[] | select(.queue == $q) | .limit.max' <<<"$json")
+		ext=$(svg_xy "$svg" "$q limit" | awk -F, 'NR == 1 || $2 < lo { lo = $2 }
+			NR == 1 || $2 > hi { hi = $2 } END { print lo, hi }')
+		[ "$ext" = "$lo $hi" ] || { echo "$q: plotted '$ext', summary '$lo $hi'"; return 1; }
+		[ "$(svg_xy "$svg" "$q inflight" | wc -l)" -gt 0 ] ||
+			{ echo "$q: no inflight series"; return 1; }
+	done
+}
+
+@test "replay: --plot draws limit and inflight per queue, extremes as in the summary" {
+	rp -j replay --plot "$BATS_TEST_TMPDIR/d.svg" decay.bqlt
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	xmllint --noout "$BATS_TEST_TMPDIR/d.svg"
+	plot_matches "$BATS_TEST_TMPDIR/d.svg" "$output"
+	# x is seconds since the first record; limits only after C records
+	[ "$(svg_xy "$BATS_TEST_TMPDIR/d.svg" "eth0:tx-0 inflight" | head -1 | cut -d, -f1)" = 0 ]
+	[ "$(svg_xy "$BATS_TEST_TMPDIR/d.svg" "eth0:tx-0 limit" | wc -l)" -le \
+	  "$(jq '.queues[0].completions' <<<"$output")" ]
+	# the legend and the series are the queue's
+	[ "$(xmllint --xpath "count(//*[local-name()='polyline'])" "$BATS_TEST_TMPDIR/d.svg")" -eq 2 ]
+}
+
+@test "replay: --plot of a long multi-queue trace keeps the exact extremes" {
+	local gen=${BUILD:-$(dirname "$BQLTOOL")}/tests/tools/gentrace
+	[ -x "$gen" ] || skip "no $gen (make tools)"
+	"$gen" -n 40000 -q 3 -s 7 -c -o "$BATS_TEST_TMPDIR/g.bqlt"
+	run --separate-stderr timeout 20 "$BQLTOOL" -j replay --verify \
+		--plot "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/g.bqlt"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	xmllint --noout "$BATS_TEST_TMPDIR/g.svg"
+	[ "$(jq '.queues | length' <<<"$output")" -eq 3 ]
+	plot_matches "$BATS_TEST_TMPDIR/g.svg" "$output"
+	# downsampled: far fewer points than completions
+	[ "$(svg_xy "$BATS_TEST_TMPDIR/g.svg" "eth0:tx-0 limit" | wc -l)" -lt \
+	  "$(jq '.queues[0].completions' <<<"$output")" ]
+}
+
+@test "replay: --plot and --timeline together, and --plot to /dev/stdout" {
+	rp replay -q --plot "$BATS_TEST_TMPDIR/r.svg" --timeline "$BATS_TEST_TMPDIR/r.csv" ramp.bqlt
+	[ "$status" -eq 0 ]
+	xmllint --noout "$BATS_TEST_TMPDIR/r.svg"
+	diff -u "$EXPECTED/replay-ramp-timeline.csv" "$BATS_TEST_TMPDIR/r.csv"
+	rp replay -q --plot /dev/stdout ramp.bqlt
+	[ "$status" -eq 0 ]
+	xmllint --noout - <<<"$output"
+}
+
+@test "replay: a failed replay leaves no plot behind" {
+	mkdir "$BATS_TEST_TMPDIR/pl"
+	rp replay --plot "$BATS_TEST_TMPDIR/pl/p.svg" --timeline "$BATS_TEST_TMPDIR/pl/t.csv" \
+		"$TRACES/bad-overcomplete.bqlt"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"bad-overcomplete.bqlt:5: "* ]]
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/pl")" ]
+	# an existing chart is left as it was
+	echo old >"$BATS_TEST_TMPDIR/pl/p.svg"
+	rp replay --plot "$BATS_TEST_TMPDIR/pl/p.svg" "$TRACES/bad-time.bqlt"
+	[ "$status" -eq 1 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/pl/p.svg")" = old ]
+	[ "$(ls -A "$BATS_TEST_TMPDIR/pl")" = p.svg ]
+}
+
+@test "replay: --plot to a path that cannot be written exits 1 naming it" {
+	rp replay --plot "$BATS_TEST_TMPDIR/no-such-dir/p.svg" ramp.bqlt
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "bqltool: replay: $BATS_TEST_TMPDIR/no-such-dir/p.svg: No such file or directory" ]
+	rp -j replay --plot "$BATS_TEST_TMPDIR" ramp.bqlt
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ "$stderr" == "bqltool: replay: $BATS_TEST_TMPDIR: "* ]]
+}
+
+@test "replay: --plot write errors exit 1 naming the file" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	rp replay -q --plot /dev/full ramp.bqlt
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "bqltool: replay: /dev/full: write error: No space left on device" ]
+}
+
+@test "replay: --plot usage errors exit 2" {
+	local args
+	for args in "--plot" "--plot - ramp.bqlt" "--plot p.svg ramp.bqlt decay.bqlt"; do
+		rp replay $args
+		[ "$status" -eq 2 ] || { echo "'$args': status $status"; return 1; }
+		[ -z "$output" ] || { echo "'$args': stdout"; return 1; }
+		[[ "$stderr" == "bqltool: replay: "*"Try 'bqltool help replay'." ]] ||
+			{ echo "'$args': '$stderr'"; return 1; }
+	done
+	[ ! -e "$EXAMPLES/p.svg" ]
+}
+
+@test "replay: help mentions --plot" {
+	rp replay --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--plot FILE.svg"* ]]
+}
+
+@test "replay: --timeline numbers from 0 to 2^64-1" {
+	printf 'bqltrace 1\nqueue q\n0 q Q 10\n9 q Q 99\n18446744073709551615 q C 109 j=100\n' \
+		>"$BATS_TEST_TMPDIR/x.bqlt"
+	run --separate-stderr "$BQLTOOL" replay -q --all-events --timeline /dev/stdout \
+		"$BATS_TEST_TMPDIR/x.bqlt"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "3,0,q,Q,10,10,0" ]
+	[ "${lines[2]}" = "4,9,q,Q,99,109,0" ]
+	[ "${lines[3]}" = "5,18446744073709551615,q,C,109,0,109" ]
+}
+
+@test "replay: --timeline and --plot write through a symlink, never replace it" {
+	local t=$BATS_TEST_TMPDIR
+	cp "$EXPECTED/replay-ramp-timeline.csv" "$t/real.csv"
+	echo old >"$t/real.svg"
+	ln -s real.csv "$t/link.csv"
+	ln -s real.svg "$t/link.svg"
+	rp replay -q --timeline "$t/link.csv" --plot "$t/link.svg" decay.bqlt
+	[ "$status" -eq 0 ]
+	[ -L "$t/link.csv" ] && [ -L "$t/link.svg" ]
+	[ "$(head -1 "$t/real.csv")" = "line,t_ns,queue,event,bytes,inflight,limit" ]
+	[ "$(wc -l <"$t/real.csv")" -eq "$(($(grep -c ' C ' "$EXAMPLES/decay.bqlt") + 1))" ]
+	xmllint --noout "$t/real.svg"
+	# what --timeline /dev/stdout is when standard output is a file
+	ln -s /proc/self/fd/1 "$t/out"
+	run bash -c "cd '$EXAMPLES' && '$BQLTOOL' replay -q --timeline '$t/out' ramp.bqlt >'$t/out.csv'"
+	[ "$status" -eq 0 ]
+	[ -L "$t/out" ]
+	diff -u "$EXPECTED/replay-ramp-timeline.csv" "$t/out.csv"
+	# and no temporary file is left
+	[ -z "$(ls "$t" | grep -E '\.(csv|svg)\.')" ]
+}

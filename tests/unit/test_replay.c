@@ -62,10 +62,21 @@ static const struct replay_ops ops = {
 	.event = on_event, .mismatch = on_mismatch, .warn = on_warn,
 };
 
-/* Parse and replay @text; the run stops at the first error (r->rc). */
+static void play_batched(struct run *r, const char *text,
+			 const struct replay_opts *o, unsigned int batch);
+static void same_runs(struct run *a, struct run *b);
+static void done(struct run *r);
+
+/*
+ * Parse and replay @text; the run stops at the first error (r->rc).
+ * The same text replayed in batches (bqlt_parse_batch, replay_feed_batch)
+ * must give the same events, warnings, errors and statistics.
+ */
 static void play(struct run *r, const char *text, const struct replay_opts *o)
 {
+	static const unsigned int batches[] = { 1, 3, 64 };
 	const char *s = text;
+	size_t i;
 
 	memset(r, 0, sizeof(*r));
 	bqlt_parser_init(&r->p, 0);
@@ -80,9 +91,97 @@ static void play(struct run *r, const char *text, const struct replay_opts *o)
 			ret = replay_feed(&r->r, &rec, &r->e);
 		if (ret < 0) {
 			r->rc = ret;
-			return;
+			break;
 		}
 		s += len;
+	}
+	for (i = 0; i < sizeof(batches) / sizeof(batches[0]); i++) {
+		static struct run b;
+
+		play_batched(&b, text, o, batches[i]);
+		same_runs(r, &b);
+		done(&b);
+	}
+}
+
+/* play() through the batch interfaces, as `bqltool replay` feeds them */
+static void play_batched(struct run *r, const char *text,
+			 const struct replay_opts *o, unsigned int batch)
+{
+	const char *pos = text, *end = text + strlen(text);
+	struct bqlt_rec recs[64];
+	struct bql_err pe;
+	int perr;
+
+	memset(r, 0, sizeof(*r));
+	bqlt_parser_init(&r->p, 0);
+	replay_init(&r->r, o, &ops, r);
+	while (pos < end) {
+		unsigned int n = bqlt_parse_batch(&r->p, &pos, end, recs, batch,
+						  &perr, &pe);
+
+		r->rc = replay_feed_batch(&r->r, recs, n, &r->e);
+		if (!r->rc && perr) {
+			r->rc = perr;
+			r->e = pe;
+		}
+		if (r->rc)
+			return;
+	}
+}
+
+static void same_event(const struct replay_event *a, const struct replay_event *b)
+{
+	assert_true(a->line == b->line && a->t_ns == b->t_ns && a->jiffies == b->jiffies);
+	assert_int_equal(a->queue, b->queue);
+	assert_string_equal(a->qname, b->qname);
+	assert_int_equal(a->kind, b->kind);
+	assert_int_equal(a->bytes, b->bytes);
+	assert_int_equal(a->inflight, b->inflight);
+	assert_int_equal(a->limit, b->limit);
+	assert_int_equal(a->has_observed, b->has_observed);
+	assert_int_equal(a->observed, b->observed);
+	assert_int_equal(a->starved, b->starved);
+	assert_int_equal(a->stopped, b->stopped);
+}
+
+static void same_runs(struct run *a, struct run *b)
+{
+	unsigned int q;
+	int i;
+
+	assert_int_equal(a->rc, b->rc);
+	if (a->rc)
+		assert_string_equal(a->e.msg, b->e.msg);
+	assert_int_equal(a->nev, b->nev);
+	for (i = 0; i < a->nev; i++)
+		same_event(&a->ev[i], &b->ev[i]);
+	assert_int_equal(a->nmis, b->nmis);
+	for (i = 0; i < a->nmis; i++)
+		same_event(&a->mis[i], &b->mis[i]);
+	assert_int_equal(a->nwarn, b->nwarn);
+	for (i = 0; i < a->nwarn && i < 4; i++)
+		assert_string_equal(a->warn[i], b->warn[i]);
+	assert_int_equal(replay_queue_count(&a->r), replay_queue_count(&b->r));
+	for (q = 0; q < replay_queue_count(&a->r); q++) {
+		struct replay_stats x, y;
+
+		assert_int_equal(replay_queue_stats(&a->r, q, &x), 0);
+		assert_int_equal(replay_queue_stats(&b->r, q, &y), 0);
+		assert_int_equal(x.created, y.created);
+		assert_true(x.records == y.records && x.completions == y.completions);
+		assert_true(x.bytes_queued == y.bytes_queued &&
+			    x.bytes_completed == y.bytes_completed);
+		assert_true(x.limit_final == y.limit_final && x.limit_min == y.limit_min &&
+			    x.limit_max == y.limit_max);
+		assert_true(x.limit_mean == y.limit_mean);
+		assert_true(x.increases == y.increases && x.decreases == y.decreases &&
+			    x.starvations == y.starvations && x.stops == y.stops);
+		assert_true(x.queued_ignored == y.queued_ignored &&
+			    x.stall_cnt == y.stall_cnt && x.stall_max == y.stall_max);
+		assert_true(x.verify_checked == y.verify_checked &&
+			    x.verify_mismatches == y.verify_mismatches &&
+			    x.nq_disagree == y.nq_disagree);
 	}
 }
 
@@ -752,6 +851,71 @@ static void test_two_queues(void **state)
 	done(&r);
 }
 
+/* event_kinds: only the records asked for; mismatches all the same */
+static void test_event_kinds(void **state)
+{
+	static const struct replay_ops c_only = {
+		.event = on_event, .mismatch = on_mismatch, .warn = on_warn,
+		.event_kinds = 1u << BQLT_C,
+	};
+	static const struct replay_ops q_only = {
+		.event = on_event, .mismatch = on_mismatch, .warn = on_warn,
+		.event_kinds = 1u << BQLT_Q,
+	};
+	static const char text[] = "bqltrace 1\nhz 1000\nqueue a\n"
+		"0 a Q 1000\n1 a P limit_max=max\n1000000 a C 1000 limit=7\n"
+		"1000001 a Q 10\n2000000 a C 10 limit=1000\n2000001 a R\n";
+	struct run all, r;
+	const char *s = text;
+	int i, n = 0;
+
+	(void)state;
+	play(&all, text, NULL);
+	assert_int_equal(all.rc, 0);
+	assert_int_equal(all.nev, 6);
+	assert_int_equal(all.nmis, 1);
+
+	memset(&r, 0, sizeof(r));
+	bqlt_parser_init(&r.p, 0);
+	replay_init(&r.r, NULL, &c_only, &r);
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		struct bqlt_rec rec;
+
+		if (bqlt_parse_line(&r.p, s, (size_t)(nl - s) + 1, &rec, &r.e) == 1)
+			assert_int_equal(replay_feed(&r.r, &rec, &r.e), 0);
+		s = nl + 1;
+	}
+	for (i = 0; i < all.nev; i++)
+		if (all.ev[i].kind == BQLT_C)
+			same_event(&all.ev[i], &r.ev[n++]);
+	assert_int_equal(r.nev, n);
+	assert_int_equal(n, 2);
+	assert_int_equal(r.nmis, 1);
+	same_event(&all.mis[0], &r.mis[0]);
+	done(&r);
+
+	/* a mismatch is reported even when its C record's event is not wanted */
+	memset(&r, 0, sizeof(r));
+	bqlt_parser_init(&r.p, 0);
+	replay_init(&r.r, NULL, &q_only, &r);
+	for (s = text; *s;) {
+		const char *nl = strchr(s, '\n');
+		struct bqlt_rec rec;
+
+		if (bqlt_parse_line(&r.p, s, (size_t)(nl - s) + 1, &rec, &r.e) == 1)
+			assert_int_equal(replay_feed(&r.r, &rec, &r.e), 0);
+		s = nl + 1;
+	}
+	assert_int_equal(r.nev, 2);
+	assert_int_equal(r.ev[1].kind, BQLT_Q);
+	assert_int_equal(r.nmis, 1);
+	assert_int_equal(r.mis[0].line, 6);
+	assert_int_equal(r.mis[0].observed, 7);
+	done(&r);
+	done(&all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -766,6 +930,7 @@ int main(void)
 		cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_mean),
 		cmocka_unit_test(test_two_queues),
+		cmocka_unit_test(test_event_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests for the bqltrace v1 parser (dql/trace.c). */
+/* Unit tests for the bqltrace v1 parser (dql/trace.c, trace_scan.c, trace_fast.c). */
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -24,11 +25,17 @@ struct run {
 	struct bql_err e;
 };
 
-/* Feed @text line by line (split on \n, kept in the line as a reader would). */
+static void check_next(const char *text, unsigned int hz_override);
+
+/*
+ * Feed @text line by line (split on \n, kept in the line as a reader would).
+ * Every text also goes through bqlt_parse_next(), which must agree.
+ */
 static void feed(struct run *r, const char *text, unsigned int hz_override)
 {
 	const char *s = text;
 
+	check_next(text, hz_override);
 	memset(r, 0, sizeof(*r));
 	bqlt_parser_init(&r->p, hz_override);
 	while (*s) {
@@ -48,6 +55,110 @@ static void feed(struct run *r, const char *text, unsigned int hz_override)
 		s += len;
 	}
 	r->rc = bqlt_parse_end(&r->p, &r->e);
+}
+
+/* the fields of @a and @b that their kind sets are equal */
+static void rec_equal(const struct bqlt_rec *a, const struct bqlt_rec *b,
+		      const char *where)
+{
+	unsigned int i;
+
+	if (a->kind != b->kind || a->line != b->line || a->hz != b->hz)
+		fail_msg("%s: kind/line/hz %d/%" PRIu64 "/%u vs %d/%" PRIu64 "/%u", where,
+			 a->kind, a->line, a->hz, b->kind, b->line, b->hz);
+	if (a->kind == BQLT_HZ)
+		return;
+	if (a->queue != b->queue || strcmp(a->qname, b->qname) || a->nkv != b->nkv)
+		fail_msg("%s: queue/nkv", where);
+	for (i = 0; i < a->nkv; i++) {
+		if (a->kv[i].key != b->kv[i].key || a->kv[i].val != b->kv[i].val)
+			fail_msg("%s: kv[%u]", where, i);
+		if (a->kv[i].key == BQLT_S_HISTORY &&
+		    memcmp(a->history, b->history, sizeof(a->history)))
+			fail_msg("%s: history", where);
+	}
+	if (a->kind == BQLT_QUEUE)
+		return;
+	if (a->has != b->has || a->t_ns != b->t_ns || a->jiffies != b->jiffies ||
+	    a->bytes != b->bytes)
+		fail_msg("%s: has/t_ns/jiffies/bytes %u/%" PRIu64 "/%" PRIu64 "/%u vs %u/%"
+			 PRIu64 "/%" PRIu64 "/%u", where, a->has, a->t_ns, a->jiffies,
+			 a->bytes, b->has, b->t_ns, b->jiffies, b->bytes);
+	if (((a->has & BQLT_HAS_NQ) && a->nq != b->nq) ||
+	    ((a->has & BQLT_HAS_LO) && a->lo != b->lo) ||
+	    ((a->has & BQLT_HAS_LIMIT) && a->limit != b->limit))
+		fail_msg("%s: nq/lo/limit", where);
+}
+
+/*
+ * Both parsers over @text of @n bytes: bqlt_parse_line() line by line and
+ * bqlt_parse_next() over the whole buffer must return the same, fill the
+ * same records and word errors the same. Returns the records compared.
+ */
+static int compare_parsers(const char *text, size_t n, unsigned int hz_override)
+{
+	struct bqlt_parser a, b;
+	struct bql_err ea, eb;
+	const char *s = text, *pos = text, *end = text + n;
+	int ra = 0, rb = 0, count = 0;
+
+	bqlt_parser_init(&a, hz_override);
+	bqlt_parser_init(&b, hz_override);
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = nl ? (size_t)(nl - s) + 1 : (size_t)(end - s);
+		struct bqlt_rec x, y;
+		char where[64];
+
+		memset(&x, 0, sizeof(x));
+		memset(&y, 0, sizeof(y));
+		memset(&ea, 0, sizeof(ea));
+		memset(&eb, 0, sizeof(eb));
+		ra = bqlt_parse_line(&a, s, len, &x, &ea);
+		rb = bqlt_parse_next(&b, &pos, end, &y, &eb);
+		snprintf(where, sizeof(where), "line %" PRIu64 " '%.30s'", a.line, s);
+		s += len;
+		if (ra != rb || pos != s)
+			fail_msg("%s: %d vs %d (%s | %s)", where, ra, rb, ea.msg, eb.msg);
+		if (ra < 0) {
+			assert_string_equal(ea.msg, eb.msg);
+			break;
+		}
+		if (ra == 1) {
+			rec_equal(&x, &y, where);
+			count++;
+		}
+	}
+	if (ra >= 0) {
+		ra = bqlt_parse_end(&a, &ea);
+		rb = bqlt_parse_end(&b, &eb);
+		assert_int_equal(ra, rb);
+		if (ra)
+			assert_string_equal(ea.msg, eb.msg);
+	}
+	assert_true(a.line == b.line);
+	bqlt_parser_free(&a);
+	bqlt_parser_free(&b);
+	return count;
+}
+
+/*
+ * @text as given, and followed by blank lines, so that its lines have the
+ * 32 bytes behind them that the fast path of bqlt_parse_next() wants.
+ */
+static void check_next(const char *text, unsigned int hz_override)
+{
+	static const char pad[] = "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n"
+				  "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n";
+	size_t n = strlen(text);
+	char *buf = malloc(n + sizeof(pad));
+
+	assert_non_null(buf);
+	compare_parsers(text, n, hz_override);
+	memcpy(buf, text, n);
+	memcpy(buf + n, pad, sizeof(pad));
+	compare_parsers(buf, n + sizeof(pad) - 1, hz_override);
+	free(buf);
 }
 
 static void done(struct run *r)
@@ -373,15 +484,19 @@ static void test_numbers_and_names(void **state)
 	struct bql_err e;
 	char line[256];
 	uint64_t v = 0;
-	size_t i;
+	size_t i, tn = 0, tcap = 256 * 1024;
+	char *all = malloc(tcap);	/* all the lines, for bqlt_parse_next() */
 	int d, ret;
 
 	(void)state;
+	assert_non_null(all);
+	tn += (size_t)snprintf(all + tn, tcap - tn, "bqltrace 1\n");
 	bqlt_parser_init(&p, 1000000000u);	/* jiffies = t_ns */
 	assert_int_equal(bqlt_parse_line(&p, "bqltrace 1", 10, &rec, &e), 0);
 	for (i = 0; i < nn; i++) {
 		snprintf(line, sizeof(line), "queue %s", names[i]);
 		assert_int_equal(bqlt_parse_line(&p, line, strlen(line), &rec, &e), 1);
+		tn += (size_t)snprintf(all + tn, tcap - tn, "%s\n", line);
 	}
 	for (d = 1; d <= 20; d++) {
 		static const char *const tails[] = { "", " ", "\t", "\r\n", "  j=7", " lo=1 nq=2" };
@@ -402,6 +517,11 @@ static void test_numbers_and_names(void **state)
 				ret = bqlt_parse_line(&p, line, (size_t)n, &rec, &e);
 				if (ret != 1)
 					fail_msg("'%s': %d %s", line, ret, e.msg);
+				assert_true(tn + (size_t)n + 2 < tcap);
+				memcpy(all + tn, line, (size_t)n);
+				tn += (size_t)n;
+				if (k != 3)
+					all[tn++] = '\n';
 				assert_true(rec.t_ns == v);
 				assert_int_equal(rec.bytes, bytes);
 				assert_int_equal(rec.queue, i);
@@ -413,6 +533,10 @@ static void test_numbers_and_names(void **state)
 		}
 	}
 	bqlt_parser_free(&p);
+	/* the same lines in one buffer: bqlt_parse_next() agrees on all */
+	assert_int_equal(compare_parsers(all, tn, 1000000000u),
+			 nn + 20 * nn * 6);
+	free(all);
 
 	/* garbage at every position of a long number is refused */
 	for (d = 0; d < 20; d++) {
@@ -454,6 +578,238 @@ static void test_numbers_and_names(void **state)
 		assert_int_equal(r.rc, -ERANGE);
 		done(&r);
 	}
+}
+
+/* xorshift64*: the same lines on every run */
+static uint64_t rnd_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state >> 12;
+	rnd_state ^= rnd_state << 25;
+	rnd_state ^= rnd_state >> 27;
+	return rnd_state * 2685821657736338717ull;
+}
+
+static uint64_t rnd_num(void)
+{
+	static const uint64_t edge[] = {
+		0, 1, 9, 10, 99999999, 100000000, 999999999, 4294967295ull,
+		4294967296ull, 9999999999ull, 1234567890123456ull,
+		9999999999999999999ull, 18446744073709551615ull,
+	};
+
+	switch (rnd() % 4) {
+	case 0:
+		return edge[rnd() % (sizeof(edge) / sizeof(edge[0]))];
+	case 1:
+		return rnd() % 2000;
+	case 2:
+		return rnd() % 5000000000ull;
+	default:
+		return rnd() >> (rnd() % 64);
+	}
+}
+
+/*
+ * Random record lines, most of them well formed, some with one byte
+ * changed, inserted or dropped: bqlt_parse_next() (fast path included)
+ * and bqlt_parse_line() must agree on every one, errors included.
+ */
+static void test_next_random(void **state)
+{
+	static const char *const names[] = {
+		"eth0:tx-0", "eth0:tx-1", "a", "enp3s0f0np0:tx-12",
+		"abcdefgh", "abcdefghijklmnop", "q2345678901234567890123456789012345",
+	};
+	static const char *const keys[] = { "j", "nq", "lo", "limit", "limits", "x" };
+	static const char alpha[] = "0123456789 \t\r\n=QCPSRjnqlo#x-:\001\377";
+	size_t cap = 64 * 1024;
+	char *text = malloc(cap);
+	int iter, total = 0;
+
+	(void)state;
+	assert_non_null(text);
+	for (iter = 0; iter < 3000; iter++) {
+		size_t n = 0, i;
+		uint64_t t = rnd() % 1000000000000ull;
+		int l;
+
+		n += (size_t)snprintf(text + n, cap - n, "bqltrace 1\n%s",
+				      rnd() % 2 ? "hz 1000\n" : "");
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			n += (size_t)snprintf(text + n, cap - n, "queue %s\n", names[i]);
+		for (l = 0; l < 60; l++) {
+			char line[256];
+			bool is_c = rnd() % 3 == 0;
+			unsigned int used = 0;
+			int m, k, nk = (int)(rnd() % (is_c ? 5 : 2));
+
+			t += rnd() % 3 ? rnd() % 100000 : 0;
+			m = snprintf(line, sizeof(line), "%" PRIu64 "%s%s%s%c%s%" PRIu64,
+				     rnd() % 100 ? t : rnd_num(), rnd() % 10 ? " " : " \t ",
+				     names[rnd() % (sizeof(names) / sizeof(names[0]))],
+				     rnd() % 10 ? " " : "\t", is_c ? 'C' : 'Q',
+				     rnd() % 20 ? " " : "  ",
+				     rnd() % 20 ? rnd() % 70000 : rnd_num());
+			for (k = 0; k < nk; k++) {
+				/* j= on any record, the others on C; rarely a repeat or a stranger */
+				unsigned int key = is_c ? (unsigned int)(rnd() % 4) : 0;
+				uint64_t v = rnd() % 3 ? rnd() % 100000 : rnd() % 4294967296ull;
+
+				if (rnd() % 100 == 0)
+					key = 4 + (unsigned int)(rnd() % 2);
+				else if ((used & (1u << key)) && rnd() % 20)
+					continue;
+				used |= 1u << key;
+				if (key == 0 || rnd() % 40 == 0)
+					v = rnd_num();
+				m += snprintf(line + m, sizeof(line) - (size_t)m, "%s%s=%" PRIu64,
+					      rnd() % 10 ? " " : " \t", keys[key], v);
+			}
+			if (rnd() % 8 == 0)
+				line[m++] = rnd() % 2 ? ' ' : '\r';
+			if (rnd() % 60 == 0) {	/* one byte changed, added or dropped */
+				int at = (int)(rnd() % (uint64_t)m);
+				char ch = alpha[rnd() % (sizeof(alpha) - 1)];
+
+				switch (rnd() % 3) {
+				case 0:
+					line[at] = ch;
+					break;
+				case 1:
+					memmove(line + at + 1, line + at, (size_t)(m - at));
+					line[at] = ch;
+					m++;
+					break;
+				default:
+					memmove(line + at, line + at + 1, (size_t)(m - at - 1));
+					m--;
+					break;
+				}
+			}
+			assert_true(n + (size_t)m + 2 < cap);
+			memcpy(text + n, line, (size_t)m);
+			n += (size_t)m;
+			text[n++] = '\n';
+		}
+		if (rnd() % 2)
+			n--;	/* no final newline */
+		total += compare_parsers(text, n, 0);
+	}
+	if (total < 3000 * 20)	/* most traces run long */
+		fail_msg("only %d records", total);
+	free(text);
+}
+
+/* the jiffies cache of the parser gives floor(t_ns * hz / 1e9) every time */
+static void test_jiffies_cache(void **state)
+{
+	static const unsigned int hz[] = {
+		1, 3, 100, 250, 300, 1000, 1024, 999999999, 1000000000,
+		1000000001, 4294967295u,
+	};
+	size_t cap = 256 * 1024;
+	char *text = malloc(cap);
+	size_t h;
+
+	(void)state;
+	assert_non_null(text);
+	for (h = 0; h < sizeof(hz) / sizeof(hz[0]); h++) {
+		struct bqlt_parser p;
+		struct bqlt_rec rec;
+		struct bql_err e;
+		const char *pos, *end;
+		/* 3000 steps add at most 1.5e13 */
+		uint64_t t[3] = { 0, 999999990, UINT64_MAX - 20000000000000ull };
+		size_t n = 0;
+		int i, ret, recs = 0;
+
+		n += (size_t)snprintf(text + n, cap - n,
+				      "bqltrace 1\nqueue a\nqueue b\nqueue c\n");
+		for (i = 0; i < 3000; i++) {
+			int q = (int)(rnd() % 3);
+
+			/* steps of about a jiffy, sub-jiffy, and jumps */
+			switch (rnd() % 4) {
+			case 0:
+				t[q] += 1000000000u / hz[h];
+				break;
+			case 1:
+				t[q] += rnd() % 7;
+				break;
+			case 2:
+				t[q] += rnd() % 3000000;
+				break;
+			default:
+				t[q] += rnd() % 5000000000ull;
+				break;
+			}
+			n += (size_t)snprintf(text + n, cap - n, "%" PRIu64 " %c Q 1\n",
+					      t[q], 'a' + q);
+		}
+		bqlt_parser_init(&p, hz[h]);
+		pos = text;
+		end = text + n;
+		while (pos < end) {
+			ret = bqlt_parse_next(&p, &pos, end, &rec, &e);
+			if (ret < 0)
+				fail_msg("hz %u: %s", hz[h], e.msg);
+			if (ret == 1 && rec.kind == BQLT_Q) {
+				if (rec.jiffies != bqlt_ns_to_jiffies(rec.t_ns, hz[h]))
+					fail_msg("hz %u t_ns %" PRIu64 ": %" PRIu64, hz[h],
+						 rec.t_ns, rec.jiffies);
+				recs++;
+			}
+		}
+		assert_int_equal(recs, 3000);
+		bqlt_parser_free(&p);
+		compare_parsers(text, n, hz[h]);
+	}
+	free(text);
+}
+
+/* batches: full ones, the rest, and the records before a bad line */
+static void test_batch(void **state)
+{
+	static const char text[] =
+		"bqltrace 1\nqueue eth0:tx-0\n"
+		"1000 eth0:tx-0 Q 1514\n2000 eth0:tx-0 Q 1514\n# c\n"
+		"3000 eth0:tx-0 C 3028 nq=3028 lo=1514 limit=3028\n"
+		"4000 eth0:tx-0 Q 1514\n5000 eth0:tx-0 C 1514x\n6000 eth0:tx-0 Q 1\n"
+		"\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n";
+	const char *pos = text, *end = text + sizeof(text) - 1;
+	struct bqlt_parser p;
+	struct bqlt_rec recs[3];
+	struct bql_err e;
+	unsigned int n;
+	int err = 1;
+
+	(void)state;
+	bqlt_parser_init(&p, 0);
+	n = bqlt_parse_batch(&p, &pos, end, recs, 3, &err, &e);
+	assert_int_equal(n, 3);		/* queue, Q, Q */
+	assert_int_equal(err, 0);
+	assert_int_equal(recs[0].kind, BQLT_QUEUE);
+	assert_int_equal(recs[2].line, 4);
+	assert_ptr_equal(pos, strstr(text, "# c"));
+	n = bqlt_parse_batch(&p, &pos, end, recs, 3, &err, &e);
+	assert_int_equal(n, 2);		/* C, Q, then the bad line */
+	assert_int_equal(err, -EINVAL);
+	assert_string_equal(e.msg, "line 8: C record: expected bytes, got '1514x'");
+	assert_int_equal(recs[0].kind, BQLT_C);
+	assert_int_equal(recs[0].limit, 3028);
+	assert_int_equal(recs[1].line, 7);
+	assert_ptr_equal(pos, strstr(text, "6000"));
+	bqlt_parser_free(&p);
+
+	/* max 0: nothing parsed */
+	bqlt_parser_init(&p, 0);
+	pos = text;
+	assert_int_equal(bqlt_parse_batch(&p, &pos, end, recs, 0, &err, &e), 0);
+	assert_ptr_equal(pos, text);
+	assert_int_equal(err, 0);
+	bqlt_parser_free(&p);
 }
 
 struct bad {
@@ -598,6 +954,9 @@ int main(void)
 		cmocka_unit_test(test_numbers_and_names),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_error_line_crlf),
+		cmocka_unit_test(test_next_random),
+		cmocka_unit_test(test_jiffies_cache),
+		cmocka_unit_test(test_batch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

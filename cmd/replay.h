@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Private to cmd/replay*.c: the state of one `bqltool replay` run, shared
+ * by the command (replay.c), its summary (replay_out.c) and its per-record
+ * outputs, --timeline and --plot (replay_series.c).
+ */
+#ifndef BQLTOOL_CMD_REPLAY_H
+#define BQLTOOL_CMD_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "dql/replay.h"
+#include "dql/trace.h"
+#include "lib/ctx.h"
+
+#define MAX_LISTED	10		/* mismatches listed on stderr */
+
+struct rfile {
+	const char *path;
+	struct bqlt_parser p;
+	struct replay r;
+	bool live;		/* p and r initialised */
+};
+
+struct mismatch {
+	const char *path;
+	uint64_t line;
+	const char *queue;
+	uint32_t observed, computed;
+};
+
+/*
+ * An output file written in full or not at all: a regular (or new) file
+ * is written under a temporary name in its directory and renamed into
+ * place when the replay succeeded; anything else (a symlink such as
+ * /dev/stdout, a FIFO) is written directly.
+ */
+struct ofile {
+	const char *path;
+	char *tmp;		/* temporary name, NULL when written in place */
+	int fd;			/* -1: not open */
+	int err;		/* first write errno */
+};
+
+/* --plot: one chart, two series per queue */
+struct rplot {
+	struct svgplot *svg;
+	struct ofile out;
+	int *series;		/* per queue index q: [2q] limit, [2q + 1] inflight */
+	unsigned int nq;	/* queues in series[] */
+	uint64_t t0;		/* t_ns of the first record: x = 0 */
+	bool started;
+	int err;		/* out of memory while plotting */
+};
+
+struct rx {
+	struct bql_ctx *c;
+	/* options */
+	const char *timeline, *plot_path;
+	bool all_events, jsonl, verify, quiet;
+	unsigned int hz;
+	const char *kernel;
+	struct replay_opts opts;
+	/* state */
+	struct rfile *files;
+	int nfiles;
+	const char *path;	/* file being replayed */
+	struct ofile tl;	/* --timeline */
+	char *tl_buf;
+	size_t tl_len;
+	struct rplot plot;	/* --plot */
+	uint64_t nmismatch;
+	struct mismatch listed[MAX_LISTED];
+	/* progress */
+	bool progress;
+	uint64_t records, bytes, next_check;
+	bool drawn;		/* a progress line is on the terminal */
+	struct timespec t0, shown;
+};
+
+/* replay_out.c: the per-queue summary, text or JSON, and --verify's verdict */
+int rx_summary(struct rx *x);
+int rx_verify_report(struct rx *x);
+
+/* replay_series.c: --timeline and --plot, fed by rx_on_event() */
+int rx_outputs_open(struct rx *x);
+/* @ok: keep the files (the replay succeeded) or remove them */
+int rx_outputs_close(struct rx *x, bool ok);
+void rx_on_event(void *arg, const struct replay_event *ev);
+
+#endif

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bqltool replay: the per-queue summary (text table or JSON) and the
+ * verdict of --verify.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "cmd/cmd.h"
+#include "cmd/replay.h"
+#include "dql/dql.h"
+#include "lib/out.h"
+#include "lib/table.h"
+#include "lib/units.h"
+
+static const char *kernel_label(const struct rx *x)
+{
+	return x->kernel ? x->kernel : "newest";
+}
+
+static void json_queue(struct rx *x, const struct rfile *f, unsigned int i)
+{
+	struct bql_ctx *c = x->c;
+	struct replay_stats st;
+	char mean[32];
+
+	replay_queue_stats(&f->r, i, &st);
+	out_open_obj(c, NULL);
+	out_str(c, OUT_JSON, "file", NULL, f->path);
+	out_str(c, OUT_JSON, "queue", NULL, replay_queue_name(&f->r, i));
+	out_u64(c, OUT_JSON, "hz", NULL, f->p.hz);
+	out_str(c, OUT_JSON, "kernel", NULL, kernel_label(x));
+	out_u64(c, OUT_JSON, "records", NULL, st.records);
+	out_u64(c, OUT_JSON, "completions", NULL, st.completions);
+	out_u64(c, OUT_JSON, "bytes_queued", NULL, st.bytes_queued);
+	out_u64(c, OUT_JSON, "bytes_completed", NULL, st.bytes_completed);
+	out_open_obj(c, "limit");
+	if (st.created)
+		out_u64(c, OUT_JSON, "final", NULL, st.limit_final);
+	else
+		out_null(c, "final");
+	if (st.completions) {
+		out_u64(c, OUT_JSON, "min", NULL, st.limit_min);
+		out_u64(c, OUT_JSON, "max", NULL, st.limit_max);
+		snprintf(mean, sizeof(mean), "%.1f", st.limit_mean);
+		out_json(c, "mean", json_object_new_double_s(st.limit_mean, mean));
+	} else {
+		out_null(c, "min");
+		out_null(c, "max");
+		out_null(c, "mean");
+	}
+	out_close_obj(c);
+	out_u64(c, OUT_JSON, "increases", NULL, st.increases);
+	out_u64(c, OUT_JSON, "decreases", NULL, st.decreases);
+	out_u64(c, OUT_JSON, "starvations", NULL, st.starvations);
+	out_u64(c, OUT_JSON, "stops", NULL, st.stops);
+	out_u64(c, OUT_JSON, "stall_cnt", NULL, st.stall_cnt);
+	out_u64(c, OUT_JSON, "stall_max", NULL, st.stall_max);
+	out_open_obj(c, "verify");
+	out_u64(c, OUT_JSON, "checked", NULL, st.verify_checked);
+	out_u64(c, OUT_JSON, "mismatches", NULL, st.verify_mismatches);
+	out_close_obj(c);
+	out_u64(c, OUT_JSON, "nq_disagree", NULL, st.nq_disagree);
+	out_u64(c, OUT_JSON, "queued_ignored", NULL, st.queued_ignored);
+	out_close_obj(c);
+}
+
+static const char *const text_cols[] = {
+	"queue", "completions", "final", "min", "max", "mean", "starvations",
+	"stops", "increases", "decreases", "stalls", "stall_max", "verify",
+};
+#define NCOLS	((int)(sizeof(text_cols) / sizeof(text_cols[0])))
+
+static void text_file(struct rx *x, const struct rfile *f)
+{
+	unsigned int nq = replay_queue_count(&f->r);
+	struct table t;
+	char ms[32];
+
+	out_text(x->c, "%s: hz %u, kernel %s, %u queue%s\n", f->path, f->p.hz,
+		 kernel_label(x), nq, nq == 1 ? "" : "s");
+	if (!nq)
+		return;
+	table_init(&t, NCOLS, 1u << 0, 2);
+	if (table_row(&t))
+		return;
+	for (int k = 0; k < NCOLS; k++)
+		table_cell(&t, k, "%s", text_cols[k]);
+	for (unsigned int i = 0; i < nq; i++) {
+		struct replay_stats st;
+
+		replay_queue_stats(&f->r, i, &st);
+		if (table_row(&t))
+			break;
+		table_cell(&t, 0, "%s", replay_queue_name(&f->r, i));
+		table_cell(&t, 1, "%" PRIu64, st.completions);
+		if (st.created)
+			table_cell(&t, 2, "%" PRIu32, st.limit_final);
+		else
+			table_cell(&t, 2, "-");
+		if (st.completions) {
+			table_cell(&t, 3, "%" PRIu32, st.limit_min);
+			table_cell(&t, 4, "%" PRIu32, st.limit_max);
+			table_cell(&t, 5, "%.1f", st.limit_mean);
+		} else {
+			table_cell(&t, 3, "-");
+			table_cell(&t, 4, "-");
+			table_cell(&t, 5, "-");
+		}
+		table_cell(&t, 6, "%" PRIu64, st.starvations);
+		table_cell(&t, 7, "%" PRIu64, st.stops);
+		table_cell(&t, 8, "%" PRIu64, st.increases);
+		table_cell(&t, 9, "%" PRIu64, st.decreases);
+		table_cell(&t, 10, "%" PRIu64, st.stall_cnt);
+		table_cell(&t, 11, "%s", units_fmt_ms(ms, sizeof(ms),
+			   dql_jiffies_to_msecs(st.stall_max, f->p.hz)));
+		if (!st.verify_checked)
+			table_cell(&t, 12, "-");
+		else if (!st.verify_mismatches)
+			table_cell(&t, 12, "ok %" PRIu64, st.verify_checked);
+		else
+			table_cell(&t, 12, "FAIL %" PRIu64 "/%" PRIu64,
+				   st.verify_mismatches, st.verify_checked);
+	}
+	table_print(&t, x->c->out);
+	table_free(&t);
+}
+
+int rx_summary(struct rx *x)
+{
+	struct bql_ctx *c = x->c;
+
+	if (c->json) {
+		out_begin(c, false);
+		out_open_arr(c, "queues");
+		for (int k = 0; k < x->nfiles; k++)
+			for (unsigned int i = 0; i < replay_queue_count(&x->files[k].r); i++)
+				json_queue(x, &x->files[k], i);
+		out_close_arr(c);
+	} else {
+		for (int k = 0; k < x->nfiles; k++) {
+			if (k)
+				out_nl(c);
+			text_file(x, &x->files[k]);
+		}
+	}
+	if (out_end(c) < 0)
+		return cmd_fail(c, "write error on standard output");
+	return 0;
+}
+
+int rx_verify_report(struct rx *x)
+{
+	uint64_t checked = 0;
+	uint64_t i;
+
+	for (int k = 0; k < x->nfiles; k++) {
+		for (unsigned int q = 0; q < replay_queue_count(&x->files[k].r); q++) {
+			struct replay_stats st;
+
+			replay_queue_stats(&x->files[k].r, q, &st);
+			checked += st.verify_checked;
+		}
+	}
+	if (!checked) {
+		if (!x->quiet)
+			cmd_warn(x->c, "--verify: no C record carries limit=, nothing was verified");
+		return BQL_EXIT_OK;
+	}
+	if (!x->nmismatch)
+		return BQL_EXIT_OK;
+	for (i = 0; i < x->nmismatch && i < MAX_LISTED; i++) {
+		const struct mismatch *m = &x->listed[i];
+
+		fprintf(stderr, "bqltool: replay: %s:%" PRIu64 ": queue %s: limit observed %"
+			PRIu32 ", computed %" PRIu32 "\n", m->path, m->line, m->queue,
+			m->observed, m->computed);
+	}
+	if (x->nmismatch > MAX_LISTED)
+		fprintf(stderr, "bqltool: replay: ... and %" PRIu64 " more\n",
+			x->nmismatch - MAX_LISTED);
+	fprintf(stderr, "bqltool: replay: verification failed: %" PRIu64 " of %" PRIu64
+		" limits differ\n", x->nmismatch, checked);
+	return BQL_EXIT_MISMATCH;
+}

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bqltool replay: the outputs fed record by record, --timeline (CSV or
+ * JSON lines) and --plot (SVG), each written in full or not at all.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/replay.h"
+#include "lib/svgplot.h"
+
+#define OBUF_SIZE	(1u << 20)	/* timeline buffer */
+#define OBUF_ROW	1024		/* room one timeline row needs at most */
+
+/* ------------------------------------------------------------ files */
+
+/*
+ * Open @path for @o; a failure is reported, naming the path. Only a
+ * regular file (or a new one) is replaced by rename: a symlink is written
+ * through, in place, never replaced (/dev/stdout is a symlink to
+ * /proc/self/fd/1, which is a regular file when standard output is
+ * redirected to one; renaming over it would replace /dev/stdout itself).
+ */
+static int ofile_open(struct rx *x, struct ofile *o, const char *path)
+{
+	struct stat st;
+	mode_t um;
+
+	o->path = path;
+	o->tmp = NULL;
+	o->err = 0;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		o->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	} else {
+		if (asprintf(&o->tmp, "%s.XXXXXX", path) < 0) {
+			o->tmp = NULL;
+			o->fd = -1;
+			return cmd_fail(x->c, "%s: %s", path, strerror(ENOMEM));
+		}
+		o->fd = mkostemp(o->tmp, O_CLOEXEC);
+		if (o->fd >= 0) {
+			um = umask(0);
+			umask(um);
+			if (fchmod(o->fd, 0666 & ~um))
+				o->err = errno;
+		}
+	}
+	if (o->fd < 0) {
+		int err = errno;
+
+		free(o->tmp);
+		o->tmp = NULL;
+		return cmd_fail(x->c, "%s: %s", path, strerror(err));
+	}
+	return 0;
+}
+
+/* all of @buf; the first failure stays in o->err */
+static void ofile_write(struct ofile *o, const char *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len && !o->err) {
+		ssize_t n = write(o->fd, buf + off, len - off);
+
+		if (n < 0) {
+			if (errno != EINTR)
+				o->err = errno;
+			continue;
+		}
+		off += (size_t)n;
+	}
+}
+
+/* sync and close a file written in full; a write error is reported */
+static int ofile_finish(struct rx *x, struct ofile *o)
+{
+	if (!o->err && o->tmp && fsync(o->fd) && errno != EINVAL)
+		o->err = errno;
+	if (close(o->fd) && !o->err)
+		o->err = errno;
+	o->fd = -1;
+	if (o->err)
+		return cmd_fail(x->c, "%s: write error: %s", o->path, strerror(o->err));
+	return 0;
+}
+
+/* @keep: rename a finished file into place; else close and remove it */
+static int ofile_end(struct rx *x, struct ofile *o, bool keep)
+{
+	int ret = 0;
+
+	if (o->fd >= 0) {
+		close(o->fd);
+		o->fd = -1;
+	}
+	if (o->tmp) {
+		if (keep && rename(o->tmp, o->path))
+			ret = cmd_fail(x->c, "%s: %s", o->path, strerror(errno));
+		if (!keep || ret)
+			unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	return ret;
+}
+
+/* ------------------------------------------------------------ timeline */
+
+/* decimal, two digits at a time (the timeline is mostly numbers) */
+static char *put_u64(char *p, uint64_t v)
+{
+	static const char d2[] =
+		"0001020304050607080910111213141516171819"
+		"2021222324252627282930313233343536373839"
+		"4041424344454647484950515253545556575859"
+		"6061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char tmp[20];
+	size_t n = sizeof(tmp);
+
+	while (v >= 100) {
+		n -= 2;
+		memcpy(tmp + n, d2 + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		n -= 2;
+		memcpy(tmp + n, d2 + 2 * v, 2);
+	} else {
+		tmp[--n] = (char)('0' + v);
+	}
+	memcpy(p, tmp + n, sizeof(tmp) - n);
+	return p + sizeof(tmp) - n;
+}
+
+static char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* queue name as a CSV field (names have no blanks or control characters) */
+static char *put_csv_name(char *p, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n"))
+		return put_str(p, s);
+	*p++ = '"';
+	for (; *s; s++) {
+		if (*s == '"')
+			*p++ = '"';
+		*p++ = *s;
+	}
+	*p++ = '"';
+	return p;
+}
+
+static char *put_json_name(char *p, const char *s)
+{
+	*p++ = '"';
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			*p++ = '\\';
+		*p++ = *s;
+	}
+	*p++ = '"';
+	return p;
+}
+
+static const char kind_name[] = {
+	[BQLT_Q] = 'Q', [BQLT_C] = 'C', [BQLT_P] = 'P', [BQLT_S] = 'S',
+	[BQLT_R] = 'R',
+};
+
+/* one row per C record (per record with --all-events) */
+static void timeline_event(struct rx *x, const struct replay_event *ev)
+{
+	char *p;
+
+	if (ev->kind != BQLT_C && !x->all_events)
+		return;
+	if (x->tl_len + OBUF_ROW > OBUF_SIZE) {
+		ofile_write(&x->tl, x->tl_buf, x->tl_len);
+		x->tl_len = 0;
+	}
+	p = x->tl_buf + x->tl_len;
+	if (x->jsonl) {
+		p = put_str(p, "{\"line\":");
+		p = put_u64(p, ev->line);
+		p = put_str(p, ",\"t_ns\":");
+		p = put_u64(p, ev->t_ns);
+		p = put_str(p, ",\"queue\":");
+		p = put_json_name(p, ev->qname);
+		p = put_str(p, ",\"event\":\"");
+		*p++ = kind_name[ev->kind];
+		p = put_str(p, "\",\"bytes\":");
+		p = put_u64(p, ev->bytes);
+		p = put_str(p, ",\"inflight\":");
+		p = put_u64(p, ev->inflight);
+		p = put_str(p, ",\"limit\":");
+		p = put_u64(p, ev->limit);
+		*p++ = '}';
+	} else {
+		p = put_u64(p, ev->line);
+		*p++ = ',';
+		p = put_u64(p, ev->t_ns);
+		*p++ = ',';
+		p = put_csv_name(p, ev->qname);
+		*p++ = ',';
+		*p++ = kind_name[ev->kind];
+		*p++ = ',';
+		p = put_u64(p, ev->bytes);
+		*p++ = ',';
+		p = put_u64(p, ev->inflight);
+		*p++ = ',';
+		p = put_u64(p, ev->limit);
+	}
+	*p++ = '\n';
+	x->tl_len = (size_t)(p - x->tl_buf);
+}
+
+static int timeline_open(struct rx *x)
+{
+	int ret;
+
+	x->tl_buf = malloc(OBUF_SIZE);
+	if (!x->tl_buf)
+		return cmd_fail(x->c, "%s: %s", x->timeline, strerror(ENOMEM));
+	ret = ofile_open(x, &x->tl, x->timeline);
+	if (ret)
+		return ret;
+	if (!x->jsonl) {
+		memcpy(x->tl_buf, "line,t_ns,queue,event,bytes,inflight,limit\n", 43);
+		x->tl_len = 43;
+	}
+	return 0;
+}
+
+/* the rest of the rows, synced */
+static int timeline_finish(struct rx *x)
+{
+	ofile_write(&x->tl, x->tl_buf, x->tl_len);
+	x->tl_len = 0;
+	return ofile_finish(x, &x->tl);
+}
+
+/* ------------------------------------------------------------ plot */
+
+/*
+ * The two series of a queue, made at its first record: "NAME inflight"
+ * after every record, dashed, and "NAME limit" after each C record (a
+ * step: the kernel holds it until the next completion), drawn on top.
+ */
+static int plot_queue(struct rplot *pl, unsigned int q, const char *name)
+{
+	char label[BQLT_NAME_MAX + 16];
+	int s;
+
+	if (q >= pl->nq) {
+		unsigned int nq = q + 8, i;
+		int *ser = realloc(pl->series, 2 * nq * sizeof(*ser));
+
+		if (!ser)
+			return -ENOMEM;
+		for (i = 2 * pl->nq; i < 2 * nq; i++)
+			ser[i] = -1;
+		pl->series = ser;
+		pl->nq = nq;
+	}
+	snprintf(label, sizeof(label), "%s inflight", name);
+	s = svgplot_series(pl->svg, label);
+	if (s < 0)
+		return s;
+	svgplot_series_flags(pl->svg, s, SVGPLOT_DASHED);
+	pl->series[2 * q + 1] = s;
+	snprintf(label, sizeof(label), "%s limit", name);
+	s = svgplot_series(pl->svg, label);
+	if (s < 0)
+		return s;
+	svgplot_series_flags(pl->svg, s, SVGPLOT_STEP);
+	pl->series[2 * q] = s;
+	return 0;
+}
+
+/* x: seconds since the first record (negative for an earlier t_ns) */
+static void plot_event(struct rx *x, const struct replay_event *ev)
+{
+	struct rplot *pl = &x->plot;
+	double t;
+
+	if (pl->err)
+		return;
+	if (!pl->started) {
+		pl->t0 = ev->t_ns;
+		pl->started = true;
+	}
+	if (ev->queue >= pl->nq || pl->series[2 * ev->queue] < 0) {
+		/* queues in the order declared, in the legend as in the summary */
+		const struct replay *r = &x->files[0].r;	/* the one TRACE */
+		unsigned int q;
+
+		for (q = 0; q <= ev->queue && !pl->err; q++)
+			if (q >= pl->nq || pl->series[2 * q] < 0)
+				pl->err = plot_queue(pl, q, replay_queue_name(r, q));
+		if (pl->err)
+			return;
+	}
+	t = ev->t_ns >= pl->t0 ? (double)(ev->t_ns - pl->t0) / 1e9
+			       : -((double)(pl->t0 - ev->t_ns) / 1e9);
+	svgplot_point(pl->svg, pl->series[2 * ev->queue + 1], t, ev->inflight);
+	if (ev->kind == BQLT_C)
+		svgplot_point(pl->svg, pl->series[2 * ev->queue], t, ev->limit);
+}
+
+static int plot_open(struct rx *x)
+{
+	struct rplot *pl = &x->plot;
+	char title[512];
+
+	snprintf(title, sizeof(title), "bqltool replay: %s", x->files[0].path);
+	pl->svg = svgplot_new(title, "time (s)", "bytes");
+	if (!pl->svg)
+		return cmd_fail(x->c, "%s: %s", x->plot_path, strerror(ENOMEM));
+	return ofile_open(x, &pl->out, x->plot_path);
+}
+
+/* the chart into its file, synced: built in memory, written in one go */
+static int plot_finish(struct rx *x)
+{
+	struct rplot *pl = &x->plot;
+	struct bql_err e;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret = 0;
+
+	if (pl->err) {
+		ret = cmd_fail(x->c, "%s: %s", x->plot_path, strerror(-pl->err));
+	} else {
+		f = open_memstream(&buf, &len);
+		if (!f)
+			ret = cmd_fail(x->c, "%s: %s", x->plot_path, strerror(errno));
+		else if (svgplot_write(pl->svg, f, &e) | fclose(f))
+			ret = cmd_fail(x->c, "%s: %s", x->plot_path, strerror(ENOMEM));
+		else
+			ofile_write(&pl->out, buf, len);
+		free(buf);
+	}
+	return ret ? ret : ofile_finish(x, &pl->out);
+}
+
+/* ------------------------------------------------------------ both */
+
+void rx_on_event(void *arg, const struct replay_event *ev)
+{
+	struct rx *x = arg;
+
+	if (x->plot_path)
+		plot_event(x, ev);
+	if (x->timeline)
+		timeline_event(x, ev);
+}
+
+int rx_outputs_open(struct rx *x)
+{
+	int ret = 0;
+
+	if (x->timeline)
+		ret = timeline_open(x);
+	if (!ret && x->plot_path)
+		ret = plot_open(x);
+	return ret;
+}
+
+int rx_outputs_close(struct rx *x, bool ok)
+{
+	int ret = 0, r;
+
+	/* both written and synced before either is renamed: all or nothing */
+	if (ok && x->tl.fd >= 0)
+		ret = timeline_finish(x);
+	if (ok && !ret && x->plot.out.fd >= 0)
+		ret = plot_finish(x);
+	r = ofile_end(x, &x->tl, ok && !ret);
+	if (!ret)
+		ret = r;
+	r = ofile_end(x, &x->plot.out, ok && !ret);
+	if (!ret)
+		ret = r;
+	free(x->tl_buf);
+	x->tl_buf = NULL;
+	svgplot_free(x->plot.svg);
+	x->plot.svg = NULL;
+	free(x->plot.series);
+	x->plot.series = NULL;
+	x->plot.nq = 0;
+	return ret;
+}

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bqlt_parse_next() and bqlt_parse_batch(): ordinary Q and C record lines
+ * parsed in place, a word at a time; everything else, and every line the
+ * fast path has any doubt about, goes to the strict parser
+ * (bqlt_parse_line), which alone words the errors.
+ *
+ * The fast path only ever accepts a line that bqlt_parse_line() would
+ * accept with the same record, and changes no parser state before it has
+ * accepted it, so giving up is always safe. It gives up on: leading
+ * blanks, numbers of 20 digits, a queue name not declared or longer than
+ * 31 bytes, P/S/R records, repeated or unknown keys, 32-bit values out of
+ * range, anything but a blank or the line's end after a number, time
+ * going backwards, and lines that come within 32 bytes of @end (so that
+ * every 8-byte load stays inside the buffer). tests/unit/test_trace.c runs
+ * both parsers side by side over every test input and random lines.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "trace.h"
+#include "trace_int.h"
+#include "dql_util.h"		/* last: poisons the I/O functions */
+
+#define WIN	32	/* bytes a stage may read from its start */
+#define HOT	inline __attribute__((always_inline))
+
+/*
+ * 1..19 decimal digits at @s -> *@v; returns their count, or 0 for no
+ * digit or more than 19 (left to the strict parser). Reads 24 bytes.
+ */
+static HOT unsigned int fast_u64(const char *s, uint64_t *v)
+{
+	uint64_t t0 = load8(s) - ONES * '0', t1, t2, nd, hi;
+	unsigned int k;
+
+	nd = nondigit_bytes(t0);
+	if (nd) {
+		k = (unsigned int)__builtin_ctzll(nd) >> 3;
+		*v = k ? swar_prefix(t0, k) : 0;
+		return k;
+	}
+	hi = swar_value(t0);
+	t1 = load8(s + 8) - ONES * '0';
+	nd = nondigit_bytes(t1);
+	if (nd) {
+		k = (unsigned int)__builtin_ctzll(nd) >> 3;
+		*v = k ? hi * bqlt_pow10[k] + swar_prefix(t1, k) : hi;
+		return 8 + k;
+	}
+	hi = hi * 100000000u + swar_value(t1);
+	t2 = load8(s + 16) - ONES * '0';
+	nd = nondigit_bytes(t2);
+	k = (unsigned int)__builtin_ctzll(nd | HIGHS) >> 3;
+	if (k > 3)
+		return 0;
+	*v = k ? hi * bqlt_pow10[k] + swar_prefix(t2, k) : hi;
+	return 16 + k;
+}
+
+/* past blanks; reads only below @end */
+static HOT const char *skip_blanks(const char *q, const char *end)
+{
+	while (q < end && is_blank(*q))
+		q++;
+	return q;
+}
+
+/*
+ * A name of 16 to 31 bytes at @q (the first 16 have no byte below 0x21):
+ * its index, *@n its length, or -1.
+ */
+static int __attribute__((noinline))
+fast_queue_long(const struct bqlt_parser *p, const char *q, size_t *n)
+{
+	uint64_t m, w0, w1;
+	size_t len;
+
+	if ((m = ctl_or_blank_bytes(load8(q + 16))))
+		len = 16 + ((size_t)__builtin_ctzll(m) >> 3);
+	else if ((m = ctl_or_blank_bytes(load8(q + 24))))
+		len = 24 + ((size_t)__builtin_ctzll(m) >> 3);
+	else
+		return -1;
+	if (!is_blank(q[len]))
+		return -1;
+	*n = len;
+	name_words(q, len, &w0, &w1);
+	return queue_find(p, q, len, w0, w1);
+}
+
+/*
+ * The queue name at @q (after blanks), ended by the first byte below
+ * 0x21, which must be a blank: its index, *@n its length, or -1 (not
+ * declared, or not a plain name: the strict parser decides).
+ */
+static HOT int fast_queue(const struct bqlt_parser *p, const char *q,
+			  size_t *n)
+{
+	const struct bqlt_slot *sl;
+	uint64_t w0 = load8(q), w1 = 0, m;
+	unsigned int i;
+	size_t len;
+
+	if ((m = ctl_or_blank_bytes(w0))) {
+		len = (size_t)__builtin_ctzll(m) >> 3;
+		if (!len)
+			return -1;
+		w0 &= ~0ull >> (64 - 8 * len);
+	} else {
+		w1 = load8(q + 8);
+		m = ctl_or_blank_bytes(w1);
+		if (!m)
+			return fast_queue_long(p, q, n);
+		len = 8 + ((size_t)__builtin_ctzll(m) >> 3);
+		w1 &= ~(~0ull << (8 * (len - 8)));
+	}
+	if (!is_blank(q[len]) || !p->hash)
+		return -1;
+	*n = len;
+	/* names of up to 15 bytes: the words are the name (queue_find) */
+	for (i = name_slot(p, w0, w1, len); (sl = &p->hash[i])->idx1; i = (i + 1) & p->hash_mask)
+		if (sl->w0 == w0 && sl->w1 == w1 && sl->len == len)
+			return (int)sl->idx1 - 1;
+	return -1;
+}
+
+/*
+ * The fast path proper, on the line at @q: the end of the line with @rec
+ * filled, or NULL to hand the line to the strict parser (nothing changed).
+ */
+static HOT const char *fast_record(struct bqlt_parser *p, const char *q,
+				   const char *end, struct bqlt_rec *rec)
+{
+	const char *lim = end - WIN;
+	struct bqlt_queue_ent *qe;
+	uint64_t t_ns, v, val[4] = { 0 };	/* j= nq= lo= limit= */
+	unsigned int k, has = 0;		/* 1 << index of val[] */
+	enum bqlt_kind kind;
+	size_t n;
+	int idx;
+
+	/* t_ns and its blanks */
+	k = fast_u64(q, &t_ns);
+	if (!k || !is_blank(q[k]))
+		return NULL;
+	q = skip_blanks(q + k + 1, end);
+	/* the queue */
+	if (q > lim)
+		return NULL;
+	idx = fast_queue(p, q, &n);
+	if (idx < 0)
+		return NULL;
+	q = skip_blanks(q + n + 1, end);	/* q[n] is the blank */
+	/* Q or C, a blank, bytes */
+	if (q > lim || !is_blank(q[1]))
+		return NULL;
+	if (q[0] == 'Q')
+		kind = BQLT_Q;
+	else if (q[0] == 'C')
+		kind = BQLT_C;
+	else
+		return NULL;
+	q = skip_blanks(q + 2, end);
+	if (q > lim)
+		return NULL;
+	k = fast_u64(q, &v);
+	if (!k || v > UINT32_MAX || (unsigned char)q[k] > ' ')
+		return NULL;
+	q += k;
+	/*
+	 * j=, and for C nq= lo= limit=, then the end of the line. A number
+	 * must end at a byte <= ' '; of those, the loop only goes on at a
+	 * blank or the line's end ("\n", "\r\n") and gives up on the others.
+	 */
+	for (;;) {
+		unsigned int slot, klen;
+		uint64_t w, x;
+
+		if (*q == '\n') {
+			q++;
+			break;
+		}
+		if (q > lim)
+			return NULL;
+		if (is_blank(*q)) {
+			q++;
+			continue;
+		}
+		w = load8(q);
+		switch (w & 0xFF) {
+		case 'j':
+			if ((w & 0xFFFF) != 0x3D6A)			/* "j=" */
+				return NULL;
+			slot = 0, klen = 2;
+			break;
+		case 'n':
+			if ((w & 0xFFFFFF) != 0x3D716E || kind != BQLT_C)	/* "nq=" */
+				return NULL;
+			slot = 1, klen = 3;
+			break;
+		case 'l':
+			if ((w & 0xFFFFFF) == 0x3D6F6C)			/* "lo=" */
+				slot = 2, klen = 3;
+			else if ((w & 0xFFFFFFFFFFFFull) == 0x3D74696D696Cull)	/* "limit=" */
+				slot = 3, klen = 6;
+			else
+				return NULL;
+			if (kind != BQLT_C)
+				return NULL;
+			break;
+		case '\r':
+			if ((w & 0xFFFF) != 0x0A0D)
+				return NULL;
+			q += 2;
+			goto eol;
+		default:
+			return NULL;
+		}
+		if (has & (1u << slot))
+			return NULL;
+		has |= 1u << slot;
+		q += klen;
+		k = fast_u64(q, &x);
+		if (!k || (unsigned char)q[k] > ' ' || (slot && x > UINT32_MAX))
+			return NULL;
+		q += k;
+		val[slot] = x;
+	}
+eol:
+	qe = &p->queues[idx];
+	if (qe->seen && t_ns < qe->last_t_ns)
+		return NULL;	/* the strict parser words the error */
+
+	/* accepted: commit, as parse_record() does */
+	qe->seen = true;
+	qe->last_t_ns = t_ns;
+	p->any_record = true;
+	rec->kind = kind;
+	rec->has = has;		/* val[] is in the order of the BQLT_HAS_* bits */
+	rec->line = ++p->line;
+	rec->hz = p->hz;
+	rec->queue = (unsigned int)idx;
+	rec->qname = qe->name;
+	rec->t_ns = t_ns;
+	rec->jiffies = (has & BQLT_HAS_J) ? val[0] : bqlt_jiffies(p, t_ns);
+	rec->bytes = (uint32_t)v;
+	rec->nkv = 0;
+	if (has) {	/* else stale, as the strict parser leaves them */
+		rec->nq = (uint32_t)val[1];
+		rec->lo = (uint32_t)val[2];
+		rec->limit = (uint32_t)val[3];
+	}
+	return q;
+}
+
+/* any other line: find its end, the strict parser */
+static int __attribute__((noinline))
+parse_strict(struct bqlt_parser *p, const char **pos, const char *end,
+	     struct bqlt_rec *rec, struct bql_err *e)
+{
+	const char *s = *pos, *nl = memchr(s, '\n', (size_t)(end - s));
+	size_t len = nl ? (size_t)(nl - s) + 1 : (size_t)(end - s);
+
+	*pos = s + len;
+	return bqlt_parse_line(p, s, len, rec, e);
+}
+
+/* a line the fast path may take: a record, with 32 bytes to read */
+static HOT bool fast_ok(const struct bqlt_parser *p, const char *s,
+			const char *end)
+{
+	return BQLT_SWAR && p->magic && end - s >= WIN &&
+	       (unsigned int)(unsigned char)*s - '0' <= 9;
+}
+
+int bqlt_parse_next(struct bqlt_parser *p, const char **pos, const char *end,
+		    struct bqlt_rec *rec, struct bql_err *e)
+{
+	const char *q;
+
+	if (fast_ok(p, *pos, end) && (q = fast_record(p, *pos, end, rec))) {
+		*pos = q;
+		return 1;
+	}
+	return parse_strict(p, pos, end, rec, e);
+}
+
+unsigned int bqlt_parse_batch(struct bqlt_parser *p, const char **pos,
+			      const char *end, struct bqlt_rec *recs,
+			      unsigned int max, int *err, struct bql_err *e)
+{
+	const char *s = *pos, *q;
+	unsigned int n = 0;
+	int ret;
+
+	*err = 0;
+	while (n < max && s < end) {
+		if (fast_ok(p, s, end) && (q = fast_record(p, s, end, &recs[n]))) {
+			s = q;
+			n++;
+			continue;
+		}
+		ret = parse_strict(p, &s, end, &recs[n], e);
+		if (ret < 0) {
+			*err = ret;
+			break;
+		}
+		n += (unsigned int)ret;
+	}
+	*pos = s;
+	return n;
+}
