@@ -145,6 +145,71 @@ sanitize:
 bench: all tools
 	@BQLTOOL=$(CURDIR)/$(BIN) BUILD=$(CURDIR)/$(BUILD) tests/bench/run.sh
 
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c), built with clang, ASan and
+# UBSan into $(BUILD)/fuzz/. `make fuzz` first replays tests/fuzz/crashes/
+# (known crashers must stay fixed), then runs each harness FUZZ_SECONDS on
+# a corpus in $(BUILD)/fuzz/corpus/ seeded from tests/data and examples/.
+# Not part of `make check`. FUZZ_TARGETS=fuzz_sel runs one.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -DBQLTOOL_VERSION='"$(VERSION)"' -I. -O1 -g \
+	$(filter-out -Werror,$(WARNINGS)) $(FUZZ_SAN) $(PKG_CFLAGS) -MMD -MP
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_TARGETS ?= $(notdir $(FUZZ_SRC:.c=))
+FUZZ_BIN := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
+FUZZ_LIBS := $(FUZZ_DIR)/libbql.a $(FUZZ_DIR)/libdql.a
+# harness -> -max_len, seed directories
+FUZZ_LEN_fuzz_trace := 8192
+FUZZ_LEN_fuzz_sel := 256
+FUZZ_LEN_fuzz_units := 64
+FUZZ_LEN_fuzz_profile := 4096
+FUZZ_SEEDS_fuzz_trace := tests/data/traces examples tests/fuzz/seeds/trace
+FUZZ_SEEDS_fuzz_sel := tests/fuzz/seeds/sel
+FUZZ_SEEDS_fuzz_units := tests/fuzz/seeds/units
+FUZZ_SEEDS_fuzz_profile := tests/data/profiles tests/fuzz/seeds/profile
+
+$(FUZZ_DIR)/obj/%.o: %.c
+	$(call quiet,FUZZCC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/libbql.a: $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_DIR)/libdql.a: $(DQL_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIBS)
+	$(call quiet,FUZZLD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS) $(LDLIBS)
+
+-include $(wildcard $(FUZZ_DIR)/obj/*/*.d $(FUZZ_DIR)/*.d)
+
+# fuzz_run NAME: replay its known crashers, then fuzz it (one shell line)
+fuzz_run = crashes=$$(ls tests/fuzz/crashes/$(1)-* 2>/dev/null || true); \
+	if [ -n "$$crashes" ]; then \
+		echo "  FUZZ    $(1): known crashers"; \
+		$(FUZZ_DIR)/$(1) $$crashes >$(FUZZ_DIR)/$(1)-crashers.log 2>&1 || \
+			{ tail -40 $(FUZZ_DIR)/$(1)-crashers.log; exit 1; }; \
+	fi; \
+	mkdir -p $(FUZZ_DIR)/corpus/$(1); \
+	echo "  FUZZ    $(1): $(FUZZ_SECONDS) s, log $(FUZZ_DIR)/$(1).log"; \
+	$(FUZZ_DIR)/$(1) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+		-max_len=$(FUZZ_LEN_$(1)) -print_final_stats=1 \
+		-artifact_prefix=$(FUZZ_DIR)/$(1)- \
+		$(if $(wildcard tests/fuzz/$(1).dict),-dict=tests/fuzz/$(1).dict) \
+		$(FUZZ_DIR)/corpus/$(1) $(wildcard $(FUZZ_SEEDS_$(1))) \
+		>$(FUZZ_DIR)/$(1).log 2>&1 || \
+		{ tail -60 $(FUZZ_DIR)/$(1).log; echo "fuzz: $(1) failed, artifact in $(FUZZ_DIR)"; exit 1; }; \
+	grep -E '^(\#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss)' \
+		$(FUZZ_DIR)/$(1).log | sed 's/^/          /';
+
+.PHONY: fuzz
+fuzz: $(FUZZ_BIN)
+	@set -e; $(foreach f,$(FUZZ_TARGETS),$(call fuzz_run,$(f)))
+
 # ---------------------------------------------------------------- packaging
 
 DEBS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libnl-genl-3-dev \

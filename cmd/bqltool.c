@@ -59,6 +59,22 @@ static void resolve_color(struct bql_ctx *c)
 		c->color = false;
 }
 
+/*
+ * Standard output must reach its file: a write error (a full disk,
+ * /dev/full) fails the run, reported once. A command that failed has
+ * reported its own errors, a write error on standard output included.
+ */
+static int finish(const char *cmd, int ret)
+{
+	if (!fflush(stdout) && !ferror(stdout))
+		return ret;
+	if (ret != BQL_EXIT_OK)
+		return ret;
+	fprintf(stderr, "bqltool: %s%swrite error on standard output\n",
+		cmd ? cmd : "", cmd ? ": " : "");
+	return BQL_EXIT_FAIL;
+}
+
 /* -h/--help anywhere before "--" in a command's arguments. */
 static bool wants_help(int argc, char **argv)
 {
@@ -98,6 +114,8 @@ int main(int argc, char **argv)
 			ctx.netns = optarg;
 			break;
 		case 'R':
+			if (!*optarg)
+				return cmd_usage(&ctx, "--sysfs-root: empty directory name");
 			ctx.sysfs_root = optarg;
 			ctx.root_overridden = true;
 			break;
@@ -110,10 +128,10 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			cmd_print_overview(stdout);
-			return BQL_EXIT_OK;
+			return finish(NULL, BQL_EXIT_OK);
 		case 'V':
 			printf("bqltool %s\n", BQLTOOL_VERSION);
-			return BQL_EXIT_OK;
+			return finish(NULL, BQL_EXIT_OK);
 		default:
 			return cmd_bad_option(&ctx, opt, argv);
 		}
@@ -130,7 +148,7 @@ int main(int argc, char **argv)
 	argv += optind;
 	if (wants_help(argc, argv)) {
 		cmd_print_help(ce, stdout);
-		return BQL_EXIT_OK;
+		return finish(ce->name, BQL_EXIT_OK);
 	}
 	if (ctx.json && (ce->flags & CMD_NO_JSON) && strcmp(ce->name, "help"))
 		return cmd_usage(&ctx, "this command has no JSON output");
@@ -143,9 +161,5 @@ int main(int argc, char **argv)
 	resolve_color(&ctx);
 	optind = 0;	/* commands run getopt_long again on their own argv */
 	ret = ce->run(&ctx, argc, argv);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "bqltool: %s: write error on standard output\n", ce->name);
-		return BQL_EXIT_FAIL;
-	}
-	return ret;
+	return finish(ce->name, ret);
 }

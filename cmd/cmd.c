@@ -107,18 +107,42 @@ int cmd_usage(const struct bql_ctx *c, const char *fmt, ...)
 	return BQL_EXIT_USAGE;
 }
 
+/* @w is a cluster of short options ("-jx", not "--x") with @ch last, or inside */
+static bool in_cluster(const char *w, int ch, bool last)
+{
+	size_t n = w ? strlen(w) : 0;
+
+	if (n < 2 || w[0] != '-' || w[1] == '-' || !ch)
+		return false;
+	return last ? w[n - 1] == ch : memchr(w + 1, ch, n - 2) != NULL;
+}
+
 int cmd_bad_option(const struct bql_ctx *c, int opt, char **argv)
 {
 	const char *word = optind > 0 ? argv[optind - 1] : "?";
+	const char *cur = optind > 0 ? argv[optind] : NULL;
 
 	if (opt == ':') {
 		if (optopt && strncmp(word, "--", 2))
 			return cmd_usage(c, "option '-%c' needs an argument", optopt);
 		return cmd_usage(c, "option '%s' needs an argument", word);
 	}
-	/* a bad letter inside a cluster such as -bx: name the letter */
-	if (optopt && (word[0] != '-' || word[1] == '-' || strlen(word) != 2))
-		return cmd_usage(c, "unknown option '-%c' in '%s'", optopt, word);
+	/*
+	 * A bad letter in a cluster: getopt moves past the cluster only after
+	 * its last letter, so the cluster is the word before, or the word at
+	 * optind when the letter came before the end (-xj).
+	 */
+	if (in_cluster(word, optopt, true))
+		return strlen(word) == 2 ? cmd_usage(c, "unknown option '%s'", word)
+			: cmd_usage(c, "unknown option '-%c' in '%s'", optopt, word);
+	if (in_cluster(cur, optopt, false))
+		return cmd_usage(c, "unknown option '-%c' in '%s'", optopt, cur);
+	/* a known long option given a value: optopt is its letter */
+	if (optopt && !strncmp(word, "--", 2) && strchr(word, '='))
+		return cmd_usage(c, "option '%.*s' takes no argument",
+				 (int)(strchr(word, '=') - word), word);
+	if (optopt)
+		return cmd_usage(c, "unknown option '-%c'", optopt);
 	return cmd_usage(c, "unknown option '%s'", word);
 }
 

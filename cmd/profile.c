@@ -441,6 +441,8 @@ static int apply_run(struct bql_ctx *c, int argc, char **argv)
 		ret = cmd_usage(c, "which profile? give a FILE (- for standard input)");
 	if (!ret && argc - optind > 1)
 		ret = cmd_usage(c, "'%s': one profile at a time", argv[optind + 1]);
+	if (!ret && !*argv[optind])
+		ret = cmd_usage(c, "empty file name (- for standard input)");
 	if (!ret && o.check && o.dry_run)
 		ret = cmd_usage(c, "--check and --dry-run exclude each other");
 	if (ret) {

@@ -579,14 +579,54 @@ char *profile_to_json(const struct profile *p)
 	return out;
 }
 
+/*
+ * A device, FIFO or socket (/dev/stdout, /dev/null, a pipe): written in
+ * place, never replaced by a regular file.
+ */
+static int write_in_place(const char *path, const char *text, struct bql_err *e)
+{
+	size_t len = strlen(text), off = 0;
+	int fd, err;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			err = errno;
+			close(fd);
+			errno = err;
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (!close(fd))
+		return 0;
+fail:
+	err = errno;
+	return bql_err_set(e, err, "%s: cannot write: %s", path, strerror(err));
+}
+
 int profile_write_file(const char *path, const char *text, struct bql_err *e)
 {
-	char *c1 = strdup(path), *c2 = strdup(path), *tmp = NULL;
+	char *c1, *c2, *tmp = NULL, *real = NULL;
 	const char *dir, *base;
 	size_t len = strlen(text), off = 0;
+	struct stat st;
 	mode_t mask;
 	int fd = -1, dfd, err = 0;
 
+	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return write_in_place(path, text, e);
+	/* a symlink: replace the file it points to, not the link */
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode))
+		real = realpath(path, NULL);
+	c1 = strdup(real ? real : path);
+	c2 = strdup(real ? real : path);
 	if (!c1 || !c2) {
 		err = ENOMEM;
 		goto out;
@@ -628,7 +668,7 @@ int profile_write_file(const char *path, const char *text, struct bql_err *e)
 		goto fail;
 	}
 	fd = -1;
-	if (rename(tmp, path))
+	if (rename(tmp, real ? real : path))
 		goto fail;
 	free(tmp);
 	tmp = NULL;
@@ -653,5 +693,6 @@ out:
 	}
 	free(c1);
 	free(c2);
+	free(real);
 	return -err;
 }

@@ -92,7 +92,9 @@ int profile_add_dev(struct profile *p, const char *ifname,
 char *profile_to_json(const struct profile *p);
 /*
  * profile_write_file - write @text to @path atomically: a temporary file in
- * the same directory, fsync, rename over @path, fsync the directory.
+ * the same directory, fsync, rename over @path, fsync the directory. A
+ * symlink's target is replaced, not the link; a device, FIFO or socket
+ * (/dev/stdout, /dev/null) is written in place, never replaced.
  */
 int profile_write_file(const char *path, const char *text, struct bql_err *e);
 

@@ -81,6 +81,10 @@ load helpers
 	bqx --color=sometimes show
 	assert_failure 2
 	assert_regex "$stderr" "--color: invalid value 'sometimes'"
+	# an empty root is not "/": a typo'd variable must not select /class/net
+	bqx --sysfs-root "" show
+	assert_failure 2
+	assert_regex "$stderr" "^bqltool: --sysfs-root: empty directory name"
 }
 
 @test "-n and --sysfs-root exclude each other" {
@@ -114,6 +118,17 @@ load helpers
 	assert_regex "$stderr" "write error"
 }
 
+@test "a write error on stdout is reported once, by every command and for -V/-h" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	use_tree nic64
+	for args in "show" "-j show" "save" "set --dry-run ens1f0 limit_min=1" \
+		"check" "help" "show -h" "-V" "-h"; do
+		run --separate-stderr bash -c "'$BQLTOOL' --sysfs-root '$ROOT' $args > /dev/full"
+		assert_failure 1
+		assert_regex "$stderr" "^bqltool: ([a-z]+: )?write error on standard output$"
+	done
+}
+
 @test "option errors name the option as typed: clusters, long options" {
 	use_tree nic1
 	bq -jx show
@@ -125,6 +140,20 @@ load helpers
 	bq show -f
 	assert_failure 2
 	assert_regex "$stderr" "show: option '-f' needs an argument"
+	# the bad letter before the end of its cluster: getopt has not moved on
+	bq -xj show
+	assert_failure 2
+	assert_regex "$stderr" "^bqltool: unknown option '-x' in '-xj'"
+	bq top -bxc 1
+	assert_failure 2
+	assert_regex "$stderr" "^bqltool: top: unknown option '-x' in '-bxc'"
+	# a long option that takes no value, given one: optopt is its letter
+	bq set --dry-run=yes eth0 limit_min=1
+	assert_failure 2
+	assert_regex "$stderr" "^bqltool: set: option '--dry-run' takes no argument"
+	bq --json=1 show
+	assert_failure 2
+	assert_regex "$stderr" "^bqltool: option '--json' takes no argument"
 }
 
 @test "command options may follow selectors" {

@@ -98,6 +98,40 @@ norm() {
 	assert_output ""
 }
 
+@test "save -o: a symlink's target is replaced; a FIFO or device is written, not replaced" {
+	use_tree tuned
+	dir=$BATS_TEST_TMPDIR/out
+	mkdir "$dir"
+	bq save
+	want=$output
+	echo old > "$dir/real.json"
+	ln -s real.json "$dir/link"
+	bq save -o "$dir/link"
+	assert_success
+	[ -L "$dir/link" ]
+	assert_equal "$(cat "$dir/real.json")" "$want"
+	mkfifo "$dir/fifo"
+	timeout 10 cat "$dir/fifo" >"$dir/fifo.out" &
+	bq save -o "$dir/fifo"
+	assert_success
+	wait
+	[ -p "$dir/fifo" ]
+	assert_equal "$(cat "$dir/fifo.out")" "$want"
+	# a private copy of /dev/null: `save -o /dev/null` must not replace it
+	if [ "$(id -u)" = 0 ] && mknod "$dir/null" c 1 3 2>/dev/null; then
+		bq save -o "$dir/null"
+		assert_success
+		[ -c "$dir/null" ]
+	fi
+	[ ! -w /dev/full ] || {
+		bq save -o /dev/full
+		assert_failure 1
+		assert_equal "$stderr" "bqltool: save: /dev/full: cannot write: No space left on device"
+	}
+	# no temporary file left behind
+	assert_equal "$(ls -A "$dir" | grep -c '^\.')" 0
+}
+
 @test "save -> change -> apply restores the tree byte for byte" {
 	use_tree tuned
 	before=$(tree_bytes)
@@ -321,6 +355,9 @@ norm() {
 	bq apply --only
 	assert_failure 2
 	assert_output ""
+	bq apply ""
+	assert_failure 2
+	assert_regex "$stderr" "^bqltool: apply: empty file name \\(- for standard input\\)"
 }
 
 @test "apply: a write failing at any position undoes the earlier ones" {
