@@ -92,6 +92,7 @@ int main(int argc, char **argv)
 	const struct cmd_entry *ce;
 	struct bql_ctx ctx;
 	struct bql_err e;
+	bool root_from_env = false;
 	const char *env;
 	int opt, ret;
 
@@ -100,6 +101,7 @@ int main(int argc, char **argv)
 	if (env && *env) {
 		ctx.sysfs_root = env;
 		ctx.root_overridden = true;
+		root_from_env = true;
 	}
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:jpn:vhV", global_opts, NULL)) != -1) {
@@ -118,6 +120,7 @@ int main(int argc, char **argv)
 				return cmd_usage(&ctx, "--sysfs-root: empty directory name");
 			ctx.sysfs_root = optarg;
 			ctx.root_overridden = true;
+			root_from_env = false;
 			break;
 		case 'C':
 			if (parse_color(&ctx, optarg))
@@ -153,7 +156,9 @@ int main(int argc, char **argv)
 	if (ctx.json && (ce->flags & CMD_NO_JSON) && strcmp(ce->name, "help"))
 		return cmd_usage(&ctx, "this command has no JSON output");
 	if (ctx.netns && ctx.root_overridden)
-		return cmd_usage(&ctx, "-n/--netns and --sysfs-root exclude each other");
+		return cmd_usage(&ctx, "-n/--netns and %s exclude each other",
+				 root_from_env ? "BQLTOOL_SYSFS_ROOT (set in the environment)"
+					       : "--sysfs-root");
 	if (ctx.netns && netns_switch(ctx.netns, &e)) {
 		cmd_error(&ctx, &e);
 		return BQL_EXIT_FAIL;

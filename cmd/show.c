@@ -198,6 +198,7 @@ static int show_run(struct bql_ctx *c, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	enum show_format fmt = c->json ? FMT_JSON : FMT_TEXT;
+	bool fmt_given = false;
 	struct cmd_state st;
 	const struct hz_info *hz;
 	int opt, ret;
@@ -205,6 +206,7 @@ static int show_run(struct bql_ctx *c, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":f:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
+			fmt_given = true;
 			if (!strcmp(optarg, "text"))
 				fmt = FMT_TEXT;
 			else if (!strcmp(optarg, "json"))
@@ -219,10 +221,11 @@ static int show_run(struct bql_ctx *c, int argc, char **argv)
 			return cmd_bad_option(c, opt, argv);
 		}
 	}
+	if (fmt_given && fmt != FMT_JSON && c->json)
+		return cmd_usage(c, "--format %s and -j/-p exclude each other",
+				 fmt == FMT_TEXT ? "text" : "prometheus");
 	if (fmt == FMT_JSON)
 		c->json = true;
-	if (fmt == FMT_PROMETHEUS && c->json)
-		return cmd_usage(c, "--format prometheus and -j exclude each other");
 	ret = cmd_collect(c, argc - optind, argv + optind, &st);
 	if (ret)
 		return ret;

@@ -91,7 +91,10 @@ load helpers
 	use_tree nic1
 	bq -n foo show
 	assert_failure 2
-	assert_regex "$stderr" "exclude each other"
+	assert_regex "$stderr" "-n/--netns and --sysfs-root exclude each other"
+	BQLTOOL_SYSFS_ROOT="$ROOT" run --separate-stderr "$BQLTOOL" -n foo show
+	assert_failure 2
+	assert_regex "$stderr" "BQLTOOL_SYSFS_ROOT \\(set in the environment\\) exclude"
 }
 
 @test "-n with a namespace that does not exist exits 1 naming it" {

@@ -195,6 +195,13 @@ load helpers
 	assert_regex "$stderr" "unknown format 'yaml'"
 	bq -j show --format prometheus
 	assert_failure 2
+	assert_regex "$stderr" "--format prometheus and -j/-p exclude each other"
+	bq -p show --format text
+	assert_failure 2
+	assert_regex "$stderr" "--format text and -j/-p exclude each other"
+	bq -j show --format json
+	assert_success
+	json_ok
 	bq show --bogus
 	assert_failure 2
 	assert_regex "$stderr" "unknown option '--bogus'"
