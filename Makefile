@@ -70,7 +70,7 @@ BIN := $(BUILD)/bqltool
 
 MANPAGES := $(sort $(wildcard man/*.[58]))
 
-.PHONY: all check check-unit check-cli check-integration check-man check-deps \
+.PHONY: all check check-unit check-cli check-integration check-man check-deps check-valgrind \
 	sanitize bench deps install uninstall clean tools
 
 all: $(BIN) bqltool
@@ -140,7 +140,11 @@ check-deps:
 	@echo "  DEPS    dql/ <- lib/ <- cmd/ ok"
 
 sanitize:
-	$(MAKE) SANITIZE=1 check
+	$(MAKE) --no-print-directory SANITIZE=1 check
+
+# Every command and the unit tests under valgrind (no errors, no leaks).
+check-valgrind: all $(UNIT_BIN)
+	@tests/valgrind.sh $(CURDIR)/$(BIN) $(BUILD)
 
 bench: all tools
 	@BQLTOOL=$(CURDIR)/$(BIN) BUILD=$(CURDIR)/$(BUILD) tests/bench/run.sh

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# make check-valgrind: representative runs of every command, and the unit
+# tests, under valgrind; any error or definite leak fails.
+# usage: valgrind.sh BQLTOOL BUILD
+set -u
+bin=$1 build=$2
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -a "$here/data/sysfs/tuned" "$tmp/tuned"
+cp -a "$here/data/sysfs/multi" "$tmp/multi"
+export BQLTOOL_HZ=250
+vg() {
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		--show-leak-kinds=definite "$@" >/dev/null 2>"$tmp/vg.log"
+	if [ $? -eq 99 ]; then
+		echo "valgrind: errors in: $*"; cat "$tmp/vg.log"; fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
+	fi
+}
+pass=0 fail=0
+R="--sysfs-root $tmp/multi"
+T="--sysfs-root $tmp/tuned"
+vg "$bin" $R show
+vg "$bin" $R -p show eth0:1-2 'wl*'
+vg "$bin" $R show --format prometheus
+vg "$bin" $R show nosuchdev
+vg "$bin" $R check -a
+vg "$bin" $R -j check
+vg "$bin" $R export --textfile "$tmp"
+vg "$bin" $R top -b -c 3 -d 0.05
+vg "$bin" $R -j top -b -c 3 -d 0.05
+vg "$bin" $T set --dry-run eth0 limit_max=64K hold_time=250ms
+vg "$bin" $T set eth1 limit_min=3000 stall_thrs=20
+vg "$bin" $T set eth1 limit_min=3000 stall_thrs=1
+vg "$bin" $T save -o "$tmp/p.json"
+vg "$bin" $T reset eth0
+vg "$bin" $T apply "$tmp/p.json"
+vg "$bin" $T apply --check "$tmp/p.json"
+vg "$bin" replay "$here/../examples/ramp.bqlt" "$here/../examples/decay.bqlt"
+vg "$bin" -j replay --verify --plot "$tmp/p.svg" --timeline "$tmp/t.csv" \
+	"$here/../examples/completion-only.bqlt"
+vg "$bin" replay "$here/data/traces/bad-overcomplete.bqlt"
+vg "$bin" replay --verify "$here/data/traces/mismatch.bqlt"
+vg "$bin" help set
+for t in test_dql test_trace test_replay test_sel test_units test_profile test_out; do
+	[ -x "$build/tests/unit/$t" ] && vg "$build/tests/unit/$t"
+done
+echo "valgrind: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
