@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* bqltool top: what the command, its batch stream and its live view share. */
+#ifndef BQLTOOL_CMD_TOP_H
+#define BQLTOOL_CMD_TOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/ctx.h"
+#include "lib/sampler.h"
+
+#define NS_PER_SEC	1000000000ull
+#define MIN_DELAY_NS	10000000ull	/* 0.01 s */
+
+struct top_opts {
+	uint64_t delay_ns;
+	uint64_t count;		/* 0 = until stopped */
+	bool batch;
+	bool all;
+	int sort;		/* -1 = default */
+};
+
+/* CLOCK_MONOTONIC in ns */
+uint64_t top_mono_now(void);
+/* -b: sample and print until the count or a signal; returns enum bql_exit */
+int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o);
+
+#endif

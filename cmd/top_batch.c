@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bqltool top -b: one text block or one NDJSON line per sample, until the
+ * count is reached or a signal ends the stream between two samples.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cmd/cmd.h"
+#include "cmd/top.h"
+#include "dql/dql.h"
+#include "lib/hz.h"
+#include "lib/out.h"
+#include "lib/sampler.h"
+#include "lib/table.h"
+#include "lib/units.h"
+
+static volatile sig_atomic_t top_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	top_stop = 1;
+}
+
+/* ------------------------------------------------------------- batch */
+
+static void json_queue(struct bql_ctx *c, const struct sampler_queue *q)
+{
+	out_open_obj(c, NULL);
+	out_u64(c, OUT_JSON, "queue", NULL, q->index);
+	for (int a = 0; a < BQL_ATTR_NR; a++)
+		if (bql_has(&q->bql, a))
+			out_u64(c, OUT_JSON, bql_attrs[a].name, NULL, q->bql.val[a]);
+	for (int k = 0; k < SQS_NR; k++)
+		if (q->qs_present & (1u << k))
+			out_u64(c, OUT_JSON, sampler_qs_names[k], NULL, q->qs[k]);
+	for (int k = 0; k < SQS_NR; k++) {
+		char key[32];
+
+		if (!(q->rate_valid & (1u << k)))
+			continue;
+		snprintf(key, sizeof(key), "%s_rate", sampler_qs_names[k]);
+		out_dbl(c, OUT_JSON, key, NULL, q->rate[k]);
+	}
+	if (q->has_stall_delta)
+		out_u64(c, OUT_JSON, "stall_cnt_delta", NULL, q->stall_cnt_delta);
+	out_close_obj(c);
+}
+
+static void json_sample(struct bql_ctx *c, const struct sampler *s)
+{
+	out_begin(c, false);
+	out_u64(c, OUT_JSON, "mono_ns", NULL, s->mono_ns);
+	out_u64(c, OUT_JSON, "real_ns", NULL, s->real_ns);
+	out_u64(c, OUT_JSON, "seq", NULL, s->seq);
+	if (s->dt_ns)
+		out_u64(c, OUT_JSON, "interval_ns", NULL, s->dt_ns);
+	out_open_arr(c, "devices");
+	for (size_t i = 0; i < s->ndev; i++) {
+		const struct sampler_dev *d = &s->dev[i];
+
+		if (d->flags & SAMPLER_VANISHED)
+			continue;
+		out_open_obj(c, NULL);
+		out_str(c, OUT_JSON, "ifname", NULL, d->ifname);
+		if (d->ifindex >= 0)
+			out_u64(c, OUT_JSON, "ifindex", NULL, (uint64_t)d->ifindex);
+		out_u64(c, OUT_JSON, "num_tx_queues", NULL, d->ntx);
+		if (d->has_stats) {
+			out_u64(c, OUT_JSON, "tx_bytes", NULL, d->tx_bytes);
+			out_u64(c, OUT_JSON, "tx_packets", NULL, d->tx_packets);
+		}
+		if (d->has_rate) {
+			out_dbl(c, OUT_JSON, "tx_bytes_rate", NULL, d->tx_bytes_rate);
+			out_dbl(c, OUT_JSON, "tx_packets_rate", NULL, d->tx_packets_rate);
+		}
+		out_open_arr(c, "queues");
+		for (unsigned int k = 0; k < d->nq; k++)
+			if (!(d->q[k].flags & SAMPLER_VANISHED))
+				json_queue(c, &d->q[k]);
+		out_close_arr(c);
+		out_close_obj(c);
+	}
+	out_close_arr(c);
+	out_open_arr(c, "events");
+	for (size_t i = 0; i < s->nev; i++) {
+		const struct sampler_event *ev = &s->ev[i];
+
+		out_open_obj(c, NULL);
+		out_str(c, OUT_JSON, "type", NULL, sampler_event_name(ev->type));
+		out_str(c, OUT_JSON, "ifname", NULL, ev->ifname);
+		if (ev->type == SEV_QUEUES) {
+			out_u64(c, OUT_JSON, "old_num_tx_queues", NULL, ev->old_ntx);
+			out_u64(c, OUT_JSON, "num_tx_queues", NULL, ev->new_ntx);
+		}
+		out_close_obj(c);
+	}
+	out_close_arr(c);
+}
+
+enum { TC_DEV, TC_QUEUE, TC_LIMIT, TC_INFLIGHT, TC_MIN, TC_MAX, TC_HOLD, TC_THRS,
+       TC_STALLS, TC_STALLMAX, TC_RATE, TC_PPS, TC_STOP, TC_WAKE, TC_DSTALL, TC_NR };
+
+static void text_rate(struct table *t, int col, bool counted, bool valid, double v,
+		      bool bytes)
+{
+	char buf[32];
+
+	if (!counted)
+		return;
+	if (!valid)
+		table_cell(t, col, "-");
+	else if (bytes)
+		table_cell(t, col, "%s", units_fmt_rate(buf, sizeof(buf), v));
+	else
+		table_cell(t, col, "%.1f", v);
+}
+
+static void text_queue(struct table *t, const struct sampler_queue *q, unsigned int hz)
+{
+	static const struct { enum bql_attr a; int col; } map[] = {
+		{ BQL_LIMIT, TC_LIMIT }, { BQL_INFLIGHT, TC_INFLIGHT },
+		{ BQL_LIMIT_MIN, TC_MIN }, { BQL_LIMIT_MAX, TC_MAX },
+	};
+	const struct bql_queue *b = &q->bql;
+	char buf[32];
+
+	table_cell(t, TC_QUEUE, "tx-%u", q->index);
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		if (!bql_has(b, map[i].a))
+			continue;
+		if (b->val[map[i].a] == DQL_MAX_LIMIT && map[i].a != BQL_LIMIT)
+			table_cell(t, map[i].col, "max");
+		else
+			table_cell(t, map[i].col, "%s",
+				   units_fmt_bytes(buf, sizeof(buf), b->val[map[i].a]));
+	}
+	if (bql_has(b, BQL_HOLD_TIME))
+		table_cell(t, TC_HOLD, "%s", units_fmt_ms(buf, sizeof(buf), b->val[BQL_HOLD_TIME]));
+	if (bql_has(b, BQL_STALL_THRS))
+		table_cell(t, TC_THRS, "%s", b->val[BQL_STALL_THRS] ?
+			   units_fmt_ms(buf, sizeof(buf), b->val[BQL_STALL_THRS]) : "off");
+	if (bql_has(b, BQL_STALL_CNT))
+		table_cell(t, TC_STALLS, "%" PRIu64, b->val[BQL_STALL_CNT]);
+	if (bql_has(b, BQL_STALL_MAX))
+		table_cell(t, TC_STALLMAX, "%s", units_fmt_ms(buf, sizeof(buf),
+			   dql_jiffies_to_msecs(b->val[BQL_STALL_MAX], hz)));
+	if (bql_has(b, BQL_STALL_CNT))
+		table_cell(t, TC_DSTALL, q->has_stall_delta ? "%" PRIu64 : "-",
+			   q->stall_cnt_delta);
+	for (int k = 0; k < SQS_NR; k++)
+		text_rate(t, TC_RATE + k, q->qs_present & (1u << k),
+			  q->rate_valid & (1u << k), q->rate[k], k == SQS_TX_BYTES);
+}
+
+static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int hz)
+{
+	static const char *const hdr[TC_NR] = {
+		"device", "queue", "limit", "inflight", "limit_min", "limit_max",
+		"hold_time", "stall_thrs", "stall_cnt", "stall_max", "tx_rate",
+		"pkt/s", "stop/s", "wake/s", "stalls+",
+	};
+	time_t sec = (time_t)(s->real_ns / NS_PER_SEC);
+	char when[64];
+	struct table t;
+	struct tm tm;
+
+	localtime_r(&sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(c->out, "%s.%03u  sample %" PRIu64, when,
+		(unsigned int)(s->real_ns % NS_PER_SEC / 1000000), s->seq);
+	if (s->dt_ns)
+		fprintf(c->out, "  interval %.3fs", (double)s->dt_ns / 1e9);
+	fputc('\n', c->out);
+	table_init(&t, TC_NR, 1u << TC_DEV | 1u << TC_QUEUE, 0);
+	if (table_row(&t))
+		return -ENOMEM;
+	for (int i = 0; i < TC_NR; i++)
+		table_cell(&t, i, "%s", hdr[i]);
+	for (size_t i = 0; i < s->ndev; i++) {
+		const struct sampler_dev *d = &s->dev[i];
+
+		if (d->flags & SAMPLER_VANISHED)
+			continue;
+		if (d->has_stats) {
+			if (table_row(&t)) {
+				table_free(&t);
+				return -ENOMEM;
+			}
+			table_cell(&t, TC_DEV, "%s", d->ifname);
+			table_cell(&t, TC_QUEUE, "all");
+			text_rate(&t, TC_RATE, true, d->has_rate, d->tx_bytes_rate, true);
+			text_rate(&t, TC_PPS, true, d->has_rate, d->tx_packets_rate, false);
+		}
+		for (unsigned int k = 0; k < d->nq; k++) {
+			if (d->q[k].flags & SAMPLER_VANISHED)
+				continue;
+			if (table_row(&t)) {
+				table_free(&t);
+				return -ENOMEM;
+			}
+			table_cell(&t, TC_DEV, "%s", d->ifname);
+			text_queue(&t, &d->q[k], hz);
+		}
+	}
+	table_drop_empty(&t, 1);
+	table_print(&t, c->out);
+	table_free(&t);
+	for (size_t i = 0; i < s->nev; i++) {
+		const struct sampler_event *ev = &s->ev[i];
+
+		if (ev->type == SEV_QUEUES)
+			fprintf(c->out, "event: %s: TX queues %u -> %u\n", ev->ifname,
+				ev->old_ntx, ev->new_ntx);
+		else
+			fprintf(c->out, "event: %s: %s\n", ev->ifname,
+				sampler_event_name(ev->type));
+	}
+	fputc('\n', c->out);
+	return 0;
+}
+
+/* A reader that went away (`| head`) ends the stream quietly. */
+static int output_done(struct bql_ctx *c, int ret)
+{
+	int err = errno;
+	int fd;
+
+	if (!ret && !fflush(c->out) && !ferror(c->out))
+		return 0;
+	err = errno;
+	if (err != EPIPE)
+		return cmd_fail(c, "write error on standard output: %s", strerror(err));
+	/* leave nothing for main's final flush to complain about */
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, fileno(c->out));
+		close(fd);
+	}
+	clearerr(c->out);
+	return -1;
+}
+
+static void sleep_until(uint64_t t_ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t_ns / NS_PER_SEC),
+			       .tv_nsec = (long)(t_ns % NS_PER_SEC) };
+
+	while (!top_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+uint64_t top_mono_now(void)
+{
+	return sampler_clock_system.mono_ns(NULL);
+}
+
+int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o)
+{
+	struct sigaction sa;
+	unsigned int hz = hz_get()->hz;
+	uint64_t next = top_mono_now();
+	struct bql_err e;
+	int ret;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;	/* no SA_RESTART: the sleep ends */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	json_c_set_serialization_double_format("%.3f", JSON_C_OPTION_GLOBAL);
+	for (uint64_t n = 0; !o->count || n < o->count; n++) {
+		if (n)
+			sleep_until(next);
+		if (top_stop)
+			break;
+		if (sampler_tick(s, &e)) {
+			cmd_error(c, &e);
+			return BQL_EXIT_FAIL;
+		}
+		if (c->verbose && n == 0 && s->note[0])
+			fprintf(stderr, "bqltool: note: %s\n", s->note);
+		if (c->json) {
+			json_sample(c, s);
+			ret = out_end(c);
+		} else {
+			ret = text_sample(c, s, hz);
+		}
+		ret = output_done(c, ret);
+		if (ret)
+			return ret < 0 ? BQL_EXIT_OK : ret;
+		next += o->delay_ns;
+		if (next < top_mono_now())	/* fell behind: no burst to catch up */
+			next = top_mono_now();
+	}
+	return BQL_EXIT_OK;
+}
