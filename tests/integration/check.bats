@@ -3,12 +3,10 @@
 # namespace of our own: an ifb (BQL directories, a driver that never feeds
 # them), a veth pair (lltx: no BQL) and lo. Nothing outside it is written.
 bats_require_minimum_version 1.5.0
-load ../cli/helpers
+load netns
 
 setup_file() {
-	export NS="bqlt-check-$$"
-	[ "$(id -u)" -eq 0 ] || return 0
-	ip netns add "$NS" 2>/dev/null || return 0
+	netns_create check || return 0
 	ip -n "$NS" link add i0 numtxqueues 4 type ifb
 	ip -n "$NS" link add v0 type veth peer name v1
 	ip -n "$NS" link set i0 up
@@ -16,17 +14,13 @@ setup_file() {
 }
 
 teardown_file() {
-	ip netns del "$NS" 2>/dev/null || true
+	netns_destroy
 }
 
 setup() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root to create a network namespace"
-	ip netns list | grep -qw "$NS" || skip "cannot create network namespaces here"
+	netns_require
 }
 
-nsw() {	# nsw DEV Q ATTR VALUE: write inside the test namespace
-	ip netns exec "$NS" sh -c "echo $4 > /sys/class/net/$1/queues/tx-$2/byte_queue_limits/$3"
-}
 
 @test "netns: check -a explains lo and veth from netlink, ifb queues are ok" {
 	[ -d "/sys/class/net/lo/queues/tx-0/byte_queue_limits" ] &&

@@ -4,36 +4,27 @@
 # apply --check exit codes, rollback when the kernel refuses a write, a
 # device re-created with more queues.
 bats_require_minimum_version 1.5.0
-load ../cli/helpers
+load netns
 
 setup_file() {
-	export NS="bqlt-prof-$$"
-	[ "$(id -u)" -eq 0 ] || return 0
-	ip netns add "$NS" 2>/dev/null || return 0
+	netns_create prof || return 0
 	ip -n "$NS" link add i0 numtxqueues 8 type ifb || true
 	ip -n "$NS" link add i1 numtxqueues 2 type ifb || true
 }
 
 teardown_file() {
-	ip netns del "$NS" 2>/dev/null || true
+	netns_destroy
 }
 
 setup() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root to create a network namespace"
-	ip netns list | grep -qw "$NS" || skip "cannot create network namespaces here"
+	netns_require
 	ip netns exec "$NS" test -d /sys/class/net/i0/queues/tx-7/byte_queue_limits ||
 		skip "no 8-queue ifb with byte_queue_limits in the namespace (ifb module?)"
 	unset BQLTOOL_HZ
 	PROF=$BATS_TEST_TMPDIR/p.json
 }
 
-nsr() {
-	ip netns exec "$NS" cat "/sys/class/net/$1/queues/tx-$2/byte_queue_limits/$3"
-}
 
-nsw() {
-	ip netns exec "$NS" sh -c "echo $4 > /sys/class/net/$1/queues/tx-$2/byte_queue_limits/$3"
-}
 
 # every writable BQL value of both devices, one line per file
 state() {

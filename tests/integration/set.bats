@@ -3,36 +3,27 @@
 # 8-queue ifb (never the host's devices): all queues written, kernel
 # validation matching ours, rollback when the kernel itself refuses a write.
 bats_require_minimum_version 1.5.0
-load ../cli/helpers
+load netns
 
 setup_file() {
-	export NS="bqlt-set-$$"
-	[ "$(id -u)" -eq 0 ] || return 0
-	ip netns add "$NS" 2>/dev/null || return 0
+	netns_create set || return 0
 	ip -n "$NS" link add i0 numtxqueues 8 type ifb || true
 	ip -n "$NS" link add i1 numtxqueues 2 type ifb || true
 }
 
 teardown_file() {
-	ip netns del "$NS" 2>/dev/null || true
+	netns_destroy
 }
 
 setup() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root to create a network namespace"
-	ip netns list | grep -qw "$NS" || skip "cannot create network namespaces here"
+	netns_require
 	ip netns exec "$NS" test -d /sys/class/net/i0/queues/tx-7/byte_queue_limits ||
 		skip "no 8-queue ifb with byte_queue_limits in the namespace (ifb module?)"
 	# the real HZ, not the one the CLI tests pin
 	unset BQLTOOL_HZ
 }
 
-nsr() {	# nsr DEV Q ATTR
-	ip netns exec "$NS" cat "/sys/class/net/$1/queues/tx-$2/byte_queue_limits/$3"
-}
 
-nsw() {	# nsw DEV Q ATTR VALUE (the test's own devices only)
-	ip netns exec "$NS" sh -c "echo $4 > /sys/class/net/$1/queues/tx-$2/byte_queue_limits/$3"
-}
 
 # all8 DEV ATTR: the values of the 8 queues, space separated
 all8() {

@@ -3,33 +3,24 @@
 # (written with echo, read with bqltool -n), and the host's own devices
 # (read only: never written).
 bats_require_minimum_version 1.5.0
-load ../cli/helpers
+load netns
 
 setup_file() {
-	export NS="bqlt-show-$$"
-	[ "$(id -u)" -eq 0 ] || return 0
-	ip netns add "$NS" 2>/dev/null || return 0
+	netns_create show || return 0
 	ip -n "$NS" link add i0 numtxqueues 8 type ifb
 	ip -n "$NS" link add i1 numtxqueues 2 type ifb
 	ip -n "$NS" link set i0 up
 }
 
 teardown_file() {
-	ip netns del "$NS" 2>/dev/null || true
+	netns_destroy
 }
 
 setup() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root to create a network namespace"
-	ip netns list | grep -qw "$NS" || skip "cannot create network namespaces here"
+	netns_require
 }
 
-nsw() {	# nsw DEV Q ATTR VALUE: write inside the test namespace
-	ip netns exec "$NS" sh -c "echo $4 > /sys/class/net/$1/queues/tx-$2/byte_queue_limits/$3"
-}
 
-nsr() {
-	ip netns exec "$NS" cat "/sys/class/net/$1/queues/tx-$2/byte_queue_limits/$3"
-}
 
 @test "netns: show -j reports exactly the values written with echo" {
 	for q in 0 1 2 3 4 5 6 7; do

@@ -4,12 +4,10 @@
 # reported and top keeps going, a device added appears, SIGINT ends it
 # with status 0. The host's devices are never touched.
 bats_require_minimum_version 1.5.0
-load ../cli/helpers
+load netns
 
 setup_file() {
-	export NS="bqlt-top-$$"
-	[ "$(id -u)" -eq 0 ] || return 0
-	ip netns add "$NS" 2>/dev/null || return 0
+	netns_create top || return 0
 	ip -n "$NS" link add t0 numtxqueues 4 type ifb
 	ip -n "$NS" link add t1 numtxqueues 2 type ifb
 	ip -n "$NS" link set t0 up
@@ -17,12 +15,11 @@ setup_file() {
 }
 
 teardown_file() {
-	ip netns del "$NS" 2>/dev/null || true
+	netns_destroy
 }
 
 setup() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root to create a network namespace"
-	ip netns list | grep -qw "$NS" || skip "cannot create network namespaces here"
+	netns_require
 	OUT="$BATS_TEST_TMPDIR/out"
 	ERR="$BATS_TEST_TMPDIR/err"
 }
@@ -35,9 +32,6 @@ teardown() {
 	ip -n "$NS" link del t9 2>/dev/null || true
 }
 
-nsr() {
-	ip netns exec "$NS" cat "/sys/class/net/$1/queues/tx-$2/byte_queue_limits/$3"
-}
 
 # wait_grep REGEX: until $OUT matches (10 s)
 wait_grep() {
