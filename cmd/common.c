@@ -5,6 +5,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/common.h"
+#include "lib/hz.h"
 #include "lib/nl.h"
 
 int cmd_select(struct bql_ctx *c, int argc, char **argv, struct cmd_state *st)
@@ -48,8 +49,14 @@ int cmd_collect(struct bql_ctx *c, int argc, char **argv, struct cmd_state *st)
 		cmd_state_free(st);
 		return BQL_EXIT_FAIL;
 	}
-	if (c->verbose && st->snap.note[0])
-		fprintf(stderr, "bqltool: note: %s\n", st->snap.note);
+	if (c->verbose) {
+		const struct hz_info *hz = hz_get();
+
+		if (st->snap.note[0])
+			fprintf(stderr, "bqltool: note: %s\n", st->snap.note);
+		fprintf(stderr, "bqltool: note: HZ %u (%s)\n", hz->hz,
+			hz_source_name(hz->src));
+	}
 	return BQL_EXIT_OK;
 }
 

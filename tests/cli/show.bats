@@ -207,11 +207,14 @@ load helpers
 	assert_regex "$stderr" "unknown option '--bogus'"
 }
 
-@test "show: -v explains that netlink was not consulted" {
+@test "show: -v explains that netlink was not consulted and where HZ came from" {
 	use_tree nic1
 	bq -v show
 	assert_success
 	assert_regex "$stderr" "netlink not consulted"
+	assert_regex "$stderr" "note: HZ 250 \\(BQLTOOL_HZ\\)"
+	BQLTOOL_HZ= BQLTOOL_KCONFIG=/nonexistent run --separate-stderr "$BQLTOOL" --sysfs-root "$ROOT" -v show
+	assert_regex "$stderr" "note: HZ 250 \\(assumed\\)"
 }
 
 @test "show --color=always colours the device name, never with JSON" {
