@@ -10,7 +10,6 @@
 
 #include "cmd/cmd.h"
 #include "cmd/common.h"
-#include "dql/dql.h"
 #include "lib/hz.h"
 #include "lib/out.h"
 #include "lib/snapshot.h"
@@ -69,47 +68,18 @@ static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 	out_close_obj(c);
 }
 
-/* One text cell per attribute, in human units. */
+/* One text cell per attribute in human units; the limit also as wire time. */
 static void text_attr(char *buf, size_t n, enum bql_attr a, uint64_t v,
 		      const struct snap_dev *d, unsigned int hz)
 {
 	char tmp[32], wire[32];
 
-	switch (a) {
-	case BQL_LIMIT:
-		units_fmt_bytes(tmp, sizeof(tmp), v);
-		if (d->present & SD_SPEED)
-			snprintf(buf, n, "%s = %s", tmp,
-				 units_fmt_wire(wire, sizeof(wire), v, d->speed_mbps));
-		else
-			snprintf(buf, n, "%s", tmp);
-		break;
-	case BQL_LIMIT_MIN:
-	case BQL_LIMIT_MAX:
-		if (v == DQL_MAX_LIMIT)
-			snprintf(buf, n, "max");
-		else
-			units_fmt_bytes(buf, n, v);
-		break;
-	case BQL_INFLIGHT:
-		units_fmt_bytes(buf, n, v);
-		break;
-	case BQL_HOLD_TIME:
-		units_fmt_ms(buf, n, v);
-		break;
-	case BQL_STALL_THRS:
-		if (!v)
-			snprintf(buf, n, "off");
-		else
-			units_fmt_ms(buf, n, v);
-		break;
-	case BQL_STALL_MAX:	/* sysfs shows jiffies */
-		units_fmt_ms(buf, n, dql_jiffies_to_msecs(v, hz));
-		break;
-	default:
-		snprintf(buf, n, "%" PRIu64, v);
-		break;
+	if (a != BQL_LIMIT || !(d->present & SD_SPEED)) {
+		bql_fmt_human(buf, n, a, v, hz);
+		return;
 	}
+	snprintf(buf, n, "%s = %s", units_fmt_bytes(tmp, sizeof(tmp), v),
+		 units_fmt_wire(wire, sizeof(wire), v, d->speed_mbps));
 }
 
 static void text_dev_header(struct bql_ctx *c, const struct snap_dev *d)

@@ -17,7 +17,6 @@
 
 #include "cmd/cmd.h"
 #include "cmd/top.h"
-#include "dql/dql.h"
 #include "lib/hz.h"
 #include "lib/out.h"
 #include "lib/sampler.h"
@@ -131,30 +130,17 @@ static void text_queue(struct table *t, const struct sampler_queue *q, unsigned 
 	static const struct { enum bql_attr a; int col; } map[] = {
 		{ BQL_LIMIT, TC_LIMIT }, { BQL_INFLIGHT, TC_INFLIGHT },
 		{ BQL_LIMIT_MIN, TC_MIN }, { BQL_LIMIT_MAX, TC_MAX },
+		{ BQL_HOLD_TIME, TC_HOLD }, { BQL_STALL_THRS, TC_THRS },
+		{ BQL_STALL_CNT, TC_STALLS }, { BQL_STALL_MAX, TC_STALLMAX },
 	};
 	const struct bql_queue *b = &q->bql;
 	char buf[32];
 
 	table_cell(t, TC_QUEUE, "tx-%u", q->index);
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		if (!bql_has(b, map[i].a))
-			continue;
-		if (b->val[map[i].a] == DQL_MAX_LIMIT && map[i].a != BQL_LIMIT)
-			table_cell(t, map[i].col, "max");
-		else
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (bql_has(b, map[i].a))
 			table_cell(t, map[i].col, "%s",
-				   units_fmt_bytes(buf, sizeof(buf), b->val[map[i].a]));
-	}
-	if (bql_has(b, BQL_HOLD_TIME))
-		table_cell(t, TC_HOLD, "%s", units_fmt_ms(buf, sizeof(buf), b->val[BQL_HOLD_TIME]));
-	if (bql_has(b, BQL_STALL_THRS))
-		table_cell(t, TC_THRS, "%s", b->val[BQL_STALL_THRS] ?
-			   units_fmt_ms(buf, sizeof(buf), b->val[BQL_STALL_THRS]) : "off");
-	if (bql_has(b, BQL_STALL_CNT))
-		table_cell(t, TC_STALLS, "%" PRIu64, b->val[BQL_STALL_CNT]);
-	if (bql_has(b, BQL_STALL_MAX))
-		table_cell(t, TC_STALLMAX, "%s", units_fmt_ms(buf, sizeof(buf),
-			   dql_jiffies_to_msecs(b->val[BQL_STALL_MAX], hz)));
+				   bql_fmt_human(buf, sizeof(buf), map[i].a, b->val[map[i].a], hz));
 	if (bql_has(b, BQL_STALL_CNT))
 		table_cell(t, TC_DSTALL, q->has_stall_delta ? "%" PRIu64 : "-",
 			   q->stall_cnt_delta);

@@ -19,6 +19,7 @@
 
 #include "cmd/top_view.h"
 #include "dql/dql.h"
+#include "lib/bql.h"
 #include "lib/units.h"
 
 enum {
@@ -327,10 +328,6 @@ static char *fmt_count(char *buf, size_t n, double v)
 	return buf;
 }
 
-static char *fmt_bytes(char *buf, size_t n, uint64_t v)
-{
-	return v == DQL_MAX_LIMIT ? (snprintf(buf, n, "max"), buf) : units_fmt_bytes(buf, n, v);
-}
 
 /* Table columns in display order; lower prio is dropped first. */
 enum vcol { V_NAME, V_LIMIT, V_INFLIGHT, V_FILL, V_SPARK, V_MIN, V_MAX, V_RATE,
@@ -540,8 +537,8 @@ static void draw_row(const struct layout *l, int y, const struct tm_row *r,
 	CELL(V_LIMIT, TM_COL_LIMIT, units_fmt_bytes(buf, sizeof(buf), (uint64_t)r->v[TM_COL_LIMIT]));
 	CELL(V_INFLIGHT, TM_COL_INFLIGHT,
 	     units_fmt_bytes(buf, sizeof(buf), (uint64_t)r->v[TM_COL_INFLIGHT]));
-	CELL(V_MIN, TM_COL_LIMIT_MIN, fmt_bytes(buf, sizeof(buf), (uint64_t)r->v[TM_COL_LIMIT_MIN]));
-	CELL(V_MAX, TM_COL_LIMIT_MAX, fmt_bytes(buf, sizeof(buf), (uint64_t)r->v[TM_COL_LIMIT_MAX]));
+	CELL(V_MIN, TM_COL_LIMIT_MIN, bql_fmt_human(buf, sizeof(buf), BQL_LIMIT_MIN, (uint64_t)r->v[TM_COL_LIMIT_MIN], 0));
+	CELL(V_MAX, TM_COL_LIMIT_MAX, bql_fmt_human(buf, sizeof(buf), BQL_LIMIT_MAX, (uint64_t)r->v[TM_COL_LIMIT_MAX], 0));
 	CELL(V_RATE, TM_COL_TX_BYTES, units_fmt_rate(buf, sizeof(buf), r->v[TM_COL_TX_BYTES]));
 	CELL(V_PPS, TM_COL_TX_PACKETS, fmt_count(buf, sizeof(buf), r->v[TM_COL_TX_PACKETS]));
 	CELL(V_STOP, TM_COL_TX_STOP, fmt_count(buf, sizeof(buf), r->v[TM_COL_TX_STOP]));

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dql/dql.h"
 #include "lib/bql.h"
 #include "lib/sysfs.h"
 
@@ -37,6 +38,36 @@ const char *bql_unit_name(enum unit u)
 	case UNIT_COUNT:	return "count";
 	}
 	return "?";
+}
+
+char *bql_fmt_human(char *buf, size_t n, enum bql_attr a, uint64_t v,
+		    unsigned int hz)
+{
+	switch (a) {
+	case BQL_LIMIT_MIN:
+	case BQL_LIMIT_MAX:
+		if (v == DQL_MAX_LIMIT) {
+			snprintf(buf, n, "max");
+			return buf;
+		}
+		return units_fmt_bytes(buf, n, v);
+	case BQL_LIMIT:
+	case BQL_INFLIGHT:
+		return units_fmt_bytes(buf, n, v);
+	case BQL_STALL_THRS:
+		if (!v) {
+			snprintf(buf, n, "off");
+			return buf;
+		}
+		return units_fmt_ms(buf, n, v);
+	case BQL_HOLD_TIME:
+		return units_fmt_ms(buf, n, v);
+	case BQL_STALL_MAX:	/* sysfs shows jiffies */
+		return units_fmt_ms(buf, n, dql_jiffies_to_msecs(v, hz));
+	default:
+		snprintf(buf, n, "%" PRIu64, v);
+		return buf;
+	}
 }
 
 int bql_attr_find(const char *name)

@@ -7,6 +7,7 @@
 #define BQLTOOL_LIB_BQL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dql/err.h"
@@ -38,6 +39,15 @@ extern const struct bql_attr_desc bql_attrs[BQL_ATTR_NR];
 const char *bql_unit_name(enum unit u);
 /* index of @name in bql_attrs, or -1 */
 int bql_attr_find(const char *name);
+
+/*
+ * bql_fmt_human - @v (in sysfs units) of attribute @a for text output:
+ * bytes as "2.96 KiB", limit_min/limit_max at DQL_MAX_LIMIT as "max", ms as
+ * "250 ms", stall_thrs 0 as "off", stall_max (jiffies) converted to ms with
+ * @hz, counts as plain numbers. Returns @buf.
+ */
+char *bql_fmt_human(char *buf, size_t n, enum bql_attr a, uint64_t v,
+		    unsigned int hz);
 
 struct bql_queue {
 	unsigned int index;

@@ -13,22 +13,13 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/tmptree.h"
+
 #include "lib/bql.h"
 #include "lib/sysfs.h"
 
 static char root[256];
 static struct bql_ctx ctx;
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_int_equal(system(cmd), 0);
-}
 
 static const char *const attrs[] = { "limit", "limit_min", "limit_max", "hold_time",
 				     "inflight", "stall_thrs", "stall_cnt", "stall_max" };
@@ -234,6 +225,33 @@ static void test_valid_ifname(void **state)
 	assert_false(sysfs_valid_ifname("a b"));
 }
 
+static void test_fmt_human(void **state)
+{
+	static const struct {
+		enum bql_attr a;
+		uint64_t v;
+		const char *want;
+	} cases[] = {
+		{ BQL_LIMIT, 3028, "2.96 KiB" },
+		{ BQL_LIMIT, 1879048192, "1.75 GiB" },	/* the limit itself is never "max" */
+		{ BQL_LIMIT_MIN, 0, "0 B" },
+		{ BQL_LIMIT_MAX, 1879048192, "max" },
+		{ BQL_LIMIT_MAX, 1879048191, "1.75 GiB" },
+		{ BQL_INFLIGHT, 100, "100 B" },
+		{ BQL_HOLD_TIME, 1000, "1000 ms" },
+		{ BQL_STALL_THRS, 0, "off" },
+		{ BQL_STALL_THRS, 20, "20 ms" },
+		{ BQL_STALL_CNT, 7, "7" },
+		{ BQL_STALL_MAX, 6, "24 ms" },	/* jiffies at HZ 250 */
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(bql_fmt_human(buf, sizeof(buf), cases[i].a, cases[i].v, 250),
+				    cases[i].want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_count_and_speed),
 		cmocka_unit_test(test_valid_ifname),
+		cmocka_unit_test(test_fmt_human),
 	};
 
 	return cmocka_run_group_tests_name("sysfs", tests, setup, teardown);
