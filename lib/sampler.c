@@ -486,16 +486,12 @@ static bool names_changed(const struct sampler *s, char (*v)[BQL_IFNAMSIZ],
 	return false;
 }
 
+/* the order of sysfs_list_devs(), so vanished devices stay in place */
 static int dev_cmp(const void *a, const void *b)
 {
 	const struct sampler_dev *x = a, *y = b;
 
-	if (x->ifindex != y->ifindex) {
-		if (x->ifindex < 0 || y->ifindex < 0)
-			return x->ifindex < 0 ? 1 : -1;
-		return x->ifindex < y->ifindex ? -1 : 1;
-	}
-	return strcmp(x->ifname, y->ifname);
+	return sysfs_dev_order(x->ifindex, x->ifname, y->ifindex, y->ifname);
 }
 
 /*

@@ -126,17 +126,23 @@ bool sysfs_dev_exists(const struct bql_ctx *c, const char *dev)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+int sysfs_dev_order(int ifindex_a, const char *name_a, int ifindex_b,
+		    const char *name_b)
+{
+	if (ifindex_a != ifindex_b) {
+		/* unknown ifindex (-1) sorts last */
+		if (ifindex_a < 0 || ifindex_b < 0)
+			return ifindex_a < 0 ? 1 : -1;
+		return ifindex_a < ifindex_b ? -1 : 1;
+	}
+	return strcmp(name_a, name_b);
+}
+
 static int dev_cmp(const void *a, const void *b)
 {
 	const struct sysfs_dev *x = a, *y = b;
 
-	if (x->ifindex != y->ifindex) {
-		/* unknown ifindex (-1) sorts last */
-		if (x->ifindex < 0 || y->ifindex < 0)
-			return x->ifindex < 0 ? 1 : -1;
-		return x->ifindex < y->ifindex ? -1 : 1;
-	}
-	return strcmp(x->name, y->name);
+	return sysfs_dev_order(x->ifindex, x->name, y->ifindex, y->name);
 }
 
 int sysfs_list_devs(const struct bql_ctx *c, struct sysfs_dev **out,

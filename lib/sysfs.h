@@ -43,7 +43,13 @@ int sysfs_read_u64(const char *path, uint64_t *v, const char *obj,
 int sysfs_write(const char *path, const char *s, const char *obj,
 		struct bql_err *e);
 
-/* Every entry of ROOT/class/net, in ifindex order (name order on ties). */
+/*
+ * The order devices are listed in: ifindex, unknown (-1) last, name on
+ * ties. A qsort-style result.
+ */
+int sysfs_dev_order(int ifindex_a, const char *name_a, int ifindex_b,
+		    const char *name_b);
+/* Every entry of ROOT/class/net, in sysfs_dev_order(). */
 int sysfs_list_devs(const struct bql_ctx *c, struct sysfs_dev **out,
 		    size_t *n, struct bql_err *e);
 bool sysfs_dev_exists(const struct bql_ctx *c, const char *dev);
