@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/tmptree.h"
+
 #include "dql/dql.h"
 #include "lib/plan.h"
 
@@ -81,17 +83,6 @@ static void arm(int at, int also)
 
 static char root[256];
 static struct bql_ctx ctx;
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_int_equal(system(cmd), 0);
-}
 
 /* eth0 and eth1, 4 queues each, the kernel defaults; eth1 has no stall_* */
 static int setup(void **state)

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/tmptree.h"
+
 #include "lib/sampler.h"
 
 static char root[256];
@@ -39,17 +41,6 @@ static uint64_t fake_real(void *arg)
 
 static struct fake_clock fclk;
 static const struct sampler_clock clk = { fake_mono, fake_real, &fclk };
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_int_equal(system(cmd), 0);
-}
 
 /* Rewrite a file in place (same inode, as sysfs values change). */
 static void put(const char *val, const char *fmt, ...)

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/tmptree.h"
+
 #include "lib/topmodel.h"
 
 static char root[256];
@@ -28,17 +30,6 @@ static uint64_t fake_ns(void *arg)
 }
 
 static const struct sampler_clock clk = { fake_ns, fake_ns, NULL };
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_int_equal(system(cmd), 0);
-}
 
 static void put(uint64_t v, const char *fmt, ...)
 {
