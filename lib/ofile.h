@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ofile: every file bqltool writes (profiles, Prometheus textfiles, replay
+ * timelines and plots, recorded and simulated traces) goes through here, so
+ * that each is written in full or not at all.
+ *
+ * - A regular target (or a symlink to one, dangling or not: the link is kept
+ *   and its target written) is written to a temporary beside the real target
+ *   and renamed over it by ofile_commit(); ofile_abort() removes the
+ *   temporary and leaves the target untouched. An existing target keeps its
+ *   mode and owner; a new one gets 0666 & ~umask.
+ * - A non-regular target (FIFO, character device such as /dev/null, or
+ *   "/dev/stdout") is written only after success: the data is spooled to an
+ *   unlinked temporary and copied at commit, unless OFILE_STREAM is given.
+ * - "-" is standard output; with OFILE_STREAM it is written as it comes
+ *   (record's live capture into a pipe), otherwise spooled like a
+ *   non-regular target.
+ * - With OFILE_COMPRESS_BY_NAME, a name ending in ".gz" is written through
+ *   zlib (gzip format) and one ending in ".zst" through libzstd, streaming.
+ *
+ * Errors are sticky: the first write error is kept, later writes are
+ * no-ops, and ofile_commit() reports it (and removes the temporary).
+ */
+#ifndef BQLTOOL_LIB_OFILE_H
+#define BQLTOOL_LIB_OFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dql/err.h"
+
+struct ofile;
+
+enum {
+	OFILE_COMPRESS_BY_NAME	= 1u << 0,	/* .gz / .zst by the name's ending */
+	OFILE_STREAM		= 1u << 1,	/* "-" and non-regular targets: write through */
+};
+
+/*
+ * ofile_open - start writing @path ("-" = stdout). Checks up front that the
+ * target's directory is writable (so a bad -o fails before any work).
+ * Returns 0 and sets *@op, or -errno with @e naming the path and the reason.
+ */
+int ofile_open(struct ofile **op, const char *path, unsigned int flags, struct bql_err *e);
+/* ofile_write - buffered write of @len bytes; 0, or -errno once an error is sticky. */
+int ofile_write(struct ofile *o, const void *buf, size_t len);
+int ofile_printf(struct ofile *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* ofile_flush - push buffered data down (record calls it between batches). */
+int ofile_flush(struct ofile *o);
+/* ofile_path - the name as given, for messages. */
+const char *ofile_path(const struct ofile *o);
+/*
+ * ofile_commit - finish the stream (compression trailer), fsync, rename into
+ * place (or copy a spool to its non-regular target). Frees @o whatever
+ * happens; on failure the target is untouched and @e says why.
+ */
+int ofile_commit(struct ofile *o, struct bql_err *e);
+/* ofile_abort - drop everything written; the target is untouched. Frees @o. NULL is a no-op. */
+void ofile_abort(struct ofile *o);
+
+#endif

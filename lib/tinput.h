@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * tinput: the one way bqltool reads a trace (a path, or "-" for stdin),
+ * plain or compressed. gzip and zstd streams are recognised by their magic
+ * bytes, not the file name, and decompressed while streaming: no temporary
+ * file, memory bounded by the decompressor's window and the caller's buffer.
+ * Concatenated frames/members are read as one stream.
+ */
+#ifndef BQLTOOL_LIB_TINPUT_H
+#define BQLTOOL_LIB_TINPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dql/err.h"
+
+struct tinput;
+
+enum tinput_codec { TINPUT_PLAIN, TINPUT_GZIP, TINPUT_ZSTD };
+
+/* tinput_open - open @path ("-" = stdin); 0 or -errno with @e set. */
+int tinput_open(struct tinput **tp, const char *path, struct bql_err *e);
+/*
+ * tinput_read - up to @len decompressed bytes into @buf: > 0 bytes, 0 at the
+ * clean end of the stream, -errno on failure with @e naming the path and what
+ * went wrong ("PATH: truncated zstd stream", "PATH: corrupt gzip data: ...").
+ */
+ssize_t tinput_read(struct tinput *t, void *buf, size_t len, struct bql_err *e);
+enum tinput_codec tinput_codec(const struct tinput *t);
+/* compressed bytes consumed so far (for progress) */
+uint64_t tinput_raw_bytes(const struct tinput *t);
+/* tinput_close - close and free; NULL is a no-op. */
+void tinput_close(struct tinput *t);
+
+#endif
