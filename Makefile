@@ -30,7 +30,7 @@ endif
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := libnl-3.0 libnl-route-3.0 libnl-genl-3.0 ncursesw json-c zlib
+PKGS := libnl-3.0 libnl-route-3.0 libnl-genl-3.0 ncursesw json-c zlib libzstd
 
 WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wundef -Wwrite-strings -Wcast-qual \
@@ -217,7 +217,7 @@ fuzz: $(FUZZ_BIN)
 # ---------------------------------------------------------------- packaging
 
 DEBS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libnl-genl-3-dev \
-	libncurses-dev libjson-c-dev zlib1g-dev libcmocka-dev bats bats-support bats-assert \
+	libncurses-dev libjson-c-dev zlib1g-dev libzstd-dev zstd libcmocka-dev bats bats-support bats-assert \
 	iproute2 jq tmux mandoc libxml2-utils valgrind bash-completion zsh fish
 
 deps:

@@ -8,10 +8,15 @@
  *   and its target written) is written to a temporary beside the real target
  *   and renamed over it by ofile_commit(); ofile_abort() removes the
  *   temporary and leaves the target untouched. An existing target keeps its
- *   mode and owner; a new one gets 0666 & ~umask.
+ *   mode and owner (an owner that cannot be kept, or a file the caller may
+ *   not write, is an error at open); a new one gets 0666 & ~umask.
  * - A non-regular target (FIFO, character device such as /dev/null, or
  *   "/dev/stdout") is written only after success: the data is spooled to an
- *   unlinked temporary and copied at commit, unless OFILE_STREAM is given.
+ *   unlinked temporary in $TMPDIR and copied at commit, unless OFILE_STREAM
+ *   is given. A name for one of our descriptors (/dev/stdout, /dev/stderr,
+ *   /dev/fd/N, /proc/self/fd/N, or a link to one) is written through that
+ *   descriptor, never through the file behind it: its offset and O_APPEND
+ *   are honoured and a file the shell opened is never replaced.
  * - "-" is standard output; with OFILE_STREAM it is written as it comes
  *   (record's live capture into a pipe), otherwise spooled like a
  *   non-regular target.
@@ -34,6 +39,8 @@ struct ofile;
 enum {
 	OFILE_COMPRESS_BY_NAME	= 1u << 0,	/* .gz / .zst by the name's ending */
 	OFILE_STREAM		= 1u << 1,	/* "-" and non-regular targets: write through */
+	OFILE_PUBLIC		= 1u << 2,	/* a new file is 0644 whatever the umask
+						 * (read by another user: node_exporter) */
 };
 
 /*
