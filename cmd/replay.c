@@ -5,7 +5,6 @@
  * --set, and per-record outputs --timeline and --plot (replay_series.c).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include "cmd/cmd.h"
 #include "cmd/replay.h"
 #include "dql/dql.h"
+#include "lib/tinput.h"
 #include "lib/units.h"
 
 #define RBUF_SIZE	(1u << 20)	/* read buffer: the longest line */
@@ -139,6 +139,22 @@ static int feed_block(struct rx *x, struct rfile *f, const char *s,
 	return 0;
 }
 
+/*
+ * "PATH: truncated gzip stream" from lib/tinput.c becomes "PATH:N: ...",
+ * N the line being read when the input failed: the records before it
+ * were replayed.
+ */
+static int read_fail(struct rx *x, struct rfile *f, const struct bql_err *e)
+{
+	size_t n = strlen(f->path);
+
+	progress_clear(x);
+	if (!strncmp(e->msg, f->path, n) && !strncmp(e->msg + n, ": ", 2))
+		return cmd_fail(x->c, "%s:%" PRIu64 ": %s", f->path, f->p.line + 1,
+				e->msg + n + 2);
+	return cmd_fail(x->c, "%s", e->msg);
+}
+
 static const struct replay_ops rx_ops_plain = {
 	.mismatch = on_mismatch, .warn = on_warn,
 };
@@ -159,34 +175,33 @@ static const struct replay_ops *rx_ops(const struct rx *x)
 	return x->timeline ? &rx_ops_c : &rx_ops_plain;
 }
 
-/* Replay one file, reading big blocks and splitting lines in place. */
+/*
+ * Replay one file, plain or compressed (lib/tinput.c), reading big blocks
+ * and splitting lines in place.
+ */
 static int replay_file(struct rx *x, struct rfile *f, char *buf)
 {
-	bool is_stdin = !strcmp(f->path, "-");
+	struct tinput *in;
 	size_t have = 0;
 	struct bql_err e;
-	int fd, ret = 0;
+	int ret = 0;
 
 	x->path = f->path;
 	bqlt_parser_init(&f->p, x->hz);
 	replay_init(&f->r, &x->opts, rx_ops(x), x);
 	f->live = true;
 
-	fd = is_stdin ? STDIN_FILENO : open(f->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return cmd_fail(x->c, "%s: %s", f->path, strerror(errno));
-	if (!is_stdin)
-		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (tinput_open(&in, f->path, &e)) {
+		progress_clear(x);
+		return cmd_fail(x->c, "%s", e.msg);
+	}
 	for (;;) {
 		size_t room = RBUF_SIZE - have;
-		ssize_t n = read(fd, buf + have, room < RCHUNK ? room : RCHUNK);
+		ssize_t n = tinput_read(in, buf + have, room < RCHUNK ? room : RCHUNK, &e);
 		char *end, *nl;
 
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			progress_clear(x);
-			ret = cmd_fail(x->c, "%s: read error: %s", f->path, strerror(errno));
+			ret = read_fail(x, f, &e);
 			goto out;
 		}
 		if (n == 0)
@@ -222,8 +237,7 @@ static int replay_file(struct rx *x, struct rfile *f, char *buf)
 	if (bqlt_parse_end(&f->p, &e) < 0)
 		ret = trace_fail(x, &e);
 out:
-	if (!is_stdin)
-		close(fd);
+	tinput_close(in);
 	return ret;
 }
 
