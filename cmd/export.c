@@ -4,7 +4,6 @@
  * node_exporter textfile collector, replaced atomically (temp + rename).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,66 +13,39 @@
 
 #include "cmd/cmd.h"
 #include "cmd/common.h"
+#include "lib/ofile.h"
 
 #define EXPORT_FILE "bqltool.prom"
 
 /*
- * Write the exposition to a temp file in @dir and rename it over
- * @dir/bqltool.prom, so the collector never reads half a file. The temp
- * name does not end in .prom: the collector ignores it.
+ * Write the exposition to @o (lib/ofile.c: a temporary in DIR renamed over
+ * DIR/bqltool.prom, so the collector never reads half a file; the
+ * temporary's name does not end in .prom, so the collector ignores it).
  */
-static int export_write(struct bql_ctx *c, const char *dir,
-			const struct snapshot *s)
+static int export_write(struct bql_ctx *c, struct ofile *o, const struct snapshot *s)
 {
-	char tmp[4096], dst[4096];
 	FILE *saved = c->out, *f;
-	int fd, ret, err;
+	struct bql_err e;
+	int ret;
 
-	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, EXPORT_FILE) >= (int)sizeof(tmp) ||
-	    snprintf(dst, sizeof(dst), "%s/%s", dir, EXPORT_FILE) >= (int)sizeof(dst))
-		return cmd_fail(c, "%s: path too long", dir);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = errno;
-		return cmd_fail(c, "%s: cannot create a file in the directory: %s", dir,
-				strerror(err));
-	}
-	/* mkstemp makes 0600; the collector may run as another user */
-	if (fchmod(fd, 0644)) {
-		err = errno;
-		goto fail_fd;
-	}
-	f = fdopen(fd, "w");
+	f = ofile_stdio(o);
 	if (!f) {
-		err = errno;
-		goto fail_fd;
+		ofile_abort(o);
+		return cmd_fail(c, "%s: %s", ofile_path(o), strerror(ENOMEM));
 	}
 	c->out = f;
-	errno = 0;
 	ret = cmd_print_prometheus(c, s);
 	c->out = saved;
-	if (ret || fflush(f) || ferror(f) || fsync(fileno(f))) {
-		err = errno ? errno : EIO;
-		fclose(f);
-		unlink(tmp);
-		return cmd_fail(c, "%s: write error: %s", tmp, strerror(err));
+	fclose(f);	/* a write error is the ofile's */
+	if (ret) {
+		ofile_abort(o);
+		return ret;
 	}
-	if (fclose(f)) {
-		err = errno;
-		unlink(tmp);
-		return cmd_fail(c, "%s: write error: %s", tmp, strerror(err));
-	}
-	if (rename(tmp, dst)) {
-		err = errno;
-		unlink(tmp);
-		return cmd_fail(c, "%s: cannot rename %s to %s: %s", dir, tmp, dst,
-				strerror(err));
+	if (ofile_commit(o, &e)) {
+		cmd_error(c, &e);
+		return BQL_EXIT_FAIL;
 	}
 	return BQL_EXIT_OK;
-fail_fd:
-	close(fd);
-	unlink(tmp);
-	return cmd_fail(c, "%s: %s", tmp, strerror(err));
 }
 
 static int export_run(struct bql_ctx *c, int argc, char **argv)
@@ -83,7 +55,10 @@ static int export_run(struct bql_ctx *c, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL;
+	char path[4096];
 	struct cmd_state st;
+	struct ofile *o;
+	struct bql_err e;
 	struct stat sb;
 	int opt, ret;
 
@@ -107,10 +82,19 @@ static int export_run(struct bql_ctx *c, int argc, char **argv)
 		return cmd_fail(c, "%s: not a directory", dir);
 	if (access(dir, W_OK | X_OK))
 		return cmd_fail(c, "%s: directory is not writable: %s", dir, strerror(errno));
+	if (snprintf(path, sizeof(path), "%s/%s", dir, EXPORT_FILE) >= (int)sizeof(path))
+		return cmd_fail(c, "%s: path too long", dir);
+	/* mode 0644 for a new file: the collector may run as another user */
+	if (ofile_open(&o, path, OFILE_PUBLIC, &e)) {
+		cmd_error(c, &e);
+		return BQL_EXIT_FAIL;
+	}
 	ret = cmd_collect(c, argc - optind, argv + optind, &st);
-	if (ret)
+	if (ret) {
+		ofile_abort(o);
 		return ret;
-	ret = export_write(c, dir, &st.snap);
+	}
+	ret = export_write(c, o, &st.snap);
 	cmd_state_free(&st);
 	return ret;
 }
@@ -121,7 +105,8 @@ const struct cmd_entry cmd_export_entry = {
 	.summary = "Write DIR/bqltool.prom for the node_exporter textfile collector",
 	.help = "  -t, --textfile DIR   directory of node_exporter's textfile collector\n"
 		"\nWrites the same metrics as 'show --format prometheus' to DIR/bqltool.prom,\n"
-		"atomically (temporary file, fsync, rename), mode 0644. Run it from a timer.\n",
+		"atomically (temporary file, fsync, rename); a new file is mode 0644, an\n"
+		"existing one keeps its mode and owner. Run it from a timer.\n",
 	.flags = CMD_NEEDS_NL | CMD_NO_JSON,
 	.run = export_run,
 };

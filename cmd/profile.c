@@ -17,6 +17,7 @@
 #include "cmd/common.h"
 #include "cmd/plan_cmd.h"
 #include "lib/hz.h"
+#include "lib/ofile.h"
 #include "lib/out.h"
 #include "lib/plan.h"
 #include "lib/profile.h"
@@ -57,6 +58,7 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 	struct cmd_state st;
 	struct profile p;
 	struct utsname u;
+	struct ofile *of = NULL;
 	struct bql_err e;
 	char *text;
 	int opt, ret = BQL_EXIT_OK;
@@ -72,9 +74,16 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 	}
 	if (file && !*file)
 		return cmd_usage(c, "-o: empty file name");
+	/* a file that cannot be written fails before any work */
+	if (file && strcmp(file, "-") && ofile_open(&of, file, 0, &e)) {
+		cmd_error(c, &e);
+		return BQL_EXIT_FAIL;
+	}
 	ret = cmd_select(c, argc - optind, argv + optind, &st);
-	if (ret)
+	if (ret) {
+		ofile_abort(of);
 		return ret;
+	}
 	profile_init(&p);
 	snprintf(p.tool_version, sizeof(p.tool_version), "%s", BQLTOOL_VERSION);
 	if (!uname(&u))
@@ -86,17 +95,21 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 	cmd_state_free(&st);
 	if (ret) {
 		profile_free(&p);
+		ofile_abort(of);
 		return ret;
 	}
 	if (!p.ndev)
 		cmd_warn(c, "no network device with byte queue limits found: the profile is empty");
 	text = profile_to_json(&p);
 	profile_free(&p);
-	if (!text)
+	if (!text) {
+		ofile_abort(of);
 		return cmd_fail(c, "out of memory");
+	}
 	/* the profile is JSON whatever -j/-p say */
-	if (file && strcmp(file, "-")) {
-		if (profile_write_file(file, text, &e)) {
+	if (of) {
+		ofile_write(of, text, strlen(text));
+		if (ofile_commit(of, &e)) {
 			cmd_error(c, &e);
 			ret = BQL_EXIT_FAIL;
 		}

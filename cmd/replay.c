@@ -97,6 +97,19 @@ static bool has_suffix(const char *s, const char *suf)
 	return n >= m && !strcmp(s + n - m, suf);
 }
 
+/* FILE.jsonl, FILE.ndjson, also compressed: FILE.jsonl.gz, FILE.ndjson.zst */
+static bool is_jsonl(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (has_suffix(name, ".gz"))
+		n -= 3;
+	else if (has_suffix(name, ".zst"))
+		n -= 4;
+	return (n >= 6 && !strncmp(name + n - 6, ".jsonl", 6)) ||
+	       (n >= 7 && !strncmp(name + n - 7, ".ndjson", 7));
+}
+
 /* ------------------------------------------------------------ replay */
 
 static void progress_show(struct rx *x)
@@ -307,7 +320,7 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 			if (!*optarg || !strcmp(optarg, "-"))
 				return cmd_usage(x->c, "--timeline: expected a file name (/dev/stdout for standard output)");
 			x->timeline = optarg;
-			x->jsonl = has_suffix(optarg, ".jsonl") || has_suffix(optarg, ".ndjson");
+			x->jsonl = is_jsonl(optarg);
 			break;
 		case OPT_PLOT:
 			if (!*optarg || !strcmp(optarg, "-"))
@@ -364,8 +377,6 @@ static int replay_run(struct bql_ctx *c, int argc, char **argv)
 
 	memset(&x, 0, sizeof(x));
 	x.c = c;
-	x.tl.fd = -1;
-	x.plot.out.fd = -1;
 	replay_opts_init(&x.opts);
 	ret = parse_opts(&x, argc, argv);
 	if (ret)

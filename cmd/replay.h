@@ -15,6 +15,8 @@
 #include "dql/trace.h"
 #include "lib/ctx.h"
 
+struct ofile;
+
 #define MAX_LISTED	10		/* mismatches listed on stderr */
 
 struct rfile {
@@ -31,23 +33,10 @@ struct mismatch {
 	uint32_t observed, computed;
 };
 
-/*
- * An output file written in full or not at all: a regular (or new) file
- * is written under a temporary name in its directory and renamed into
- * place when the replay succeeded; anything else (a symlink such as
- * /dev/stdout, a FIFO) is written directly.
- */
-struct ofile {
-	const char *path;
-	char *tmp;		/* temporary name, NULL when written in place */
-	int fd;			/* -1: not open */
-	int err;		/* first write errno */
-};
-
 /* --plot: one chart, two series per queue */
 struct rplot {
 	struct svgplot *svg;
-	struct ofile out;
+	struct ofile *out;	/* lib/ofile.h */
 	int *series;		/* per queue index q: [2q] limit, [2q + 1] inflight */
 	unsigned int nq;	/* queues in series[] */
 	uint64_t t0;		/* t_ns of the first record: x = 0 */
@@ -67,7 +56,7 @@ struct rx {
 	struct rfile *files;
 	int nfiles;
 	const char *path;	/* file being replayed */
-	struct ofile tl;	/* --timeline */
+	struct ofile *tl;	/* --timeline (lib/ofile.h) */
 	char *tl_buf;
 	size_t tl_len;
 	struct rplot plot;	/* --plot */

@@ -4,15 +4,13 @@
  * JSON lines) and --plot (SVG), each written in full or not at all.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/replay.h"
+#include "lib/ofile.h"
 #include "lib/svgplot.h"
 
 #define OBUF_SIZE	(1u << 20)	/* timeline buffer */
@@ -21,93 +19,39 @@
 /* ------------------------------------------------------------ files */
 
 /*
- * Open @path for @o; a failure is reported, naming the path. Only a
- * regular file (or a new one) is replaced by rename: a symlink is written
- * through, in place, never replaced (/dev/stdout is a symlink to
- * /proc/self/fd/1, which is a regular file when standard output is
- * redirected to one; renaming over it would replace /dev/stdout itself).
+ * Each output goes through lib/ofile.c: a temporary beside the target
+ * (through symlinks, keeping mode and owner) renamed only when the replay
+ * succeeded, or a spool copied then to a FIFO, a device or /dev/stdout.
  */
-static int ofile_open(struct rx *x, struct ofile *o, const char *path)
+static int out_open(struct rx *x, struct ofile **o, const char *path, unsigned int flags)
 {
-	struct stat st;
-	mode_t um;
+	struct bql_err e;
 
-	o->path = path;
-	o->tmp = NULL;
-	o->err = 0;
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		o->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	} else {
-		if (asprintf(&o->tmp, "%s.XXXXXX", path) < 0) {
-			o->tmp = NULL;
-			o->fd = -1;
-			return cmd_fail(x->c, "%s: %s", path, strerror(ENOMEM));
-		}
-		o->fd = mkostemp(o->tmp, O_CLOEXEC);
-		if (o->fd >= 0) {
-			um = umask(0);
-			umask(um);
-			if (fchmod(o->fd, 0666 & ~um))
-				o->err = errno;
-		}
-	}
-	if (o->fd < 0) {
-		int err = errno;
-
-		free(o->tmp);
-		o->tmp = NULL;
-		return cmd_fail(x->c, "%s: %s", path, strerror(err));
-	}
+	if (ofile_open(o, path, flags, &e))
+		return cmd_fail(x->c, "%s", e.msg);
 	return 0;
 }
 
-/* all of @buf; the first failure stays in o->err */
-static void ofile_write(struct ofile *o, const char *buf, size_t len)
+static int out_finish(struct rx *x, struct ofile *o)
 {
-	size_t off = 0;
+	struct bql_err e;
 
-	while (off < len && !o->err) {
-		ssize_t n = write(o->fd, buf + off, len - off);
-
-		if (n < 0) {
-			if (errno != EINTR)
-				o->err = errno;
-			continue;
-		}
-		off += (size_t)n;
-	}
-}
-
-/* sync and close a file written in full; a write error is reported */
-static int ofile_finish(struct rx *x, struct ofile *o)
-{
-	if (!o->err && o->tmp && fsync(o->fd) && errno != EINVAL)
-		o->err = errno;
-	if (close(o->fd) && !o->err)
-		o->err = errno;
-	o->fd = -1;
-	if (o->err)
-		return cmd_fail(x->c, "%s: write error: %s", o->path, strerror(o->err));
+	if (ofile_finish(o, &e))
+		return cmd_fail(x->c, "%s", e.msg);
 	return 0;
 }
 
-/* @keep: rename a finished file into place; else close and remove it */
-static int ofile_end(struct rx *x, struct ofile *o, bool keep)
+/* @keep: put a finished file in place; else drop it, the target untouched */
+static int out_end(struct rx *x, struct ofile **o, bool keep)
 {
+	struct bql_err e;
 	int ret = 0;
 
-	if (o->fd >= 0) {
-		close(o->fd);
-		o->fd = -1;
-	}
-	if (o->tmp) {
-		if (keep && rename(o->tmp, o->path))
-			ret = cmd_fail(x->c, "%s: %s", o->path, strerror(errno));
-		if (!keep || ret)
-			unlink(o->tmp);
-		free(o->tmp);
-		o->tmp = NULL;
-	}
+	if (keep && *o && ofile_commit(*o, &e))
+		ret = cmd_fail(x->c, "%s", e.msg);
+	else if (!keep)
+		ofile_abort(*o);
+	*o = NULL;
 	return ret;
 }
 
@@ -188,7 +132,7 @@ static void timeline_event(struct rx *x, const struct replay_event *ev)
 	if (ev->kind != BQLT_C && !x->all_events)
 		return;
 	if (x->tl_len + OBUF_ROW > OBUF_SIZE) {
-		ofile_write(&x->tl, x->tl_buf, x->tl_len);
+		ofile_write(x->tl, x->tl_buf, x->tl_len);
 		x->tl_len = 0;
 	}
 	p = x->tl_buf + x->tl_len;
@@ -234,7 +178,7 @@ static int timeline_open(struct rx *x)
 	x->tl_buf = malloc(OBUF_SIZE);
 	if (!x->tl_buf)
 		return cmd_fail(x->c, "%s: %s", x->timeline, strerror(ENOMEM));
-	ret = ofile_open(x, &x->tl, x->timeline);
+	ret = out_open(x, &x->tl, x->timeline, OFILE_COMPRESS_BY_NAME);
 	if (ret)
 		return ret;
 	if (!x->jsonl) {
@@ -247,9 +191,9 @@ static int timeline_open(struct rx *x)
 /* the rest of the rows, synced */
 static int timeline_finish(struct rx *x)
 {
-	ofile_write(&x->tl, x->tl_buf, x->tl_len);
+	ofile_write(x->tl, x->tl_buf, x->tl_len);
 	x->tl_len = 0;
-	return ofile_finish(x, &x->tl);
+	return out_finish(x, x->tl);
 }
 
 /* ------------------------------------------------------------ plot */
@@ -329,32 +273,30 @@ static int plot_open(struct rx *x)
 	pl->svg = svgplot_new(title, "time (s)", "bytes");
 	if (!pl->svg)
 		return cmd_fail(x->c, "%s: %s", x->plot_path, strerror(ENOMEM));
-	return ofile_open(x, &pl->out, x->plot_path);
+	return out_open(x, &pl->out, x->plot_path, 0);
 }
 
-/* the chart into its file, synced: built in memory, written in one go */
+/* the chart into its file, synced */
 static int plot_finish(struct rx *x)
 {
 	struct rplot *pl = &x->plot;
 	struct bql_err e;
-	char *buf = NULL;
-	size_t len = 0;
+	int ret, r;
 	FILE *f;
-	int ret = 0;
 
-	if (pl->err) {
-		ret = cmd_fail(x->c, "%s: %s", x->plot_path, strerror(-pl->err));
-	} else {
-		f = open_memstream(&buf, &len);
-		if (!f)
-			ret = cmd_fail(x->c, "%s: %s", x->plot_path, strerror(errno));
-		else if (svgplot_write(pl->svg, f, &e) | fclose(f))
-			ret = cmd_fail(x->c, "%s: %s", x->plot_path, strerror(ENOMEM));
-		else
-			ofile_write(&pl->out, buf, len);
-		free(buf);
-	}
-	return ret ? ret : ofile_finish(x, &pl->out);
+	if (pl->err)
+		return cmd_fail(x->c, "%s: %s", x->plot_path, strerror(-pl->err));
+	f = ofile_stdio(pl->out);
+	if (!f)
+		return cmd_fail(x->c, "%s: %s", x->plot_path, strerror(ENOMEM));
+	ret = svgplot_write(pl->svg, f, &e);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	/* a write error is the ofile's: out_finish() names it */
+	r = out_finish(x, pl->out);
+	if (!r && ret)
+		r = cmd_fail(x->c, "%s: write error: %s", x->plot_path, strerror(-ret));
+	return r;
 }
 
 /* ------------------------------------------------------------ both */
@@ -385,14 +327,14 @@ int rx_outputs_close(struct rx *x, bool ok)
 	int ret = 0, r;
 
 	/* both written and synced before either is renamed: all or nothing */
-	if (ok && x->tl.fd >= 0)
+	if (ok && x->tl)
 		ret = timeline_finish(x);
-	if (ok && !ret && x->plot.out.fd >= 0)
+	if (ok && !ret && x->plot.out)
 		ret = plot_finish(x);
-	r = ofile_end(x, &x->tl, ok && !ret);
+	r = out_end(x, &x->tl, ok && !ret);
 	if (!ret)
 		ret = r;
-	r = ofile_end(x, &x->plot.out, ok && !ret);
+	r = out_end(x, &x->plot.out, ok && !ret);
 	if (!ret)
 		ret = r;
 	free(x->tl_buf);

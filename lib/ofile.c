@@ -42,6 +42,7 @@ struct ofile {
 	enum ofile_codec codec;
 	int err;		/* first errno, sticky */
 	bool zerr;		/* err came from the compressor */
+	bool finished;		/* ofile_finish() done: no more data */
 	z_stream z;
 	bool z_live;
 	ZSTD_CStream *zs;
@@ -469,6 +470,8 @@ int ofile_write(struct ofile *o, const void *buf, size_t len)
 {
 	if (o->err)
 		return -o->err;
+	if (o->finished)
+		return set_err(o, EINVAL);
 	if (o->len + len <= OFILE_BUF) {
 		memcpy(o->buf + o->len, buf, len);
 		o->len += len;
@@ -493,6 +496,8 @@ int ofile_printf(struct ofile *o, const char *fmt, ...)
 
 	if (o->err)
 		return -o->err;
+	if (o->finished)
+		return set_err(o, EINVAL);
 	va_start(ap, fmt);
 	n = vsnprintf((char *)o->buf + o->len, room, fmt, ap);
 	va_end(ap);
@@ -527,6 +532,8 @@ int ofile_flush(struct ofile *o)
 {
 	if (o->err)
 		return -o->err;
+	if (o->finished)
+		return 0;
 	emit(o, o->buf, o->len, EMIT_FLUSH);
 	o->len = 0;
 	return o->err ? -o->err : 0;
@@ -602,23 +609,38 @@ static void ofile_free(struct ofile *o)
 	free(o);
 }
 
+static int fail(struct ofile *o, int err, const char *what, struct bql_err *e)
+{
+	if (o->zerr)
+		return bql_err_set(e, err, "%s: compression failed", o->path);
+	return bql_err_set(e, err, "%s: %s: %s", o->path, what, strerror(err));
+}
+
+int ofile_finish(struct ofile *o, struct bql_err *e)
+{
+	if (!o->finished) {
+		emit(o, o->buf, o->len, EMIT_END);
+		o->len = 0;
+		o->finished = true;
+		if (!o->err && o->kind == OFILE_RENAME && fsync(o->fd) &&
+		    errno != EINVAL && errno != EROFS)
+			set_err(o, errno);
+	}
+	return o->err ? fail(o, o->err, "write error", e) : 0;
+}
+
 int ofile_commit(struct ofile *o, struct bql_err *e)
 {
 	const char *what = "write error";
 	int ret, dst;
 
-	emit(o, o->buf, o->len, EMIT_END);
-	o->len = 0;
-	if (o->err) {
-		ret = o->err;
-		goto fail;
+	ret = ofile_finish(o, e);
+	if (ret) {
+		ofile_free(o);
+		return ret;
 	}
 	switch (o->kind) {
 	case OFILE_RENAME:
-		if (fsync(o->fd) && errno != EINVAL && errno != EROFS) {
-			ret = errno;
-			goto fail;
-		}
 		ret = close(o->fd) ? errno : 0;
 		o->fd = -1;
 		if (ret)
@@ -659,12 +681,30 @@ int ofile_commit(struct ofile *o, struct bql_err *e)
 	ofile_free(o);
 	return 0;
 fail:
-	if (o->zerr)
-		bql_err_set(e, ret, "%s: compression failed", o->path);
-	else
-		bql_err_set(e, ret, "%s: %s: %s", o->path, what, strerror(ret));
+	fail(o, ret, what, e);
 	ofile_free(o);
 	return -ret;
+}
+
+/* ------------------------------------------------------------ stdio */
+
+/* fopencookie's write: all of @len, or 0 with errno on an error */
+static ssize_t cookie_write(void *cookie, const char *buf, size_t len)
+{
+	int ret = ofile_write(cookie, buf, len);
+
+	if (ret) {
+		errno = -ret;
+		return 0;
+	}
+	return (ssize_t)len;
+}
+
+FILE *ofile_stdio(struct ofile *o)
+{
+	static const cookie_io_functions_t io = { .write = cookie_write };
+
+	return fopencookie(o, "w", io);
 }
 
 void ofile_abort(struct ofile *o)

@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "dql/err.h"
 
@@ -56,6 +57,20 @@ int ofile_printf(struct ofile *o, const char *fmt, ...) __attribute__((format(pr
 int ofile_flush(struct ofile *o);
 /* ofile_path - the name as given, for messages. */
 const char *ofile_path(const struct ofile *o);
+/*
+ * ofile_stdio - a stdio stream that writes into @o, for code that prints to
+ * a FILE * (Prometheus text, SVG). fclose() it before ofile_commit(); its
+ * write errors are @o's. NULL when out of memory.
+ */
+FILE *ofile_stdio(struct ofile *o);
+/*
+ * ofile_finish - everything written: the compression trailer, the buffer,
+ * fsync. The target is still untouched; ofile_commit() then only puts the
+ * file in place. Lets a command with several outputs learn of any write
+ * error before it replaces the first of them. 0 or -errno with @e set;
+ * @o stays open either way (commit or abort it).
+ */
+int ofile_finish(struct ofile *o, struct bql_err *e);
 /*
  * ofile_commit - finish the stream (compression trailer), fsync, rename into
  * place (or copy a spool to its non-regular target). Frees @o whatever

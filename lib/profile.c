@@ -3,12 +3,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -577,122 +575,4 @@ char *profile_to_json(const struct profile *p)
 		out = NULL;
 	json_object_put(root);
 	return out;
-}
-
-/*
- * A device, FIFO or socket (/dev/stdout, /dev/null, a pipe): written in
- * place, never replaced by a regular file.
- */
-static int write_in_place(const char *path, const char *text, struct bql_err *e)
-{
-	size_t len = strlen(text), off = 0;
-	int fd, err;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		goto fail;
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			err = errno;
-			close(fd);
-			errno = err;
-			goto fail;
-		}
-		off += (size_t)w;
-	}
-	if (!close(fd))
-		return 0;
-fail:
-	err = errno;
-	return bql_err_set(e, err, "%s: cannot write: %s", path, strerror(err));
-}
-
-int profile_write_file(const char *path, const char *text, struct bql_err *e)
-{
-	char *c1, *c2, *tmp = NULL, *real = NULL;
-	const char *dir, *base;
-	size_t len = strlen(text), off = 0;
-	struct stat st;
-	mode_t mask;
-	int fd = -1, dfd, err = 0;
-
-	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return write_in_place(path, text, e);
-	/* a symlink: replace the file it points to, not the link */
-	if (!lstat(path, &st) && S_ISLNK(st.st_mode))
-		real = realpath(path, NULL);
-	c1 = strdup(real ? real : path);
-	c2 = strdup(real ? real : path);
-	if (!c1 || !c2) {
-		err = ENOMEM;
-		goto out;
-	}
-	dir = dirname(c1);
-	base = basename(c2);
-	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, base) < 0) {
-		tmp = NULL;
-		err = ENOMEM;
-		goto out;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = errno;
-		bql_err_set(e, err, "%s: cannot create a temporary file in %s: %s", path,
-			    dir, strerror(err));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	/* mkstemp makes 0600; a profile is not secret: 0666 & ~umask */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask))
-		goto fail;
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			goto fail;
-		off += (size_t)w;
-	}
-	if (fsync(fd))
-		goto fail;
-	if (close(fd)) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, real ? real : path))
-		goto fail;
-	free(tmp);
-	tmp = NULL;
-	/* make the rename itself durable */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	goto out;
-fail:
-	err = errno;
-	bql_err_set(e, err, "%s: cannot write: %s", path, strerror(err));
-out:
-	if (err == ENOMEM)
-		bql_err_set(e, err, "out of memory");
-	if (fd >= 0)
-		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
-	free(c1);
-	free(c2);
-	free(real);
-	return -err;
 }

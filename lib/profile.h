@@ -90,13 +90,6 @@ int profile_add_dev(struct profile *p, const char *ifname,
 		    struct bql_err *e);
 /* profile_to_json - the profile as indented JSON text (malloc'd, ends in \n). */
 char *profile_to_json(const struct profile *p);
-/*
- * profile_write_file - write @text to @path atomically: a temporary file in
- * the same directory, fsync, rename over @path, fsync the directory. A
- * symlink's target is replaced, not the link; a device, FIFO or socket
- * (/dev/stdout, /dev/null) is written in place, never replaced.
- */
-int profile_write_file(const char *path, const char *text, struct bql_err *e);
 
 /* @qi values of profile_path() besides an index into ->q */
 #define PROFILE_DEV	SIZE_MAX		/* the device: devices.eth0 */

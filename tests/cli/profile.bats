@@ -126,7 +126,7 @@ norm() {
 	[ ! -w /dev/full ] || {
 		bq save -o /dev/full
 		assert_failure 1
-		assert_equal "$stderr" "bqltool: save: /dev/full: cannot write: No space left on device"
+		assert_equal "$stderr" "bqltool: save: /dev/full: write error: No space left on device"
 	}
 	# no temporary file left behind
 	assert_equal "$(ls -A "$dir" | grep -c '^\.')" 0

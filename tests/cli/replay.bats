@@ -322,7 +322,7 @@ plot_matches() {
 	rp replay --plot "$BATS_TEST_TMPDIR/no-such-dir/p.svg" ramp.bqlt
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	[ "$stderr" = "bqltool: replay: $BATS_TEST_TMPDIR/no-such-dir/p.svg: No such file or directory" ]
+	[ "$stderr" = "bqltool: replay: $BATS_TEST_TMPDIR/no-such-dir/p.svg: cannot create a temporary file in $BATS_TEST_TMPDIR/no-such-dir: No such file or directory" ]
 	rp -j replay --plot "$BATS_TEST_TMPDIR" ramp.bqlt
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]

@@ -618,6 +618,50 @@ static void test_full(void **state)
 	free(big);
 }
 
+/* a stdio stream into an ofile: fprintf lands in the file, errors in the ofile */
+static void test_stdio_and_finish(void **state)
+{
+	struct ofile *a, *b;
+	struct bql_err e;
+	FILE *f;
+
+	(void)state;
+	put("a", "old a", 0644);
+	put("b", "old b", 0644);
+	assert_int_equal(ofile_open(&a, at("a"), 0, &e), 0);
+	assert_int_equal(ofile_open(&b, at("b"), OFILE_COMPRESS_BY_NAME, &e), 0);
+	f = ofile_stdio(a);
+	assert_non_null(f);
+	fprintf(f, "<svg>%d</svg>\n", 42);
+	assert_int_equal(fclose(f), 0);
+	ofile_printf(b, "b");
+	/* both finished (written, synced), neither in place yet */
+	assert_int_equal(ofile_finish(a, &e), 0);
+	assert_int_equal(ofile_finish(b, &e), 0);
+	assert_int_equal(ofile_finish(b, &e), 0);
+	assert_content("a", "old a");
+	assert_int_equal(ofile_write(a, "late", 4), -EINVAL);
+	assert_int_equal(ofile_commit(a, &e), -EINVAL);
+	assert_content("a", "old a");
+	assert_int_equal(ofile_commit(b, &e), 0);
+	assert_content("b", "b");
+	/* a write error through stdio is the ofile's */
+	if (!access("/dev/full", W_OK)) {
+		char big[5000];
+
+		memset(big, 'x', sizeof(big));
+		assert_int_equal(ofile_open(&a, "/dev/full", OFILE_STREAM, &e), 0);
+		f = ofile_stdio(a);
+		for (int i = 0; i < 100; i++)
+			fwrite(big, 1, sizeof(big), f);
+		fclose(f);
+		assert_int_equal(ofile_finish(a, &e), -ENOSPC);
+		assert_string_equal(e.msg, "/dev/full: write error: No space left on device");
+		ofile_abort(a);
+	}
+	assert_string_equal(listing(), "a b ");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -633,6 +677,7 @@ int main(void)
 		cmocka_unit_test_setup(test_compressed_flush, clean),
 		cmocka_unit_test_setup(test_rlimit_fsize, clean),
 		cmocka_unit_test_setup(test_full, clean),
+		cmocka_unit_test_setup(test_stdio_and_finish, clean),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

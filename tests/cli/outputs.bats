@@ -1,0 +1,215 @@
+#!/usr/bin/env bats
+# Every output file is written in full or not at all (issue #10, class 1):
+# replay --timeline/--plot, save -o, export --textfile go through
+# lib/ofile.c. A failed run leaves an existing target (or a symlink's
+# target) untouched; a dangling symlink gets its target created and is
+# kept; an existing file keeps its mode and owner; a FIFO, a device or
+# standard output gets data only after success; write errors are named.
+bats_require_minimum_version 1.5.0
+load helpers
+
+TRACES="$BATS_TEST_DIRNAME/../data/traces"
+
+# long_bad FILE: a trace whose timeline is larger than any output buffer
+# (over 1 MiB of rows) and which fails at its last line
+long_bad() {
+	local gen=${BUILD:-$(dirname "$BQLTOOL")}/tests/tools/gentrace
+	[ -x "$gen" ] || skip "gentrace not built (make tools)"
+	"$gen" -n 60000 -q 1 -s 3 -o "$1"
+	echo "1 eth0:tx-0 C 1" >>"$1"	# back in time
+}
+
+rpx() {
+	run --separate-stderr timeout 20 "$BQLTOOL" "$@"
+}
+
+@test "outputs: replay --timeline/--plot onto symlinks to existing files, replay fails: files intact" {
+	local t=$BATS_TEST_TMPDIR/o
+	mkdir "$t"
+	long_bad "$t/bad.bqlt"
+	echo "old timeline" >"$t/real.csv"
+	echo "old plot" >"$t/real.svg"
+	ln -s real.csv "$t/link.csv"
+	ln -s real.svg "$t/link.svg"
+	rpx replay --timeline "$t/link.csv" --plot "$t/link.svg" "$t/bad.bqlt"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"bad.bqlt:"*"goes back in time"* ]]
+	[ "$(cat "$t/real.csv")" = "old timeline" ]
+	[ "$(cat "$t/real.svg")" = "old plot" ]
+	[ -L "$t/link.csv" ] && [ -L "$t/link.svg" ]
+	# the same with a plain file and a short bad trace
+	rpx replay --all-events --timeline "$t/real.csv" "$TRACES/bad-overcomplete.bqlt"
+	[ "$status" -eq 1 ]
+	[ "$(cat "$t/real.csv")" = "old timeline" ]
+	[ "$(ls -A "$t" | sort | tr '\n' ' ')" = "bad.bqlt link.csv link.svg real.csv real.svg " ]
+}
+
+@test "outputs: replay --timeline to a dangling symlink creates its target, keeps the link" {
+	local t=$BATS_TEST_TMPDIR
+	mkdir "$t/d"
+	ln -s d/made.csv "$t/link.csv"
+	cd "$EXAMPLES"
+	rpx replay -q --timeline "$t/link.csv" ramp.bqlt
+	[ "$status" -eq 0 ]
+	[ -L "$t/link.csv" ]
+	diff -u "$DATA/expected/replay-ramp-timeline.csv" "$t/d/made.csv"
+}
+
+@test "outputs: save -o onto a dangling symlink creates its target and keeps the link" {
+	use_tree tuned
+	local t=$BATS_TEST_TMPDIR
+	mkdir "$t/profiles"
+	ln -s profiles/bql.json "$t/link.json"
+	bq save
+	want=$output
+	bq save -o "$t/link.json"
+	assert_success
+	[ -L "$t/link.json" ]
+	assert_equal "$(readlink "$t/link.json")" profiles/bql.json
+	assert_equal "$(cat "$t/profiles/bql.json")" "$want"
+	# a link chain, the last one dangling, absolute
+	ln -s "$t/profiles/other.json" "$t/abs.json"
+	ln -s abs.json "$t/chain.json"
+	bq save -o "$t/chain.json"
+	assert_success
+	[ -L "$t/chain.json" ] && [ -L "$t/abs.json" ]
+	assert_equal "$(cat "$t/profiles/other.json")" "$want"
+}
+
+@test "outputs: overwriting a 0600 file keeps 0600 and its owner (save, replay, export)" {
+	use_tree multi
+	local t=$BATS_TEST_TMPDIR owner=""
+	mkdir "$t/prom"
+	for f in p.json tl.csv pl.svg prom/bqltool.prom; do
+		echo old >"$t/$f"
+		chmod 0600 "$t/$f"
+		if [ "$(id -u)" -eq 0 ]; then
+			chown 1234:5678 "$t/$f"
+			owner=1234:5678
+		fi
+	done
+	(umask 022 && "$BQLTOOL" --sysfs-root "$ROOT" save -o "$t/p.json")
+	(cd "$EXAMPLES" && umask 022 && "$BQLTOOL" replay -q --timeline "$t/tl.csv" \
+		--plot "$t/pl.svg" ramp.bqlt)
+	(umask 022 && "$BQLTOOL" --sysfs-root "$ROOT" export --textfile "$t/prom")
+	for f in p.json tl.csv pl.svg prom/bqltool.prom; do
+		[ "$(head -c 3 "$t/$f")" != old ] || { echo "$f not written"; return 1; }
+		assert_equal "$f $(stat -c %a "$t/$f")" "$f 600"
+		[ -z "$owner" ] || assert_equal "$f $(stat -c %u:%g "$t/$f")" "$f $owner"
+	done
+	# and a new file follows the umask (export: 0644 for the collector)
+	(umask 077 && "$BQLTOOL" --sysfs-root "$ROOT" save -o "$t/new.json")
+	assert_equal "$(stat -c %a "$t/new.json")" 600
+	rm "$t/prom/bqltool.prom"
+	(umask 077 && "$BQLTOOL" --sysfs-root "$ROOT" export --textfile "$t/prom")
+	assert_equal "$(stat -c %a "$t/prom/bqltool.prom")" 644
+}
+
+@test "outputs: export --textfile through a symlinked bqltool.prom keeps the link" {
+	use_tree multi
+	local t=$BATS_TEST_TMPDIR
+	mkdir "$t/prom" "$t/real"
+	ln -s ../real/bql.prom "$t/prom/bqltool.prom"
+	bq export --textfile "$t/prom"
+	assert_success
+	[ -L "$t/prom/bqltool.prom" ]
+	grep -q '^bql_limit_bytes{' "$t/real/bql.prom"
+	assert_equal "$(ls -A "$t/prom")" "bqltool.prom"
+}
+
+# reader FIFO OUT: copy FIFO to OUT in the background until a writer closes it
+reader() {
+	timeout 20 cat "$1" >"$2" &
+	READER=$!
+}
+
+# release FIFO: open it for writing and close it, so that a reader that
+# never got a writer sees the end (a failed run must not have written)
+release() {
+	timeout 5 bash -c "exec 3>'$1'" || true
+	wait "$READER" || true
+}
+
+@test "outputs: a FIFO gets the timeline only after success" {
+	local t=$BATS_TEST_TMPDIR
+	long_bad "$t/bad.bqlt"
+	mkfifo "$t/fifo"
+	reader "$t/fifo" "$t/got"
+	rpx replay --all-events --timeline "$t/fifo" "$t/bad.bqlt"
+	[ "$status" -eq 1 ]
+	release "$t/fifo"
+	[ ! -s "$t/got" ]
+	[ -p "$t/fifo" ]
+	# success: all of it
+	reader "$t/fifo" "$t/got"
+	cd "$EXAMPLES"
+	rpx replay -q --timeline "$t/fifo" ramp.bqlt
+	[ "$status" -eq 0 ]
+	wait "$READER"
+	diff -u "$DATA/expected/replay-ramp-timeline.csv" "$t/got"
+	[ -p "$t/fifo" ]
+}
+
+@test "outputs: --timeline /dev/stdout of a failed replay prints no row" {
+	local t=$BATS_TEST_TMPDIR
+	long_bad "$t/bad.bqlt"
+	rpx replay --all-events --timeline /dev/stdout "$t/bad.bqlt"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	# to a pipe, too
+	run bash -c "'$BQLTOOL' replay --all-events --timeline /dev/stdout '$t/bad.bqlt' 2>/dev/null | wc -c"
+	[ "$output" -eq 0 ]
+	# and a file behind /dev/stdout is appended to, not replaced
+	echo first >"$t/out"
+	(cd "$EXAMPLES" && "$BQLTOOL" replay -q --timeline /dev/stdout ramp.bqlt >>"$t/out")
+	[ "$(head -1 "$t/out")" = first ]
+	[ "$(sed -n 2p "$t/out")" = "line,t_ns,queue,event,bytes,inflight,limit" ]
+}
+
+@test "outputs: a write error (file size limit) is named and the target kept" {
+	local t=$BATS_TEST_TMPDIR/o
+	mkdir "$t"
+	echo old >"$t/tl.csv"
+	cd "$EXAMPLES"
+	run --separate-stderr bash -c "ulimit -f 1; trap '' XFSZ; exec '$BQLTOOL' replay -q \
+		--all-events --timeline '$t/tl.csv' decay.bqlt ramp.bqlt completion-only.bqlt"
+	[ "$status" -eq 2 ]	# --timeline takes one trace
+	local gen=${BUILD:-$(dirname "$BQLTOOL")}/tests/tools/gentrace
+	[ -x "$gen" ] || skip "gentrace not built (make tools)"
+	"$gen" -n 20000 -q 1 -s 5 -o "$t/g.bqlt"
+	run --separate-stderr bash -c "ulimit -f 100; trap '' XFSZ; exec '$BQLTOOL' replay -q \
+		--all-events --timeline '$t/tl.csv' '$t/g.bqlt'"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "bqltool: replay: $t/tl.csv: write error: File too large" ]
+	[ "$(cat "$t/tl.csv")" = old ]
+	[ "$(ls -A "$t" | sort | tr '\n' ' ')" = "g.bqlt tl.csv " ]
+	# save -o and export the same way
+	use_tree multi
+	echo old >"$t/p.json"
+	# (stderr through a pipe: bats keeps it in a file, which the limit hits too)
+	run bash -c "(ulimit -f 0; trap '' XFSZ; exec '$BQLTOOL' \
+		--sysfs-root '$ROOT' save -o '$t/p.json') 2>&1 | cat; exit \${PIPESTATUS[0]}"
+	[ "$status" -eq 1 ]
+	[ "$output" = "bqltool: save: $t/p.json: write error: File too large" ]
+	[ "$(cat "$t/p.json")" = old ]
+	mkdir "$t/prom"
+	echo old >"$t/prom/bqltool.prom"
+	run bash -c "(ulimit -f 0; trap '' XFSZ; exec '$BQLTOOL' \
+		--sysfs-root '$ROOT' export --textfile '$t/prom') 2>&1 | cat; exit \${PIPESTATUS[0]}"
+	[ "$status" -eq 1 ]
+	[ "$output" = "bqltool: export: $t/prom/bqltool.prom: write error: File too large" ]
+	[ "$(cat "$t/prom/bqltool.prom")" = old ]
+	[ "$(ls -A "$t/prom")" = bqltool.prom ]
+}
+
+@test "outputs: a compressed timeline by its name, read back by replay's own reader" {
+	local t=$BATS_TEST_TMPDIR
+	command -v zstd >/dev/null || skip "no zstd"
+	cd "$EXAMPLES"
+	rpx replay -q --timeline "$t/t.csv.gz" ramp.bqlt
+	[ "$status" -eq 0 ]
+	gzip -dc "$t/t.csv.gz" | diff -u "$DATA/expected/replay-ramp-timeline.csv" -
+	rpx replay -q --all-events --timeline "$t/t.jsonl.zst" decay.bqlt
+	[ "$status" -eq 0 ]
+	zstd -dc "$t/t.jsonl.zst" | jq -e -s 'length > 10 and (.[0] | has("inflight"))' >/dev/null
+}
