@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * tinput: a trace file or stdin, plain, gzip or zstd (by magic bytes),
- * decompressed while streaming (see tinput.h).
+ * decompressed while streaming (see tinput.h). A compressed input is
+ * decompressed by a thread of its own into a few blocks, so that the
+ * caller parses one block while the next is being decompressed.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,26 @@
 #include "lib/tinput.h"
 
 #define TINPUT_BUF	(128u << 10)	/* compressed bytes read at a time */
+#define TINPUT_BLK	(64u << 10)	/* decompressed bytes handed over at a time */
+#define TINPUT_NBLK	8		/* blocks in flight: memory is NBLK * BLK */
+
+/* decompressed blocks from the decompressing thread to the reader */
+struct tblock {
+	char *data;
+	size_t len;
+};
+
+struct tpipe {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;		/* a block filled, freed, or the end */
+	struct tblock blk[TINPUT_NBLK];
+	unsigned int head, count;	/* filled blocks: head .. head + count - 1 */
+	size_t off;			/* bytes of blk[head] the reader took */
+	bool done, stop;		/* worker finished; reader gone */
+	ssize_t result;			/* 0 or -errno after the last block */
+	struct bql_err e;
+};
 
 struct tinput {
 	char *path;
@@ -30,6 +53,8 @@ struct tinput {
 	z_stream z;
 	bool z_live;
 	ZSTD_DStream *zd;
+	struct tpipe *pipe;	/* compressed input: the decompressing thread */
+	bool no_thread;		/* none could be started: decompress inline */
 };
 
 static const char *const codec_name[] = {
@@ -59,7 +84,7 @@ static ssize_t fill(struct tinput *t, struct bql_err *e)
 	if (n == 0)
 		t->eof = true;
 	t->len += (size_t)n;
-	t->raw += (uint64_t)n;
+	__atomic_store_n(&t->raw, t->raw + (uint64_t)n, __ATOMIC_RELAXED);
 	return n;
 }
 
@@ -264,19 +289,144 @@ static ssize_t read_zstd(struct tinput *t, void *buf, size_t len, struct bql_err
 	}
 }
 
+/* decompress @len bytes or fewer, in this thread */
+static ssize_t read_codec(struct tinput *t, void *buf, size_t len, struct bql_err *e)
+{
+	return t->codec == TINPUT_GZIP ? read_gzip(t, buf, len, e) : read_zstd(t, buf, len, e);
+}
+
+/* the decompressing thread: fills free blocks until the end or an error */
+static void *pipe_worker(void *arg)
+{
+	struct tinput *t = arg;
+	struct tpipe *pp = t->pipe;
+	struct bql_err e = { 0 };
+	ssize_t n = 0;
+
+	/* cancelled by tinput_close() only inside read(2): a producer may never end */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	for (;;) {
+		struct tblock *b;
+		size_t len = 0;
+
+		pthread_mutex_lock(&pp->mu);
+		while (pp->count == TINPUT_NBLK && !pp->stop)
+			pthread_cond_wait(&pp->cv, &pp->mu);
+		if (pp->stop) {
+			pthread_mutex_unlock(&pp->mu);
+			return NULL;
+		}
+		b = &pp->blk[(pp->head + pp->count) % TINPUT_NBLK];
+		pthread_mutex_unlock(&pp->mu);
+		/* a whole block, unless the input ends or fails first */
+		while (len < TINPUT_BLK) {
+			pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+			n = read_codec(t, b->data + len, TINPUT_BLK - len, &e);
+			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+			if (n <= 0)
+				break;
+			len += (size_t)n;
+		}
+		pthread_mutex_lock(&pp->mu);
+		if (len) {
+			b->len = len;
+			pp->count++;
+		}
+		if (n <= 0) {
+			pp->done = true;
+			pp->result = n;
+			pp->e = e;
+		}
+		pthread_cond_broadcast(&pp->cv);
+		pthread_mutex_unlock(&pp->mu);
+		if (n <= 0)
+			return NULL;
+	}
+}
+
+static void pipe_free(struct tpipe *pp)
+{
+	unsigned int i;
+
+	for (i = 0; i < TINPUT_NBLK; i++)
+		free(pp->blk[i].data);
+	pthread_mutex_destroy(&pp->mu);
+	pthread_cond_destroy(&pp->cv);
+	free(pp);
+}
+
+/* start decompressing in a thread; without one, tinput_read() does it */
+static void pipe_start(struct tinput *t)
+{
+	struct tpipe *pp = calloc(1, sizeof(*pp));
+	unsigned int i;
+
+	t->no_thread = true;
+	if (!pp)
+		return;
+	pthread_mutex_init(&pp->mu, NULL);
+	pthread_cond_init(&pp->cv, NULL);
+	for (i = 0; i < TINPUT_NBLK; i++) {
+		pp->blk[i].data = malloc(TINPUT_BLK);
+		if (!pp->blk[i].data) {
+			pipe_free(pp);
+			return;
+		}
+	}
+	t->pipe = pp;
+	if (pthread_create(&pp->thread, NULL, pipe_worker, t)) {
+		t->pipe = NULL;
+		pipe_free(pp);
+	}
+}
+
+/* the next decompressed bytes from the thread's blocks */
+static ssize_t pipe_read(struct tinput *t, void *buf, size_t len, struct bql_err *e)
+{
+	struct tpipe *pp = t->pipe;
+	struct tblock *b;
+	size_t k;
+
+	pthread_mutex_lock(&pp->mu);
+	while (!pp->count && !pp->done)
+		pthread_cond_wait(&pp->cv, &pp->mu);
+	if (!pp->count) {
+		ssize_t r = pp->result;
+
+		if (r < 0 && e)
+			*e = pp->e;
+		pthread_mutex_unlock(&pp->mu);
+		return r;
+	}
+	b = &pp->blk[pp->head];
+	pthread_mutex_unlock(&pp->mu);
+	/* the head block is the reader's until it is used up */
+	k = b->len - pp->off < len ? b->len - pp->off : len;
+	memcpy(buf, b->data + pp->off, k);
+	pp->off += k;
+	if (pp->off == b->len) {
+		pthread_mutex_lock(&pp->mu);
+		pp->off = 0;
+		pp->head = (pp->head + 1) % TINPUT_NBLK;
+		pp->count--;
+		pthread_cond_broadcast(&pp->cv);
+		pthread_mutex_unlock(&pp->mu);
+	}
+	return (ssize_t)k;
+}
+
 ssize_t tinput_read(struct tinput *t, void *buf, size_t len, struct bql_err *e)
 {
 	ssize_t n;
 
 	if (!len)
 		return 0;
-	switch (t->codec) {
-	case TINPUT_GZIP:
-		return read_gzip(t, buf, len, e);
-	case TINPUT_ZSTD:
-		return read_zstd(t, buf, len, e);
-	case TINPUT_PLAIN:
-		break;
+	if (t->codec != TINPUT_PLAIN) {
+		if (!t->pipe && !t->no_thread)
+			pipe_start(t);
+		if (t->pipe)
+			return pipe_read(t, buf, len, e);
+		return read_codec(t, buf, len, e);
 	}
 	if (t->pos < t->len) {	/* the bytes read to sniff the format */
 		size_t k = t->len - t->pos < len ? t->len - t->pos : len;
@@ -305,13 +455,24 @@ enum tinput_codec tinput_codec(const struct tinput *t)
 
 uint64_t tinput_raw_bytes(const struct tinput *t)
 {
-	return t->raw;
+	return __atomic_load_n(&t->raw, __ATOMIC_RELAXED);
 }
 
 void tinput_close(struct tinput *t)
 {
 	if (!t)
 		return;
+	if (t->pipe) {
+		struct tpipe *pp = t->pipe;
+
+		pthread_mutex_lock(&pp->mu);
+		pp->stop = true;
+		pthread_cond_broadcast(&pp->cv);
+		pthread_mutex_unlock(&pp->mu);
+		pthread_cancel(pp->thread);
+		pthread_join(pp->thread, NULL);
+		pipe_free(pp);
+	}
 	if (t->fd >= 0 && !t->is_stdin)
 		close(t->fd);
 	if (t->z_live)

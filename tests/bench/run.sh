@@ -108,6 +108,68 @@ bench_replay() {
 	rm -f "$tl" "$svg"
 }
 
+# ------------------------------------------------------------ shapes
+
+# shape_row LABEL BASE_S RSS REPLAY_S J_S VERIFY_S TIMELINE_S: x wc -l each
+shape_row() {
+	awk -v l="$1" -v b="$2" -v rss="$3" -v r="$4" -v j="$5" -v v="$6" -v t="$7" 'BEGIN {
+		printf "  %-30s %7.3f %6.2fx %6.2fx %6.2fx %6.2fx %9s\n", l, b, r / b, j / b, v / b, t / b, rss
+	}'
+}
+
+# Replay against `wc -l` on traces of several shapes (issue #14): gentrace's
+# own (short timestamps from 0, 4 queues, Q+C); 10-digit timestamps without
+# j=, 12 queues; completion-only with every field (j= nq= lo= limit=);
+# 256 queues; 1024 queues with long names and CRLF; and the 12-queue trace
+# compressed with zstd and gzip (against `zstd -dc | wc -l`). Ratios are
+# of wall time, best of the runs; maxRSS of plain replay.
+bench_shapes() {
+	local n=${BENCH_SHAPE_RECORDS:-3000000} gen="$BUILD/tests/tools/gentrace"
+	local tl="$BENCH_DIR/shape-timeline.csv" name args f base lines
+	local -a shapes=(
+		"gentrace|-q 4 -s 1"
+		"long-ts-12q|-q 12 -s 2 --t0 1000000000"
+		"conly-all-fields|-q 4 -s 3 -c --jiffies --t0 1000000000"
+		"256q|-q 256 -s 4 --t0 1000000000"
+		"1024q-longnames-crlf-c|-q 1024 -s 5 -c --long-names --crlf --t0 1000000000"
+	)
+	echo "shapes: $n records each; x wc -l (wall, best of runs); maxRSS of replay"
+	printf '  %-30s %7s %7s %7s %7s %7s %9s\n' shape "wc -l" replay "-j" verify tline "RSS KiB"
+	for s in "${shapes[@]}"; do
+		name=${s%%|*} args=${s#*|}
+		f="$BENCH_DIR/shape-$name-$n.bqlt"
+		# shellcheck disable=SC2086
+		[ -s "$f" ] || "$gen" -n "$n" $args -o "$f"
+		cat "$f" >/dev/null
+		measure "s_wc" "wc -l $f"
+		measure "s_r" "$BQLTOOL replay -q $f"
+		measure "s_j" "$BQLTOOL -j replay $f"
+		measure "s_v" "$BQLTOOL replay -q --verify $f"
+		measure "s_t" "$BQLTOOL replay -q --timeline $tl $f"
+		shape_row "$name" "${SECS[s_wc]}" "$(rss_kb "$BQLTOOL replay -q $f")" \
+			"${SECS[s_r]}" "${SECS[s_j]}" "${SECS[s_v]}" "${SECS[s_t]}"
+	done
+	f="$BENCH_DIR/shape-long-ts-12q-$n.bqlt"
+	have zstd && { [ -s "$f.zst" ] || zstd -q -T0 -c "$f" >"$f.zst"; }
+	have gzip && { [ -s "$f.gz" ] || gzip -c "$f" >"$f.gz"; }
+	for c in zst gz; do
+		[ -s "$f.$c" ] || continue
+		if [ "$c" = zst ]; then
+			measure "s_wc" "zstd -dc $f.$c | wc -l"
+		else
+			measure "s_wc" "gzip -dc $f.$c | wc -l"
+		fi
+		measure "s_r" "$BQLTOOL replay -q $f.$c"
+		measure "s_j" "$BQLTOOL -j replay $f.$c"
+		measure "s_v" "$BQLTOOL replay -q --verify $f.$c"
+		measure "s_t" "$BQLTOOL replay -q --timeline $tl $f.$c"
+		shape_row "long-ts-12q.$c (vs -dc|wc)" "${SECS[s_wc]}" \
+			"$(rss_kb "$BQLTOOL replay -q $f.$c")" \
+			"${SECS[s_r]}" "${SECS[s_j]}" "${SECS[s_v]}" "${SECS[s_t]}"
+	done
+	rm -f "$tl"
+}
+
 # ------------------------------------------------------------ top
 
 # top_tree DIR NDEV NQ: a fake sysfs tree with NDEV devices of NQ queues

@@ -28,6 +28,7 @@
 
 #include "dql/dql.h"
 #include "dql/trace.h"
+#include "lib/ofile.h"
 
 #define RING		1024		/* NIC descriptors per queue */
 #define STEP_NS		10000u		/* simulation step: 10 us */
@@ -89,16 +90,30 @@ static uint32_t pkt_size(void)
 
 static char obuf[OUTBUF];
 static size_t olen;
-static FILE *ofile;
+static struct ofile *out_f;
 static uint64_t nrec;
+/* trace shape */
+static bool with_j;		/* j= on every record */
+static const char *eol = "\n";	/* or "\r\n" */
 
 static void oflush(void)
 {
-	if (olen && fwrite(obuf, 1, olen, ofile) != olen) {
-		perror("gentrace: write");
+	if (olen && ofile_write(out_f, obuf, olen)) {
+		fprintf(stderr, "gentrace: %s: write error\n", ofile_path(out_f));
 		exit(1);
 	}
 	olen = 0;
+}
+
+/* " j=N" when asked for, else nothing */
+static const char *jfield(uint64_t now, unsigned int hz)
+{
+	static char b[32];
+
+	if (!with_j)
+		return "";
+	snprintf(b, sizeof(b), " j=%" PRIu64, bqlt_ns_to_jiffies(now, hz));
+	return b;
 }
 
 static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -131,7 +146,8 @@ static void driver(struct gq *q, uint64_t now, unsigned int hz, bool conly)
 		q->backlog--;
 		dql_queued(&q->d, p->size, bqlt_ns_to_jiffies(now, hz));
 		if (!conly) {
-			emit("%" PRIu64 " %s Q %" PRIu32 "\n", now, q->name, p->size);
+			emit("%" PRIu64 " %s Q %" PRIu32 "%s%s", now, q->name, p->size,
+			     jfield(now, hz), eol);
 			nrec++;
 		}
 		if (dql_avail(&q->d) < 0)
@@ -155,10 +171,12 @@ static void irq(struct gq *q, uint64_t now, unsigned int hz, bool conly)
 		exit(1);
 	}
 	if (conly)
-		emit("%" PRIu64 " %s C %" PRIu32 " nq=%" PRIu32 " lo=%" PRIu32
-		     " limit=%" PRIu32 "\n", now, q->name, bytes, nq, lo, q->d.limit);
+		emit("%" PRIu64 " %s C %" PRIu32 "%s nq=%" PRIu32 " lo=%" PRIu32
+		     " limit=%" PRIu32 "%s", now, q->name, bytes, jfield(now, hz), nq, lo,
+		     q->d.limit, eol);
 	else
-		emit("%" PRIu64 " %s C %" PRIu32 "\n", now, q->name, bytes);
+		emit("%" PRIu64 " %s C %" PRIu32 "%s%s", now, q->name, bytes,
+		     jfield(now, hz), eol);
 	nrec++;
 	if (q->xoff && dql_avail(&q->d) >= 0)
 		q->xoff = false;
@@ -167,12 +185,19 @@ static void irq(struct gq *q, uint64_t now, unsigned int hz, bool conly)
 static void usage(FILE *f)
 {
 	fputs("usage: gentrace [-n RECORDS] [-q QUEUES] [-s SEED] [-c] [--hz N] [-o FILE]\n"
+	      "                [--t0 NS] [--jiffies] [--long-names] [--crlf]\n"
 	      "  -n, --records N        stop after about N records (default 100000)\n"
-	      "  -q, --queues N         number of TX queues (default 1, at most 256)\n"
+	      "  -q, --queues N         number of TX queues (default 1, at most 1024)\n"
 	      "  -s, --seed N           random seed (default 1)\n"
 	      "  -c, --completion-only  only C records, with nq=/lo=/limit= (as a recorder)\n"
 	      "      --hz N             HZ written in the trace (default 1000)\n"
-	      "  -o, --output FILE      write there instead of standard output\n", f);
+	      "      --t0 NS            time of the first step (default 0; 1000000000\n"
+	      "                         gives 10-digit timestamps)\n"
+	      "      --jiffies          j= on every record\n"
+	      "      --long-names       queues named enp129s0f1np1:tx-N, not eth0:tx-N\n"
+	      "      --crlf             CRLF line ends\n"
+	      "  -o, --output FILE      write there instead of standard output\n"
+	      "                         (FILE.gz, FILE.zst: compressed)\n", f);
 }
 
 int main(int argc, char **argv)
@@ -184,10 +209,16 @@ int main(int argc, char **argv)
 		{ "completion-only", no_argument, NULL, 'c' },
 		{ "hz", required_argument, NULL, 'H' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "t0", required_argument, NULL, 'T' },
+		{ "jiffies", no_argument, NULL, 'J' },
+		{ "long-names", no_argument, NULL, 'L' },
+		{ "crlf", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t records = 100000, seed = 1, now;
+	uint64_t records = 100000, seed = 1, now, t0 = 0;
+	const char *qprefix = "eth0";
+	struct bql_err e;
 	unsigned int nqueues = 1, hz = 1000;
 	const char *out = NULL;
 	bool conly = false;
@@ -214,6 +245,18 @@ int main(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'T':
+			t0 = strtoull(optarg, NULL, 10);
+			break;
+		case 'J':
+			with_j = true;
+			break;
+		case 'L':
+			qprefix = "enp129s0f1np1";
+			break;
+		case 'R':
+			eol = "\r\n";
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -222,16 +265,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc || !nqueues || nqueues > 256 || !hz || !records) {
+	if (optind != argc || !nqueues || nqueues > 1024 || !hz || !records) {
 		usage(stderr);
 		return 2;
 	}
 	rng_state ^= seed * 0x9E3779B97F4A7C15ull;
 	if (!rng_state)
 		rng_state = 1;
-	ofile = out ? fopen(out, "w") : stdout;
-	if (!ofile) {
-		perror(out);
+	if (ofile_open(&out_f, out ? out : "-", OFILE_COMPRESS_BY_NAME | OFILE_STREAM, &e)) {
+		fprintf(stderr, "gentrace: %s\n", e.msg);
 		return 1;
 	}
 	q = calloc(nqueues, sizeof(*q));
@@ -245,14 +287,14 @@ int main(int argc, char **argv)
 	     "# independent reference for the kernel algorithm\n"
 	     "bqltrace 1\nhz %u\n", records, nqueues, seed, conly ? " -c" : "", hz, hz);
 	for (unsigned int i = 0; i < nqueues; i++) {
-		snprintf(q[i].name, sizeof(q[i].name), "eth0:tx-%u", i);
+		snprintf(q[i].name, sizeof(q[i].name), "%s:tx-%u", qprefix, i);
 		q[i].rate = 125000000ull * (1u << (rnd() % 4));	/* 1..8 Gbit/s */
 		q[i].load = 0.3 + 1.2 * rnd_unit();
-		dql_init(&q[i].d, hz, DQL_K_NEWEST, 0);
+		dql_init(&q[i].d, hz, DQL_K_NEWEST, bqlt_ns_to_jiffies(t0, hz));
 		emit("queue %s\n", q[i].name);
 	}
 
-	for (now = 0; nrec < records; now += STEP_NS) {
+	for (now = t0; nrec < records; now += STEP_NS) {
 		for (unsigned int i = 0; i < nqueues && nrec < records; i++) {
 			struct gq *g = &q[i];
 
@@ -278,8 +320,8 @@ int main(int argc, char **argv)
 		}
 	}
 	oflush();
-	if (out && fclose(ofile)) {
-		perror(out);
+	if (ofile_commit(out_f, &e)) {
+		fprintf(stderr, "gentrace: %s\n", e.msg);
 		return 1;
 	}
 	free(q);

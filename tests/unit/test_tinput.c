@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -468,6 +469,48 @@ static void test_stdin(void **state)
 	free(g.p);
 }
 
+/*
+ * Closing early while the producer of a compressed pipe is still running
+ * (replay stopped at a bad line) does not wait for the producer's end.
+ */
+static void test_close_early(void **state)
+{
+	struct buf t = text(3u << 20, 12), z = zst(&t);
+	int saved = dup(0), p[2];
+	struct tinput *in;
+	struct bql_err e;
+	char b[100];
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(p[0]);
+		/* an eighth, then never an end */
+		if (write(p[1], z.p, z.len / 8) < 0)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(dup2(p[0], 0), 0);
+	close(p[0]);
+	alarm(20);	/* a hang fails the test */
+	assert_int_equal(tinput_open(&in, "-", &e), 0);
+	assert_int_equal(tinput_read(in, b, sizeof(b), &e), sizeof(b));
+	assert_memory_equal(b, t.p, sizeof(b));
+	tinput_close(in);
+	alarm(0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_int_equal(dup2(saved, 0), 0);
+	close(saved);
+	free(t.p);
+	free(z.p);
+}
+
 static void test_raw_bytes(void **state)
 {
 	struct buf t = text(300000, 11), z = gz(&t);
@@ -500,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_stdin),
+		cmocka_unit_test(test_close_early),
 		cmocka_unit_test(test_raw_bytes),
 	};
 
