@@ -111,6 +111,8 @@ static void hash_insert(struct bqlt_parser *p, unsigned int idx)
 	unsigned int i;
 
 	name_words(q->name, q->len, &sl.w0, &sl.w1);
+	if (q->len > 16)	/* lets the fast path compare most names in the slot */
+		memcpy(&sl.wm, q->name + 8, 8);
 	i = name_slot(p, sl.w0, sl.w1, q->len);
 	while (p->hash[i].idx1)
 		i = (i + 1) & p->hash_mask;

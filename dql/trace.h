@@ -126,6 +126,7 @@ struct bqlt_queue_ent {
 /* a queue in the name hash: the name's words (trace_int.h), its index */
 struct bqlt_slot {
 	uint64_t w0, w1;
+	uint64_t wm;			/* names of 17+ bytes: bytes 8..15 */
 	uint32_t len;
 	uint32_t idx1;			/* index + 1, 0 = free */
 };

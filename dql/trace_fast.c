@@ -75,7 +75,8 @@ static HOT const char *skip_blanks(const char *q, const char *end)
 static int __attribute__((noinline))
 fast_queue_long(const struct bqlt_parser *p, const char *q, size_t *n)
 {
-	uint64_t m, w0, w1;
+	const struct bqlt_slot *sl;
+	uint64_t m, w0, w1, wm;
 	size_t len;
 
 	if ((m = ctl_or_blank_bytes(load8(q + 16))))
@@ -84,11 +85,25 @@ fast_queue_long(const struct bqlt_parser *p, const char *q, size_t *n)
 		len = 24 + ((size_t)__builtin_ctzll(m) >> 3);
 	else
 		return -1;
-	if (!is_blank(q[len]))
+	if (!is_blank(q[len]) || !p->hash)
 		return -1;
 	*n = len;
 	name_words(q, len, &w0, &w1);
-	return queue_find(p, q, len, w0, w1);
+	/*
+	 * The slot holds the first, the last and bytes 8..15: the whole name
+	 * up to 24 bytes, without a look at the declared name (a cache miss
+	 * with many queues); bytes 16..23 of a longer one are compared a word
+	 * at a time (the declared name is as long: the load stays inside it).
+	 */
+	wm = load8(q + 8);
+	for (unsigned int i = name_slot(p, w0, w1, len); (sl = &p->hash[i])->idx1;
+	     i = (i + 1) & p->hash_mask) {
+		if (sl->w0 != w0 || sl->w1 != w1 || sl->len != len || sl->wm != wm)
+			continue;
+		if (len <= 24 || load8(p->queues[sl->idx1 - 1].name + 16) == load8(q + 16))
+			return (int)sl->idx1 - 1;
+	}
+	return -1;
 }
 
 /*

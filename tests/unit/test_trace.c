@@ -467,8 +467,8 @@ static void test_many_queues(void **state)
 
 /*
  * Numbers of every length, in every position of a line (the scanner reads
- * 8 bytes at a time where it can), and names that only differ at the start
- * or the end (the lookup compares words).
+ * 8 bytes at a time where it can), and names that only differ at the start,
+ * the middle or the end (the lookup compares words).
  */
 static void test_numbers_and_names(void **state)
 {
@@ -477,6 +477,11 @@ static void test_numbers_and_names(void **state)
 		"eth1:tx-10", "enp3s0f0:tx-15", "enp3s0f1:tx-15", "enp3s0f0np0:tx-1",
 		"enp3s0f0np1:tx-1", "enp3s0f0np0:tx-12", "enp3s0f0np0:tx-13",
 		"a23456789012345678901234567890:tx-0", "b23456789012345678901234567890:tx-0",
+		/* 17..31 bytes that differ only in bytes 8..15, or 16..23 */
+		"abcdefgh1234567:tx-9", "abcdefgh7654321:tx-9", "abcdefghMIDDLE01qrstuvwx",
+		"abcdefghMIDDLE02qrstuvwx", "abcdefghijklmnopXXXXyz:tx-12",
+		"abcdefghijklmnopYYYYyz:tx-12", "abcdefghijklmnopqrstuvw:tx-1023",
+		"abcdefghijklmnopqrstuvW:tx-1023",
 	};
 	const size_t nn = sizeof(names) / sizeof(names[0]);
 	struct bqlt_parser p;
