@@ -42,9 +42,15 @@ vg "$bin" replay "$here/../examples/ramp.bqlt" "$here/../examples/decay.bqlt"
 vg "$bin" -j replay --verify --plot "$tmp/p.svg" --timeline "$tmp/t.csv" \
 	"$here/../examples/completion-only.bqlt"
 vg "$bin" replay "$here/data/traces/bad-overcomplete.bqlt"
+# compressed input (decompressed in a thread) and compressed output
+gzip -c "$here/../examples/decay.bqlt" >"$tmp/d.bqlt.gz"
+vg "$bin" replay --timeline "$tmp/t.csv.zst" "$tmp/d.bqlt.gz"
+head -c 300 "$tmp/d.bqlt.gz" >"$tmp/cut.gz"
+vg "$bin" replay "$tmp/cut.gz"
 vg "$bin" replay --verify "$here/data/traces/mismatch.bqlt"
 vg "$bin" help set
-for t in test_dql test_trace test_replay test_sel test_units test_profile test_out; do
+for t in test_dql test_trace test_replay test_sel test_units test_profile test_out \
+	test_ofile test_tinput; do
 	[ -x "$build/tests/unit/$t" ] && vg "$build/tests/unit/$t"
 done
 echo "valgrind: $pass passed, $fail failed"
