@@ -57,7 +57,28 @@ static int out_end(struct rx *x, struct ofile **o, bool keep)
 
 /* ------------------------------------------------------------ timeline */
 
-/* decimal, two digits at a time (the timeline is mostly numbers) */
+/* the number of decimal digits of @v */
+static unsigned int ndigits(uint64_t v)
+{
+	static const uint64_t p10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+		10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+		100000000000ull, 1000000000000ull, 10000000000000ull,
+		100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+	};
+	unsigned int t;
+
+	if (v < 10)
+		return 1;
+	t = (unsigned int)(64 - __builtin_clzll(v)) * 1233 >> 12;	/* ~log10 */
+	return t + (v >= p10[t]);
+}
+
+/*
+ * decimal, two digits at a time, written in place from the end (the
+ * timeline is mostly numbers: no copy through a temporary)
+ */
 static char *put_u64(char *p, uint64_t v)
 {
 	static const char d2[] =
@@ -66,22 +87,20 @@ static char *put_u64(char *p, uint64_t v)
 		"4041424344454647484950515253545556575859"
 		"6061626364656667686970717273747576777879"
 		"8081828384858687888990919293949596979899";
-	char tmp[20];
-	size_t n = sizeof(tmp);
+	char *end = p + ndigits(v), *e = end;
 
 	while (v >= 100) {
-		n -= 2;
-		memcpy(tmp + n, d2 + 2 * (v % 100), 2);
+		e -= 2;
+		memcpy(e, d2 + 2 * (v % 100), 2);
 		v /= 100;
 	}
 	if (v >= 10) {
-		n -= 2;
-		memcpy(tmp + n, d2 + 2 * v, 2);
+		e -= 2;
+		memcpy(e, d2 + 2 * v, 2);
 	} else {
-		tmp[--n] = (char)('0' + v);
+		*--e = (char)('0' + v);
 	}
-	memcpy(p, tmp + n, sizeof(tmp) - n);
-	return p + sizeof(tmp) - n;
+	return end;
 }
 
 static char *put_str(char *p, const char *s)
