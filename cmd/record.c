@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bqltool record SEL: capture a bqltrace v1 from the running kernel with
+ * BPF (lib/recbpf.c, lib/bpf/record.bpf.c), written by lib/recwriter.c
+ * through ofile (atomic -o FILE, .gz/.zst by name).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/common.h"
+#include "lib/bql.h"
+#include "lib/hz.h"
+#include "lib/netns.h"
+#include "lib/ofile.h"
+#include "lib/recbpf.h"
+#include "lib/recwriter.h"
+#include "lib/spinner.h"
+#include "lib/units.h"
+
+#define POLL_MS		100
+#define FLUSH_NS	(1000ull * 1000 * 1000)
+#define PROGRESS_NS	(500ull * 1000 * 1000)
+
+static volatile sig_atomic_t rec_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	rec_stop = 1;
+}
+
+struct rec_opts {
+	uint64_t dur_ns;	/* -d, 0 = until a signal */
+	uint64_t count;		/* -c: C records, 0 = no limit */
+	const char *out;	/* -o, NULL = stdout */
+	bool queued, no_spin;
+};
+
+struct rec_run {
+	struct bql_ctx *c;
+	const struct rec_opts *o;
+	struct ofile *of;
+	struct recw w;
+	struct recw_queue *q;
+	struct recbpf_target *t;
+	unsigned int n;
+	struct recbpf *bpf;
+	struct spinners spin;
+	enum recbpf_backend backend;
+	bool limit_watch;
+	char why_not_fentry[256];
+	uint64_t dql[REC_MAX_SLOTS];	/* for -v */
+	bool progress, drawn;
+	uint64_t t0, last_shown, last_events;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int sink(void *arg, const char *buf, size_t len)
+{
+	return ofile_write(arg, buf, len);
+}
+
+/* ring-buffer callback: 1 stops delivery once -c COUNT records are written */
+static int on_event(void *arg, const struct rec_event *ev)
+{
+	struct rec_run *r = arg;
+	uint64_t c, lc, lq;
+	int ret;
+
+	if (r->o->count) {
+		recw_totals(&r->w, &c, &lc, &lq);
+		if (c >= r->o->count)
+			return 1;
+	}
+	ret = recw_event(&r->w, ev);
+	return ret < 0 ? ret : 0;
+}
+
+static void progress(struct rec_run *r, bool force)
+{
+	uint64_t now = mono_ns(), c, lc, lq, st[REC_ST_NR];
+	double dt;
+
+	if (!r->progress || (!force && now - r->last_shown < PROGRESS_NS))
+		return;
+	dt = (double)(now - r->last_shown) / 1e9;
+	recw_totals(&r->w, &c, &lc, &lq);
+	recbpf_stats(r->bpf, st);
+	fprintf(stderr, "\r\033[Kbqltool: record: %.0f s, %" PRIu64 " events (%.0f/s), %"
+		PRIu64 " C, lost C %" PRIu64 " (repaired), lost Q %" PRIu64
+		", ring-buffer drops %" PRIu64,
+		(double)(now - r->t0) / 1e9, r->w.events,
+		dt > 0 ? (double)(r->w.events - r->last_events) / dt : 0.0, c, lc, lq,
+		st[REC_ST_DROP]);
+	r->last_shown = now;
+	r->last_events = r->w.events;
+	r->drawn = true;
+}
+
+static void progress_clear(struct rec_run *r)
+{
+	if (r->drawn)
+		fputs("\r\033[K", stderr);
+	r->drawn = false;
+}
+
+/* ------------------------------------------------------------ set-up */
+
+/* the selected queues, their names and their sysfs settings */
+static int collect(struct rec_run *r, const struct cmd_state *st)
+{
+	struct bql_err e;
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < st->targets.n; i++)
+		n += st->targets.t[i].nqueues;
+	if (!n)
+		return cmd_fail(r->c, "no network device with byte queue limits selected");
+	r->q = calloc(n, sizeof(*r->q));
+	r->t = calloc(n, sizeof(*r->t));
+	if (!r->q || !r->t)
+		return cmd_fail(r->c, "out of memory");
+	for (size_t i = 0; i < st->targets.n; i++) {
+		const struct sel_target *tg = &st->targets.t[i];
+
+		for (unsigned int k = 0; k < tg->nqueues; k++) {
+			struct recw_queue *q = &r->q[r->n];
+			struct recbpf_target *t = &r->t[r->n];
+			struct bql_queue bq;
+
+			if (bql_queue_read(r->c, tg->ifname, tg->queues[k], &bq, &e)) {
+				cmd_error(r->c, &e);
+				return BQL_EXIT_FAIL;
+			}
+			snprintf(q->name, sizeof(q->name), "%s:tx-%u", tg->ifname, tg->queues[k]);
+			q->limit_min = bq.val[BQL_LIMIT_MIN];
+			q->limit_max = bq.val[BQL_LIMIT_MAX];
+			q->hold_time = bq.val[BQL_HOLD_TIME];
+			q->stall_thrs = bql_has(&bq, BQL_STALL_THRS) ? bq.val[BQL_STALL_THRS] : 0;
+			snprintf(t->ifname, sizeof(t->ifname), "%s", tg->ifname);
+			t->ifindex = tg->ifindex;
+			t->queue = tg->queues[k];
+			r->n++;
+		}
+	}
+	return BQL_EXIT_OK;
+}
+
+/* fentry where the kernel allows it, else watchpoints; BQLTOOL_RECORD_BACKEND forces one */
+static int choose_backend(struct rec_run *r)
+{
+	const char *env = getenv("BQLTOOL_RECORD_BACKEND");
+	struct bql_err e;
+
+	if (env && *env && strcmp(env, "auto")) {
+		if (!strcmp(env, "fentry"))
+			r->backend = RECBPF_FENTRY;
+		else if (!strcmp(env, "watchpoint"))
+			r->backend = RECBPF_WATCH;
+		else
+			return cmd_usage(r->c, "BQLTOOL_RECORD_BACKEND: unknown backend '%s' "
+					 "(auto, fentry, watchpoint)", env);
+		snprintf(r->why_not_fentry, sizeof(r->why_not_fentry),
+			 "BQLTOOL_RECORD_BACKEND=%s", env);
+		return BQL_EXIT_OK;
+	}
+	if (!recbpf_probe_fentry(r->c->verbose, &e)) {
+		r->backend = RECBPF_FENTRY;
+		return BQL_EXIT_OK;
+	}
+	if (e.code == EPERM && geteuid() != 0 && strstr(e.msg, "open"))
+		goto perm;
+	r->backend = RECBPF_WATCH;
+	snprintf(r->why_not_fentry, sizeof(r->why_not_fentry), "%s", e.msg);
+	return BQL_EXIT_OK;
+perm:
+	cmd_error(r->c, &e);
+	return BQL_EXIT_FAIL;
+}
+
+/* the debug-register budget of the watchpoint backend */
+static int check_budget(struct rec_run *r)
+{
+	unsigned int per = recbpf_regs_per_queue(r->o->queued, false);
+	unsigned int fit = RECBPF_DEBUG_REGS / per;
+	bool watch = r->backend == RECBPF_WATCH;
+
+	if (!watch && !r->o->queued) {
+		if (r->n > REC_MAX_SLOTS)
+			return cmd_fail(r->c, "%u queues selected, at most %d can be recorded at once",
+					r->n, REC_MAX_SLOTS);
+		return BQL_EXIT_OK;
+	}
+	if (r->n > fit)
+		return cmd_fail(r->c, "%u queues selected, but the %s backend can record at most %u "
+				"at once%s: each queue takes %u of the %d hardware debug registers "
+				"per CPU; select fewer (e.g. %s)", r->n,
+				recbpf_backend_name(r->backend), fit,
+				r->o->queued ? " with --queued" : "", per, RECBPF_DEBUG_REGS,
+				r->q[0].name);
+	/* the limit watchpoint (exact sysfs limit writes) where registers are left */
+	r->limit_watch = watch &&
+		r->n * recbpf_regs_per_queue(r->o->queued, true) <= RECBPF_DEBUG_REGS;
+	return BQL_EXIT_OK;
+}
+
+static void header_comment(struct rec_run *r, char *buf, size_t n)
+{
+	char when[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t k;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	k = (size_t)snprintf(buf, n, "recorded by bqltool %s record, started %s\n",
+			     BQLTOOL_VERSION, when);
+	if (r->backend == RECBPF_FENTRY)
+		k += (size_t)snprintf(buf + k, n - k,
+				      "backend fentry: fexit on dql_completed and dql_reset, "
+				      "fentry on dql_completed for settings%s",
+				      r->o->queued ? ", Q from num_queued watchpoints" : "");
+	else
+		k += (size_t)snprintf(buf + k, n - k,
+				      "backend watchpoint: hardware write watchpoints on "
+				      "prev_num_queued%s%s, in-lock checkpoints at "
+				      "net:net_dev_start_xmit%s",
+				      r->o->queued ? ", num_queued" : "",
+				      r->limit_watch ? ", limit" : "",
+				      r->o->no_spin ? ", no idle spinners" : ", idle spinners on");
+	if (k < n && r->backend == RECBPF_WATCH && !r->limit_watch)
+		snprintf(buf + k, n - k, "\nsysfs limit writes are seen at the next checkpoint only");
+}
+
+/* ------------------------------------------------------------ capture */
+
+static int capture(struct rec_run *r)
+{
+	uint64_t end = r->o->dur_ns ? mono_ns() + r->o->dur_ns : 0, last_flush = mono_ns();
+	uint64_t c, lc, lq;
+	int n;
+
+	while (!rec_stop) {
+		n = recbpf_poll(r->bpf, POLL_MS, on_event, r);
+		if (n == 1 && r->o->count) {
+			recw_totals(&r->w, &c, &lc, &lq);
+			if (c >= r->o->count)
+				return 0;
+		}
+		if (n < 0 && n != -EINTR) {
+			progress_clear(r);
+			if (r->w.err)
+				return cmd_fail(r->c, "%s: write error: %s", ofile_path(r->of),
+						strerror(-r->w.err));
+			return cmd_fail(r->c, "ring buffer: %s", strerror(-n));
+		}
+		if (end && mono_ns() >= end)
+			break;
+		if (mono_ns() - last_flush >= FLUSH_NS) {
+			if (ofile_flush(r->of) < 0) {
+				progress_clear(r);
+				return cmd_fail(r->c, "%s: write error: %s", ofile_path(r->of),
+						strerror(-r->w.err ? -r->w.err : EIO));
+			}
+			last_flush = mono_ns();
+		}
+		progress(r, false);
+	}
+	return 0;
+}
+
+static void report(struct rec_run *r, const uint64_t *st)
+{
+	uint64_t c, lc, lq;
+
+	recw_totals(&r->w, &c, &lc, &lq);
+	fprintf(stderr, "bqltool: record: backend %s%s%s%s\n", recbpf_backend_name(r->backend),
+		r->why_not_fentry[0] ? " (fentry not used: " : "", r->why_not_fentry,
+		r->why_not_fentry[0] ? ")" : "");
+	for (unsigned int i = 0; i < r->n; i++)
+		fprintf(stderr, "bqltool: record: %s: struct dql at 0x%" PRIx64 ", %" PRIu64
+			" C, %" PRIu64 " Q, %" PRIu64 " P, %" PRIu64
+			" re-seeds after lost C events, %" PRIu64 " Q from checkpoints%s\n",
+			r->q[i].name, r->dql[i], r->q[i].n_c, r->q[i].n_q,
+			r->q[i].n_p, r->q[i].n_reseed, r->q[i].n_lost_q,
+			r->q[i].seeded ? "" : " (no completion seen: nothing to replay)");
+	fprintf(stderr, "bqltool: record: %" PRIu64 " events, %" PRIu64 " C records, lost C %"
+		PRIu64 " (repaired by re-seeding), lost Q %" PRIu64 " (repaired), traps C %"
+		PRIu64 " Q %" PRIu64 " limit %" PRIu64 ", checkpoints %" PRIu64
+		", ring-buffer drops %" PRIu64 "\n", r->w.events, c, lc, lq,
+		st[REC_ST_TRAP_C], st[REC_ST_TRAP_Q], st[REC_ST_TRAP_LIMIT],
+		st[REC_ST_CHECKPOINT], st[REC_ST_DROP]);
+}
+
+static int record(struct rec_run *r)
+{
+	struct recbpf_opts bo = {
+		.t = r->t, .n = r->n, .queued = r->o->queued,
+		.limit_watch = r->limit_watch, .verbose = r->c->verbose,
+	};
+	uint64_t st[REC_ST_NR];
+	struct sigaction sa;
+	struct bql_err e;
+	char comment[512];
+	int ret;
+
+	if (ofile_open(&r->of, r->o->out ? r->o->out : "-",
+		       r->o->out ? OFILE_COMPRESS_BY_NAME : OFILE_STREAM, &e)) {
+		cmd_error(r->c, &e);
+		return BQL_EXIT_FAIL;
+	}
+	/* before any BPF object exists: children must not inherit BPF fds */
+	if (!r->o->no_spin && (r->backend == RECBPF_WATCH || r->o->queued) &&
+	    spin_start(&r->spin, &e)) {
+		cmd_error(r->c, &e);
+		ofile_abort(r->of);
+		return BQL_EXIT_FAIL;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (recbpf_open(&r->bpf, &bo, r->backend, &e)) {
+		ret = BQL_EXIT_FAIL;
+		cmd_error(r->c, &e);
+		goto fail;
+	}
+	for (unsigned int i = 0; i < r->n; i++)
+		r->dql[i] = recbpf_dql_addr(r->bpf, i);
+	header_comment(r, comment, sizeof(comment));
+	recw_init(&r->w, hz_get()->hz, r->q, r->n, r->o->queued, sink, r->of);
+	recw_header(&r->w, comment);
+	r->progress = isatty(STDERR_FILENO) && (r->o->out || !isatty(STDOUT_FILENO));
+	r->t0 = r->last_shown = mono_ns();
+	if (r->c->verbose)
+		fprintf(stderr, "bqltool: record: recording %u queue%s with the %s backend%s\n",
+			r->n, r->n == 1 ? "" : "s", recbpf_backend_name(r->backend),
+			r->o->dur_ns || r->o->count ? "" : "; Ctrl-C ends the capture");
+	ret = capture(r);
+	if (ret)
+		goto fail;
+	/* stop the programs, then take what they left on the ring */
+	recbpf_detach(r->bpf);
+	if (!r->o->count || (recw_totals(&r->w, &st[0], &st[1], &st[2]), st[0] < r->o->count)) {
+		int n = recbpf_drain(r->bpf, on_event, r);
+
+		if (n < 0) {
+			ret = cmd_fail(r->c, "%s: write error: %s", ofile_path(r->of),
+				       strerror(-n));
+			goto fail;
+		}
+	}
+	recbpf_stats(r->bpf, st);
+	progress(r, true);
+	progress_clear(r);
+	recw_footer(&r->w, st);
+	if (r->w.err) {
+		ret = cmd_fail(r->c, "%s: write error: %s", ofile_path(r->of), strerror(-r->w.err));
+		goto fail;
+	}
+	recbpf_close(r->bpf);
+	r->bpf = NULL;
+	spin_stop(&r->spin);
+	if (ofile_commit(r->of, &e)) {
+		r->of = NULL;
+		cmd_error(r->c, &e);
+		return BQL_EXIT_FAIL;
+	}
+	r->of = NULL;
+	if (r->c->verbose)
+		report(r, st);
+	else if (!r->q[0].seeded && r->n == 1)
+		cmd_warn(r->c, "%s: no completion seen during the capture", r->q[0].name);
+	return BQL_EXIT_OK;
+fail:
+	progress_clear(r);
+	recbpf_close(r->bpf);
+	r->bpf = NULL;
+	spin_stop(&r->spin);
+	ofile_abort(r->of);
+	r->of = NULL;
+	return ret;
+}
+
+/* ------------------------------------------------------------ options */
+
+static int record_run(struct bql_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "duration",	required_argument,	NULL, 'd' },
+		{ "count",	required_argument,	NULL, 'c' },
+		{ "output",	required_argument,	NULL, 'o' },
+		{ "queued",	no_argument,		NULL, 'Q' },
+		{ "no-spin",	no_argument,		NULL, 'S' },
+		{ "netns",	required_argument,	NULL, 'n' },
+		{ "verbose",	no_argument,		NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rec_opts o = { 0 };
+	struct rec_run r = { .c = c, .o = &o };
+	const char *netns = NULL;
+	struct cmd_state st;
+	struct bql_err e;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, ":d:c:o:n:v", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			if (units_parse_sec_ns("-d", optarg, &o.dur_ns, &e))
+				return cmd_usage(c, "%s", e.msg);
+			if (!o.dur_ns)
+				return cmd_usage(c, "-d: the duration must be above 0");
+			break;
+		case 'c':
+			if (units_parse_u64(optarg, &o.count) || !o.count)
+				return cmd_usage(c, "-c: invalid count '%s' (expected a whole number >= 1)",
+						 optarg);
+			break;
+		case 'o':
+			if (!*optarg)
+				return cmd_usage(c, "-o: empty file name");
+			o.out = optarg;
+			break;
+		case 'Q':
+			o.queued = true;
+			break;
+		case 'S':
+			o.no_spin = true;
+			break;
+		case 'n':
+			netns = optarg;
+			break;
+		case 'v':
+			c->verbose++;
+			break;
+		default:
+			return cmd_bad_option(c, opt, argv);
+		}
+	}
+	if (o.dur_ns && o.count)
+		return cmd_usage(c, "-d and -c exclude each other");
+	if (c->root_overridden)
+		return cmd_usage(c, "--sysfs-root: record captures the running kernel, "
+				 "not a sysfs tree");
+	if (!recbpf_available())
+		return cmd_fail(c, "this bqltool was built without BPF support "
+				"(libbpf, clang, bpftool or /sys/kernel/btf/vmlinux were missing at "
+				"build time)");
+	if (netns) {
+		if (c->netns)
+			return cmd_usage(c, "-n: a namespace is already given");
+		if (netns_switch(netns, &e)) {
+			cmd_error(c, &e);
+			return BQL_EXIT_FAIL;
+		}
+		c->netns = netns;
+	}
+	ret = cmd_select(c, argc - optind, argv + optind, &st);
+	if (ret)
+		return ret;
+	ret = collect(&r, &st);
+	if (!ret)
+		ret = choose_backend(&r);
+	if (!ret)
+		ret = check_budget(&r);
+	if (!ret)
+		ret = record(&r);
+	free(r.q);
+	free(r.t);
+	cmd_state_free(&st);
+	return ret;
+}
+
+const struct cmd_entry cmd_record_entry = {
+	.name = "record",
+	.synopsis = "record [-d SEC | -c COUNT] [-o FILE] [--queued] [--no-spin] [-n NS] [-v] [SEL...]",
+	.summary = "Capture a bqltrace of BQL completions from the running kernel (BPF)",
+	.help = "  -d, --duration SEC  stop after SEC seconds (fractional; default: until Ctrl-C)\n"
+		"  -c, --count N       stop after N completion (C) records\n"
+		"  -o, --output FILE   write FILE (atomically, when the capture ends) instead of\n"
+		"                      stdout; FILE.gz and FILE.zst are compressed\n"
+		"      --queued        also record dql_queued() as Q records\n"
+		"      --no-spin       no idle spinners (watchpoint backend; more lost traps in VMs)\n"
+		"  -n, --netns NS      record devices of network namespace NS\n"
+		"  -v, --verbose       report the backend, the events and the repairs on stderr\n"
+		"\nBackends, chosen automatically: fentry/fexit on dql_completed where the kernel\n"
+		"allows it, else hardware write watchpoints (at most 4 queues, 2 with --queued:\n"
+		"4 debug registers per CPU). Ctrl-C and SIGTERM end the capture cleanly. Needs\n"
+		"root (CAP_BPF and CAP_PERFMON). BQLTOOL_RECORD_BACKEND=fentry|watchpoint forces one.\n",
+	.flags = CMD_NO_JSON,
+	.run = record_run,
+};

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* record's per-CPU SCHED_IDLE busy loops (see spinner.h). */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/spinner.h"
+
+int cpu_online_list(bool *on, int max)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char buf[256], *p;
+	int n = 0;
+
+	memset(on, 0, sizeof(bool) * (size_t)max);
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (f)
+			fclose(f);
+		for (int i = 0; i < c && i < max; i++, n++)
+			on[i] = true;
+		return n;
+	}
+	fclose(f);
+	for (p = buf; *p && *p != '\n';) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (long i = lo; i <= hi && i < max; i++)
+			if (i >= 0 && !on[i]) {
+				on[i] = true;
+				n++;
+			}
+		p = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+static void __attribute__((noreturn)) spin(int cpu, pid_t parent)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	volatile unsigned long x = 0;
+	cpu_set_t set;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
+	signal(SIGINT, SIG_IGN);	/* the parent ends us; ^C is for it */
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	if (sched_setscheduler(0, SCHED_IDLE, &sp))
+		_exit(1);	/* never spin at normal priority */
+	prctl(PR_SET_NAME, "bqltool-spin");
+	for (;;)
+		x++;
+}
+
+int spin_start(struct spinners *s, struct bql_err *e)
+{
+	static bool on[SPIN_MAX_CPUS];
+	pid_t parent = getpid();
+
+	s->n = 0;
+	cpu_online_list(on, SPIN_MAX_CPUS);
+	fflush(NULL);
+	for (int cpu = 0; cpu < SPIN_MAX_CPUS; cpu++) {
+		pid_t pid;
+
+		if (!on[cpu])
+			continue;
+		pid = fork();
+		if (pid < 0) {
+			int err = errno;
+
+			spin_stop(s);
+			return bql_err_set(e, err, "cannot start the idle spinners: %s",
+					   strerror(err));
+		}
+		if (pid == 0)
+			spin(cpu, parent);
+		s->pid[s->n++] = pid;
+	}
+	return 0;
+}
+
+void spin_stop(struct spinners *s)
+{
+	for (int i = 0; i < s->n; i++)
+		kill(s->pid[i], SIGKILL);
+	for (int i = 0; i < s->n; i++)
+		while (waitpid(s->pid[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	s->n = 0;
+}
