@@ -96,7 +96,7 @@ bool recbpf_available(void)
 	return true;
 }
 
-/* libbpf's messages: kept (the last one explains a failure), shown with -vv */
+/* libbpf's messages: the first warning is kept (it explains a failure), all shown with -vv */
 static int lb_verbose;
 static char lb_last[512];
 
@@ -114,7 +114,8 @@ static int lb_print(enum libbpf_print_level lvl, const char *fmt, va_list ap)
 	n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = 0;
-	if (lvl != LIBBPF_DEBUG && n)
+	/* the first warning names the failing program and the reason */
+	if (lvl != LIBBPF_DEBUG && n && !lb_last[0])
 		snprintf(lb_last, sizeof(lb_last), "%s",
 			 strncmp(buf, "libbpf: ", 8) ? buf : buf + 8);
 	if (lb_verbose >= 2)
@@ -343,6 +344,8 @@ int recbpf_open(struct recbpf **rp, const struct recbpf_opts *o,
 	err = record_bpf__load(r->skel);
 	if (err) {
 		err = -err;
+		if (err == EPERM)	/* no privilege: libbpf has nothing to add */
+			lb_last[0] = 0;
 		bql_err_set(e, err, "cannot load the BPF programs: %s%s%s%s", strerror(err),
 			    perm_hint(err), lb_last[0] ? ": libbpf: " : "", lb_last);
 		goto fail;
