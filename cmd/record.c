@@ -58,6 +58,7 @@ struct rec_run {
 	bool limit_watch;
 	char why_not_fentry[256];
 	uint64_t dql[REC_MAX_SLOTS];	/* for -v */
+	bool count_done;		/* -c COUNT reached */
 	bool progress, drawn;
 	uint64_t t0, last_shown, last_events;
 };
@@ -75,20 +76,23 @@ static int sink(void *arg, const char *buf, size_t len)
 	return ofile_write(arg, buf, len);
 }
 
-/* ring-buffer callback: 1 stops delivery once -c COUNT records are written */
+/* ring-buffer callback; after -c COUNT C records the rest is dropped */
 static int on_event(void *arg, const struct rec_event *ev)
 {
 	struct rec_run *r = arg;
 	uint64_t c, lc, lq;
 	int ret;
 
+	if (r->count_done)
+		return 0;
+	ret = recw_event(&r->w, ev);
+	if (ret < 0)
+		return ret;
 	if (r->o->count) {
 		recw_totals(&r->w, &c, &lc, &lq);
-		if (c >= r->o->count)
-			return 1;
+		r->count_done = c >= r->o->count;
 	}
-	ret = recw_event(&r->w, ev);
-	return ret < 0 ? ret : 0;
+	return 0;
 }
 
 static void progress(struct rec_run *r, bool force)
@@ -206,13 +210,21 @@ static int check_budget(struct rec_run *r)
 					r->n, REC_MAX_SLOTS);
 		return BQL_EXIT_OK;
 	}
-	if (r->n > fit)
+	if (r->n > fit) {
+		char eg[64];
+
+		/* a selection that fits: the first queues of the first device */
+		if (fit > 1 && !strcmp(r->t[fit - 1].ifname, r->t[0].ifname))
+			snprintf(eg, sizeof(eg), "%s:%u-%u", r->t[0].ifname, r->t[0].queue,
+				 r->t[fit - 1].queue);
+		else
+			snprintf(eg, sizeof(eg), "%s:%u", r->t[0].ifname, r->t[0].queue);
 		return cmd_fail(r->c, "%u queues selected, but the %s backend can record at most %u "
 				"at once%s: each queue takes %u of the %d hardware debug registers "
 				"per CPU; select fewer (e.g. %s)", r->n,
 				recbpf_backend_name(r->backend), fit,
-				r->o->queued ? " with --queued" : "", per, RECBPF_DEBUG_REGS,
-				r->q[0].name);
+				r->o->queued ? " with --queued" : "", per, RECBPF_DEBUG_REGS, eg);
+	}
 	/* the limit watchpoint (exact sysfs limit writes) where registers are left */
 	r->limit_watch = watch &&
 		r->n * recbpf_regs_per_queue(r->o->queued, true) <= RECBPF_DEBUG_REGS;
@@ -252,16 +264,12 @@ static void header_comment(struct rec_run *r, char *buf, size_t n)
 static int capture(struct rec_run *r)
 {
 	uint64_t end = r->o->dur_ns ? mono_ns() + r->o->dur_ns : 0, last_flush = mono_ns();
-	uint64_t c, lc, lq;
 	int n;
 
 	while (!rec_stop) {
 		n = recbpf_poll(r->bpf, POLL_MS, on_event, r);
-		if (n == 1 && r->o->count) {
-			recw_totals(&r->w, &c, &lc, &lq);
-			if (c >= r->o->count)
-				return 0;
-		}
+		if (r->count_done)
+			break;
 		if (n < 0 && n != -EINTR) {
 			progress_clear(r);
 			if (r->w.err)
@@ -305,6 +313,23 @@ static void report(struct rec_run *r, const uint64_t *st)
 		", ring-buffer drops %" PRIu64 "\n", r->w.events, c, lc, lq,
 		st[REC_ST_TRAP_C], st[REC_ST_TRAP_Q], st[REC_ST_TRAP_LIMIT],
 		st[REC_ST_CHECKPOINT], st[REC_ST_DROP]);
+}
+
+/* a queue without a completion has nothing to replay: say so */
+static void unseeded(struct rec_run *r)
+{
+	unsigned int n = 0, first = 0;
+
+	for (unsigned int i = r->n; i-- > 0;)
+		if (!r->q[i].seeded) {
+			n++;
+			first = i;
+		}
+	if (n == 1)
+		cmd_warn(r->c, "%s: no completion seen during the capture", r->q[first].name);
+	else if (n)
+		cmd_warn(r->c, "%u of %u queues (%s, ...) saw no completion during the capture",
+			 n, r->n, r->q[first].name);
 }
 
 static int record(struct rec_run *r)
@@ -360,7 +385,7 @@ static int record(struct rec_run *r)
 		goto fail;
 	/* stop the programs, then take what they left on the ring */
 	recbpf_detach(r->bpf);
-	if (!r->o->count || (recw_totals(&r->w, &st[0], &st[1], &st[2]), st[0] < r->o->count)) {
+	if (!r->count_done) {
 		int n = recbpf_drain(r->bpf, on_event, r);
 
 		if (n < 0) {
@@ -388,8 +413,7 @@ static int record(struct rec_run *r)
 	r->of = NULL;
 	if (r->c->verbose)
 		report(r, st);
-	else if (!r->q[0].seeded && r->n == 1)
-		cmd_warn(r->c, "%s: no completion seen during the capture", r->q[0].name);
+	unseeded(r);
 	return BQL_EXIT_OK;
 fail:
 	progress_clear(r);

@@ -421,14 +421,24 @@ static int rb_setup(struct recbpf *r, recbpf_event_fn fn, void *arg)
 
 int recbpf_poll(struct recbpf *r, int timeout_ms, recbpf_event_fn fn, void *arg)
 {
-	int n;
+	int n, m;
 
 	if (rb_setup(r, fn, arg))
 		return -EINVAL;
+	/*
+	 * The programs wake us only past a backlog (BPF_RB_NO_WAKEUP keeps
+	 * the per-event cost down), so the wait is mostly a timeout: consume
+	 * whatever is there after it.
+	 */
 	n = ring_buffer__poll(r->rb, timeout_ms);
 	if (r->cb_ret)
 		return r->cb_ret;
-	return n;
+	if (n < 0)
+		return n;
+	m = ring_buffer__consume(r->rb);
+	if (r->cb_ret)
+		return r->cb_ret;
+	return m < 0 ? m : n + m;
 }
 
 int recbpf_drain(struct recbpf *r, recbpf_event_fn fn, void *arg)
