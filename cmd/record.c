@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 #define POLL_MS		100
 #define FLUSH_NS	(1000ull * 1000 * 1000)
 #define PROGRESS_NS	(500ull * 1000 * 1000)
+#define REC_NPS		8
 
 static volatile sig_atomic_t rec_stop;
 
@@ -59,6 +61,8 @@ struct rec_run {
 	char why_not_fentry[256];
 	uint64_t dql[REC_MAX_SLOTS];	/* for -v */
 	bool count_done;		/* -c COUNT reached */
+	struct recbpf_prog_stat ps[REC_NPS];	/* BQLTOOL_RECORD_STATS=1 */
+	int nps;
 	bool progress, drawn;
 	uint64_t t0, last_shown, last_events;
 };
@@ -294,6 +298,7 @@ static int capture(struct rec_run *r)
 
 static void report(struct rec_run *r, const uint64_t *st)
 {
+	struct rusage ru;
 	uint64_t c, lc, lq;
 
 	recw_totals(&r->w, &c, &lc, &lq);
@@ -313,6 +318,15 @@ static void report(struct rec_run *r, const uint64_t *st)
 		", ring-buffer drops %" PRIu64 "\n", r->w.events, c, lc, lq,
 		st[REC_ST_TRAP_C], st[REC_ST_TRAP_Q], st[REC_ST_TRAP_LIMIT],
 		st[REC_ST_CHECKPOINT], st[REC_ST_DROP]);
+	if (!getrusage(RUSAGE_SELF, &ru))
+		fprintf(stderr, "bqltool: record: own CPU %.3f s user, %.3f s system "
+			"(start-up included, idle spinners not)\n",
+			(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
+			(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+	for (int i = 0; i < r->nps; i++)
+		fprintf(stderr, "bqltool: record: BPF program %s: %" PRIu64 " runs, %.0f ns per run\n",
+			r->ps[i].name, r->ps[i].runs,
+			(double)r->ps[i].run_ns / (double)r->ps[i].runs);
 }
 
 /* a queue without a completion has nothing to replay: say so */
@@ -337,6 +351,7 @@ static int record(struct rec_run *r)
 	struct recbpf_opts bo = {
 		.t = r->t, .n = r->n, .queued = r->o->queued,
 		.limit_watch = r->limit_watch, .verbose = r->c->verbose,
+		.prog_stats = getenv("BQLTOOL_RECORD_STATS") && *getenv("BQLTOOL_RECORD_STATS") == '1',
 	};
 	uint64_t st[REC_ST_NR];
 	struct sigaction sa;
@@ -395,6 +410,7 @@ static int record(struct rec_run *r)
 		}
 	}
 	recbpf_stats(r->bpf, st);
+	r->nps = recbpf_prog_stats(r->bpf, r->ps, REC_NPS);
 	progress(r, true);
 	progress_clear(r);
 	recw_footer(&r->w, st);

@@ -57,6 +57,11 @@ void recbpf_stats(const struct recbpf *r, uint64_t st[REC_ST_NR])
 	memset(st, 0, sizeof(uint64_t) * REC_ST_NR);
 }
 void recbpf_close(struct recbpf *r) { (void)r; }
+int recbpf_prog_stats(const struct recbpf *r, struct recbpf_prog_stat *out, int max)
+{
+	(void)r; (void)out; (void)max;
+	return 0;
+}
 
 #else /* BQLTOOL_HAVE_BPF */
 
@@ -89,6 +94,7 @@ struct recbpf {
 	recbpf_event_fn fn;
 	void *arg;
 	int cb_ret;
+	int stats_fd;		/* BPF_ENABLE_STATS while open, else -1 */
 };
 
 bool recbpf_available(void)
@@ -333,9 +339,12 @@ int recbpf_open(struct recbpf **rp, const struct recbpf_opts *o,
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return bql_err_set(e, ENOMEM, "out of memory");
+	r->stats_fd = o->prog_stats ? bpf_enable_stats(BPF_STATS_RUN_TIME) : -1;
 	r->skel = record_bpf__open();
 	if (!r->skel) {
 		err = errno;
+		if (r->stats_fd >= 0)
+			close(r->stats_fd);
 		free(r);
 		return bql_err_set(e, err, "cannot open the BPF object: %s%s",
 				   strerror(err), perm_hint(err));
@@ -481,6 +490,30 @@ void recbpf_stats(const struct recbpf *r, uint64_t st[REC_ST_NR])
 	free(v);
 }
 
+int recbpf_prog_stats(const struct recbpf *r, struct recbpf_prog_stat *out, int max)
+{
+	struct bpf_program *p;
+	int n = 0;
+
+	if (!r || !r->skel || r->stats_fd < 0)
+		return 0;
+	bpf_object__for_each_program(p, r->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		if (n == max || bpf_program__fd(p) < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) || !info.run_cnt)
+			continue;
+		snprintf(out[n].name, sizeof(out[n].name), "%s", bpf_program__name(p));
+		out[n].runs = info.run_cnt;
+		out[n].run_ns = info.run_time_ns;
+		n++;
+	}
+	return n;
+}
+
 void recbpf_close(struct recbpf *r)
 {
 	if (!r)
@@ -488,6 +521,8 @@ void recbpf_close(struct recbpf *r)
 	recbpf_detach(r);
 	ring_buffer__free(r->rb);
 	record_bpf__destroy(r->skel);
+	if (r->stats_fd >= 0)
+		close(r->stats_fd);
 	free(r);
 }
 

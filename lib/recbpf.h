@@ -35,6 +35,13 @@ struct recbpf_opts {
 	bool queued;			/* Q records */
 	bool limit_watch;		/* watch limit too (sysfs writes exactly) */
 	int verbose;			/* >= 2: libbpf's own messages on stderr */
+	bool prog_stats;		/* kernel run-time statistics (BPF_ENABLE_STATS) */
+};
+
+/* one program's kernel statistics (with prog_stats) */
+struct recbpf_prog_stat {
+	char name[32];
+	uint64_t runs, run_ns;
 };
 
 struct recbpf;
@@ -75,6 +82,11 @@ void recbpf_detach(struct recbpf *r);
 int recbpf_drain(struct recbpf *r, recbpf_event_fn fn, void *arg);
 /* the per-CPU counters summed (enum rec_stat) */
 void recbpf_stats(const struct recbpf *r, uint64_t st[REC_ST_NR]);
+/*
+ * recbpf_prog_stats - run counts and run time of each attached program
+ * kind (with opts.prog_stats); returns how many were filled (<= @max).
+ */
+int recbpf_prog_stats(const struct recbpf *r, struct recbpf_prog_stat *out, int max);
 /* close everything; NULL is a no-op */
 void recbpf_close(struct recbpf *r);
 
