@@ -44,7 +44,15 @@ vg "$bin" -j replay --verify --plot "$tmp/p.svg" --timeline "$tmp/t.csv" \
 vg "$bin" replay "$here/data/traces/bad-overcomplete.bqlt"
 vg "$bin" replay --verify "$here/data/traces/mismatch.bqlt"
 vg "$bin" help set
-for t in test_dql test_trace test_replay test_sel test_units test_profile test_out; do
+vg "$bin" record -d 1 -c 1 eth0
+vg "$bin" record nosuchdev -d 1
+# a real capture (root, BPF): libbpf's own bpf(2) calls need suppressions
+if [ "$(id -u)" -eq 0 ] && [ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limits ] &&
+	"$bin" record eth0 -d 0.2 -o "$tmp/probe.bqt" 2>/dev/null; then
+	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" record eth0 -d 1 -o "$tmp/r.bqt"
+	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" record --queued eth0 -d 1
+fi
+for t in test_dql test_trace test_replay test_sel test_units test_profile test_out test_recwriter; do
 	[ -x "$build/tests/unit/$t" ] && vg "$build/tests/unit/$t"
 done
 echo "valgrind: $pass passed, $fail failed"
