@@ -204,9 +204,10 @@ perm:
 /* the debug-register budget of the watchpoint backend */
 static int check_budget(struct rec_run *r)
 {
-	unsigned int per = recbpf_regs_per_queue(r->o->queued, false);
-	unsigned int fit = RECBPF_DEBUG_REGS / per;
 	bool watch = r->backend == RECBPF_WATCH;
+	/* fentry takes registers only for --queued (num_queued watchpoints) */
+	unsigned int per = watch ? recbpf_regs_per_queue(r->o->queued, false) : 1;
+	unsigned int fit = RECBPF_DEBUG_REGS / per;
 
 	if (!watch && !r->o->queued) {
 		if (r->n > REC_MAX_SLOTS)
