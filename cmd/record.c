@@ -360,6 +360,14 @@ static int record(struct rec_run *r)
 	char comment[512];
 	int ret;
 
+	/* from here on, Ctrl-C and SIGTERM are a normal end of the capture */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	if (ofile_open(&r->of, r->o->out ? r->o->out : "-",
 		       r->o->out ? OFILE_COMPRESS_BY_NAME : OFILE_STREAM, &e)) {
 		cmd_error(r->c, &e);
@@ -372,14 +380,6 @@ static int record(struct rec_run *r)
 		ofile_abort(r->of);
 		return BQL_EXIT_FAIL;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
 	if (recbpf_open(&r->bpf, &bo, r->backend, &e)) {
 		ret = BQL_EXIT_FAIL;
 		cmd_error(r->c, &e);
@@ -387,6 +387,9 @@ static int record(struct rec_run *r)
 	}
 	for (unsigned int i = 0; i < r->n; i++)
 		r->dql[i] = recbpf_dql_addr(r->bpf, i);
+	if (hz_get()->src == HZ_SRC_FALLBACK)
+		cmd_warn(r->c, "HZ unknown (no kernel config found), the trace says hz %u: "
+			 "set BQLTOOL_HZ if that is wrong", hz_get()->hz);
 	header_comment(r, comment, sizeof(comment));
 	recw_init(&r->w, hz_get()->hz, r->q, r->n, r->o->queued, sink, r->of);
 	recw_header(&r->w, comment);
