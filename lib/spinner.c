@@ -12,37 +12,53 @@
 
 #include "lib/spinner.h"
 
-int cpu_online_list(bool *on, int max)
+int cpu_list_parse(const char *s, bool *on, int max)
 {
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	char buf[256], *p;
+	const char *p = s;
 	int n = 0;
 
 	memset(on, 0, sizeof(bool) * (size_t)max);
-	if (!f || !fgets(buf, sizeof(buf), f)) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-
-		if (f)
-			fclose(f);
-		for (int i = 0; i < c && i < max; i++, n++)
-			on[i] = true;
-		return n;
-	}
-	fclose(f);
-	for (p = buf; *p && *p != '\n';) {
+	while (*p && *p != '\n') {
 		char *end;
 		long lo = strtol(p, &end, 10), hi = lo;
 
-		if (end == p)
-			break;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
+		if (end == p || lo < 0)
+			return -1;
+		if (*end == '-') {
+			const char *h = end + 1;
+
+			hi = strtol(h, &end, 10);
+			if (end == h || hi < lo)
+				return -1;
+		}
+		if (*end && *end != ',' && *end != '\n')
+			return -1;
 		for (long i = lo; i <= hi && i < max; i++)
-			if (i >= 0 && !on[i]) {
+			if (!on[i]) {
 				on[i] = true;
 				n++;
 			}
 		p = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+int cpu_online_list(bool *on, int max)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char buf[4096];
+	int n = -1;
+
+	if (f && fgets(buf, sizeof(buf), f))
+		n = cpu_list_parse(buf, on, max);
+	if (f)
+		fclose(f);
+	if (n <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		memset(on, 0, sizeof(bool) * (size_t)max);
+		for (n = 0; n < c && n < max; n++)
+			on[n] = true;
 	}
 	return n;
 }

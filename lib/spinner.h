@@ -20,7 +20,12 @@ struct spinners {
 	int n;
 };
 
-/* cpu_online_list - @on[i] = CPU i is online (from sysfs); returns the count */
+/*
+ * cpu_list_parse - a kernel CPU list ("0-3,5\n") into @on[0..max); returns
+ * how many are set, or -1 if @s is not such a list.
+ */
+int cpu_list_parse(const char *s, bool *on, int max);
+/* cpu_online_list - @on[i] = CPU i is online (sysfs, else sysconf); the count */
 int cpu_online_list(bool *on, int max);
 /* spin_start - fork the loops (they die with the parent, SIGKILL). -errno. */
 int spin_start(struct spinners *s, struct bql_err *e);

@@ -117,10 +117,19 @@ verified() {
 	# while recording, our programs are loaded and linked (so the checks below can see them)
 	[ -n "$(rec_progs)" ]
 	[ -n "$(rec_links)" ]
+	# and one SCHED_IDLE spinner runs per CPU (watchpoint backend)
+	if grep -q "with the watchpoint backend" "$BATS_TEST_TMPDIR/err"; then
+		assert_equal "$(pgrep -x bqltool-spin | wc -l)" "$(grep -c ^processor /proc/cpuinfo)"
+		for p in $(pgrep -x bqltool-spin); do
+			chrt -p "$p" | grep -q SCHED_IDLE
+		done
+	fi
 	wait "$pid"
 	traffic_stop
 	cat "$BATS_TEST_TMPDIR/err" >&3 || true
 	assert_nothing_attached
+	run pgrep -x bqltool-spin
+	assert_failure
 	run head -1 "$t"
 	assert_output "bqltrace 1"
 	grep -q '^# backend watchpoint: \|^# backend fentry: ' "$t"
@@ -178,7 +187,7 @@ verified() {
 		run --separate-stderr "$BQLTOOL" replay --verify "$t"
 		assert_success
 		# the idle spinners are gone too
-		run pgrep -f bqltool-spin
+		run pgrep -x bqltool-spin
 		assert_failure
 	done
 }
