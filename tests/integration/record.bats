@@ -37,6 +37,12 @@ rec_progs() {
 	bpftool -j prog list 2>/dev/null | jq -r '.[].name // empty' | grep -E "$REC_PROGS" || true
 }
 
+# our maps (the ring buffer, the counters, the skeleton's .bss)
+REC_MAPS='^(rb|stats|record_b\.bss)$'
+rec_maps() {
+	bpftool -j map list 2>/dev/null | jq -r '.[].name // empty' | grep -E "$REC_MAPS" || true
+}
+
 # the links of our programs
 rec_links() {
 	local ids
@@ -52,11 +58,12 @@ rec_links() {
 assert_nothing_attached() {
 	local i
 	for i in $(seq 30); do
-		[ -n "$(rec_progs)$(rec_links)" ] || break
+		[ -n "$(rec_progs)$(rec_links)$(rec_maps)" ] || break
 		sleep 0.1
 	done
 	assert_equal "$(rec_progs)" ""
 	assert_equal "$(rec_links)" ""
+	assert_equal "$(rec_maps)" ""
 }
 
 # capture_require: eth0 with BQL, and BPF + breakpoints permitted (else skip, saying why)
@@ -117,6 +124,7 @@ verified() {
 	# while recording, our programs are loaded and linked (so the checks below can see them)
 	[ -n "$(rec_progs)" ]
 	[ -n "$(rec_links)" ]
+	[ -n "$(rec_maps)" ]
 	# and one SCHED_IDLE spinner runs per CPU (watchpoint backend)
 	if grep -q "with the watchpoint backend" "$BATS_TEST_TMPDIR/err"; then
 		assert_equal "$(pgrep -x bqltool-spin | wc -l)" "$(grep -c ^processor /proc/cpuinfo)"
