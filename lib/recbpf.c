@@ -138,8 +138,11 @@ static void lb_setup(int verbose)
 
 static const char *perm_hint(int err)
 {
-	return err == EPERM || err == EACCES ?
-	       " (recording needs root, or CAP_BPF and CAP_PERFMON)" : "";
+	if (err != EPERM && err != EACCES)
+		return "";
+	if (geteuid() != 0)
+		return " (recording needs root, or CAP_BPF and CAP_PERFMON)";
+	return " (refused by the kernel even for root: lockdown or a vendor restriction)";
 }
 
 /* [start, end) of kernel function @name from /proc/kallsyms; 0 if unknown */
