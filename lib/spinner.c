@@ -72,6 +72,7 @@ static void __attribute__((noreturn)) spin(int cpu, pid_t parent)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(0);
+	close_range(3, ~0u, 0);	/* hold nothing of the parent's (its output file) */
 	signal(SIGINT, SIG_IGN);	/* the parent ends us; ^C is for it */
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
