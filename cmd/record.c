@@ -16,7 +16,6 @@
 #include "cmd/common.h"
 #include "cmd/record.h"
 #include "lib/bql.h"
-#include "lib/netns.h"
 #include "lib/units.h"
 
 /* ------------------------------------------------------------ set-up */
@@ -192,15 +191,9 @@ static int record_run(struct bql_ctx *c, int argc, char **argv)
 		return cmd_fail(c, "this bqltool was built without BPF support "
 				"(libbpf, clang, bpftool or /sys/kernel/btf/vmlinux were missing at "
 				"build time)");
-	if (netns) {
-		if (c->netns)
-			return cmd_usage(c, "-n: a namespace is already given");
-		if (netns_switch(netns, &e)) {
-			cmd_error(c, &e);
-			return BQL_EXIT_FAIL;
-		}
-		c->netns = netns;
-	}
+	ret = cmd_netns_option(c, netns);
+	if (ret)
+		return ret;
 	ret = cmd_select(c, argc - optind, argv + optind, &st);
 	if (ret)
 		return ret;
