@@ -8,7 +8,8 @@
 # below: measure, rss_kb, report.
 #
 # env: BQLTOOL (the binary), BUILD (the build directory: tools and data),
-#      BENCH_RECORDS (replay trace size, default 5000000)
+#      BENCH_RECORDS (replay trace size, default 5000000),
+#      BENCH_RECORD_PKGS, BENCH_RECORD_ROUNDS (record's download workload)
 set -euo pipefail
 
 : "${BQLTOOL:?BQLTOOL must name the bqltool binary}"
@@ -199,10 +200,13 @@ cpu_busy() {
 	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
 }
 
+# rec_download: BENCH_RECORD_ROUNDS (default 3) rounds of downloading them
 rec_download() {
-	local d rc=0
+	local d rc=0 i
 	d=$(mktemp -d)
-	(cd "$d" && apt-get download -q $REC_PKGS >/dev/null 2>&1) || rc=$?
+	for ((i = 0; i < ${BENCH_RECORD_ROUNDS:-3}; i++)); do
+		(cd "$d" && apt-get download -q $REC_PKGS >/dev/null 2>&1 && rm -f ./*.deb) || rc=$?
+	done
 	rm -rf "$d"
 	return $rc
 }
