@@ -114,6 +114,42 @@ tools: $(TOOL_BIN)
 
 -include $(DQL_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d)
 
+# ---------------------------------------------------------------- BPF
+# record's programs (lib/bpf/record.bpf.c) are built from source: vmlinux.h
+# from the running kernel's BTF, clang -target bpf, a bpftool skeleton
+# included by lib/recbpf.c. Without clang, bpftool, libbpf or kernel BTF the
+# rest builds and `record` says it has no BPF support. NO_BPF=1 forces that.
+BPF_CLANG ?= clang
+BPFTOOL ?= $(or $(shell command -v bpftool 2>/dev/null),$(wildcard /usr/sbin/bpftool /sbin/bpftool))
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+BPF_ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
+ifneq ($(NO_BPF),1)
+HAVE_BPF := $(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && [ -n "$(BPFTOOL)" ] && \
+	[ -r $(VMLINUX_BTF) ] && $(PKG_CONFIG) --exists libbpf && echo 1)
+endif
+ifeq ($(HAVE_BPF),1)
+BPF_DIR := $(BUILD)/bpf
+BPF_SKEL := $(BPF_DIR)/record.skel.h
+LDLIBS += $(shell $(PKG_CONFIG) --libs libbpf)
+
+$(BPF_DIR)/vmlinux.h:
+	$(call quiet,BTF,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+$(BPF_DIR)/record.bpf.o: lib/bpf/record.bpf.c lib/bpf/record.h $(BPF_DIR)/vmlinux.h
+	$(call quiet,BPF,$<)
+	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BPF_DIR) -I. \
+		-Wall -Werror -c $< -o $@
+
+$(BPF_SKEL): $(BPF_DIR)/record.bpf.o
+	$(call quiet,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name record_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/lib/recbpf.o: $(BPF_SKEL)
+$(BUILD)/lib/recbpf.o: BQL_CFLAGS += -DBQLTOOL_HAVE_BPF -I$(BPF_DIR)
+endif
+
 # ---------------------------------------------------------------- tests
 
 check: check-deps check-man check-unit check-cli check-integration
@@ -218,6 +254,7 @@ fuzz: $(FUZZ_BIN)
 
 DEBS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libnl-genl-3-dev \
 	libncurses-dev libjson-c-dev zlib1g-dev libzstd-dev zstd libcmocka-dev bats bats-support bats-assert \
+	libbpf-dev libelf-dev clang llvm bpftool \
 	iproute2 jq tmux mandoc libxml2-utils valgrind bash-completion zsh fish
 
 deps:

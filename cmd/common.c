@@ -6,6 +6,7 @@
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "lib/hz.h"
+#include "lib/netns.h"
 #include "lib/nl.h"
 
 int cmd_select(struct bql_ctx *c, int argc, char **argv, struct cmd_state *st)
@@ -20,6 +21,22 @@ int cmd_select(struct bql_ctx *c, int argc, char **argv, struct cmd_state *st)
 		sel_free(&st->sel);
 		return BQL_EXIT_FAIL;
 	}
+	return BQL_EXIT_OK;
+}
+
+int cmd_netns_option(struct bql_ctx *c, const char *netns)
+{
+	struct bql_err e;
+
+	if (!netns)
+		return BQL_EXIT_OK;
+	if (c->netns || c->root_overridden)
+		return cmd_usage(c, "-n: a namespace or --sysfs-root is already given");
+	if (netns_switch(netns, &e)) {
+		cmd_error(c, &e);
+		return BQL_EXIT_FAIL;
+	}
+	c->netns = netns;
 	return BQL_EXIT_OK;
 }
 

@@ -24,6 +24,12 @@ struct cmd_state {
 int cmd_collect(struct bql_ctx *c, int argc, char **argv, struct cmd_state *st);
 /* Selectors and targets only (for writers); same conventions. */
 int cmd_select(struct bql_ctx *c, int argc, char **argv, struct cmd_state *st);
+/*
+ * A command's own -n NS (top, record): enter the namespace as the global
+ * -n does; a usage error if a namespace or --sysfs-root is already given.
+ * NULL is a no-op. Prints its own errors; returns an enum bql_exit.
+ */
+int cmd_netns_option(struct bql_ctx *c, const char *netns);
 /* Open netlink unless --sysfs-root; a failure is a warning, not an error. */
 void cmd_open_netlink(struct bql_ctx *c, struct cmd_state *st);
 void cmd_state_free(struct cmd_state *st);

@@ -49,8 +49,16 @@ head -c 300 "$tmp/d.bqlt.gz" >"$tmp/cut.gz"
 vg "$bin" replay "$tmp/cut.gz"
 vg "$bin" replay --verify "$here/data/traces/mismatch.bqlt"
 vg "$bin" help set
+vg "$bin" record -d 1 -c 1 eth0
+vg "$bin" record nosuchdev -d 1
+# a real capture (root, BPF): libbpf's own bpf(2) calls need suppressions
+if [ "$(id -u)" -eq 0 ] && [ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limits ] &&
+	"$bin" record eth0 -d 0.2 -o "$tmp/probe.bqt" 2>/dev/null; then
+	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" record eth0 -d 1 -o "$tmp/r.bqt"
+	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" record --queued eth0 -d 1
+fi
 for t in test_dql test_trace test_replay test_sel test_units test_profile test_out \
-	test_ofile test_tinput; do
+	test_ofile test_tinput test_recwriter; do
 	[ -x "$build/tests/unit/$t" ] && vg "$build/tests/unit/$t"
 done
 echo "valgrind: $pass passed, $fail failed"

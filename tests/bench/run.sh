@@ -8,7 +8,8 @@
 # below: measure, rss_kb, report.
 #
 # env: BQLTOOL (the binary), BUILD (the build directory: tools and data),
-#      BENCH_RECORDS (replay trace size, default 5000000)
+#      BENCH_RECORDS (replay trace size, default 5000000),
+#      BENCH_RECORD_PKGS, BENCH_RECORD_ROUNDS (record's download workload)
 set -euo pipefail
 
 : "${BQLTOOL:?BQLTOOL must name the bqltool binary}"
@@ -249,6 +250,107 @@ bench_top() {
 	done
 	top_measure "netns 16 ifb x 64" "ip netns exec $ns" /sys "$BQLTOOL -n $ns" "$n" 1024 || true
 	ip netns del "$ns"
+}
+
+# ------------------------------------------------------------ record
+
+# the workload: a few large Debian packages, downloaded into a temp dir
+REC_PKGS=${BENCH_RECORD_PKGS:-"llvm-14 libllvm14 clang-14 libclang-cpp14"}
+
+# busy jiffies of all CPUs (user nice system irq softirq steal) from /proc/stat
+cpu_busy() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
+}
+
+# rec_download: BENCH_RECORD_ROUNDS (default 3) rounds of downloading them
+rec_download() {
+	local d rc=0 i
+	d=$(mktemp -d)
+	for ((i = 0; i < ${BENCH_RECORD_ROUNDS:-3}; i++)); do
+		(cd "$d" && apt-get download -q $REC_PKGS >/dev/null 2>&1 && rm -f ./*.deb) || rc=$?
+	done
+	rm -rf "$d"
+	return $rc
+}
+
+# own_cpu PID: user+sys CPU seconds of that process alone (not its children)
+own_cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13) / hz }' "/proc/$1/stat"
+}
+
+# rec_during NAME IDLE_SECS ARGS...: record eth0 (ARGS) around one download,
+# or with IDLE_SECS > 0 around that long a sleep; sets R_SECS (wall time),
+# R_BUSY (machine busy CPU s) and R_OWN (the recorder's own CPU s) over
+# that window only, and leaves the -v report in $BENCH_DIR/NAME.err
+rec_during() {
+	local name=$1 idle=$2 pid b0 b1 t0 t1 o0 o1; shift 2
+	BQLTOOL_RECORD_STATS=1 "$BQLTOOL" -v record "$@" eth0 -o "$BENCH_DIR/$name.bqt" \
+		2>"$BENCH_DIR/$name.err" &
+	pid=$!
+	sleep 3		# start-up (BTF, loading, attaching) is not part of the figure
+	b0=$(cpu_busy); t0=$(date +%s.%N); o0=$(own_cpu "$pid")
+	if [ "$idle" = 0 ]; then rec_download || true; else sleep "$idle"; fi
+	b1=$(cpu_busy); t1=$(date +%s.%N); o1=$(own_cpu "$pid")
+	kill -INT "$pid"; wait "$pid" || true
+	R_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+	R_BUSY=$(awk -v a="$b0" -v b="$b1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", (b - a) / hz }')
+	R_OWN=$(awk -v a="$o0" -v b="$o1" 'BEGIN { printf "%.3f", b - a }')
+}
+
+# field FILE REGEX: the number before REGEX in a -v report
+field() {
+	grep -oE "[0-9]+ $2" "$1" | head -1 | awk '{ print $1 }'
+}
+
+# CPU cost of record per captured event on eth0 during package downloads
+# (needs root, an eth0 with BQL and BPF), against an idle baseline of the
+# same length: BPF program time per run (kernel run-time statistics), the
+# recorder's own CPU, and the whole machine's busy CPU with and without
+# recording (noisy on a shared machine: other load counts). --no-spin for
+# the CPU figures (spinners burn idle time by design); losses with and
+# without spinners.
+bench_record() {
+	local b0 b1 t0 t1 base_busy base_secs ev
+	echo "record: CPU per event on eth0 during '${REC_PKGS}' downloads (figures, not asserted)"
+	if [ "$(id -u)" -ne 0 ]; then echo "  skipped: needs root"; return 0; fi
+	if [ ! -d /sys/class/net/eth0/queues/tx-0/byte_queue_limits ]; then
+		echo "  skipped: no eth0 with byte queue limits"; return 0
+	fi
+	if ! "$BQLTOOL" record eth0 -d 0.2 >/dev/null 2>"$BENCH_DIR/rec-probe.err"; then
+		echo "  skipped: $(head -1 "$BENCH_DIR/rec-probe.err")"; return 0
+	fi
+	if ! rec_download; then echo "  skipped: apt-get download $REC_PKGS failed"; return 0; fi
+	# the download alone
+	b0=$(cpu_busy); t0=$(date +%s.%N)
+	rec_download || true
+	b1=$(cpu_busy); t1=$(date +%s.%N)
+	base_secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+	base_busy=$(awk -v a="$b0" -v b="$b1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", (b - a) / hz }')
+	# recording it (no spinners), then idle for as long
+	rec_during rec-dl 0 --no-spin
+	local dl_secs=$R_SECS dl_busy=$R_BUSY dl_own=$R_OWN
+	ev=$(field "$BENCH_DIR/rec-dl.err" "events,")
+	rec_during rec-idle "$dl_secs" --no-spin
+	echo "  download alone:            ${base_secs} s, machine busy ${base_busy} CPU s"
+	echo "  download recorded:         ${dl_secs} s, machine busy ${dl_busy} CPU s, ${ev:-0} events"
+	grep -E "BPF program" "$BENCH_DIR/rec-dl.err" | sed 's/^bqltool: record: /  /'
+	awk -v e="${ev:-0}" -v a="$dl_own" -v b="$R_OWN" -v rb="$dl_busy" -v bb="$base_busy" 'BEGIN {
+		if (e <= 0) { print "  no events captured: no per-event figures"; exit }
+		tick = 1 / '"$(getconf CLK_TCK)"'
+		if (a - b < tick)
+			printf "  recorder process:          %.3f s CPU vs %.3f s idle baseline: below the clock tick, < %.1f us per event\n",
+				a, b, tick / e * 1e6
+		else
+			printf "  recorder process:          %.3f s CPU vs %.3f s idle baseline: %.2f us per event\n",
+				a, b, (a - b) / e * 1e6
+		printf "  whole machine (noisy):     %+.3f CPU s vs the download alone: %.2f us per event\n",
+			rb - bb, (rb - bb) / e * 1e6
+	}'
+	"$BQLTOOL" replay --verify "$BENCH_DIR/rec-dl.bqt" 2>&1 | tail -1 | sed 's/^/  verify: /'
+	# losses, without and with the idle spinners
+	grep -h "lost C" "$BENCH_DIR/rec-dl.err" | sed 's/^bqltool: record: /  --no-spin: /'
+	rec_during rec-spin 0
+	grep -h "lost C" "$BENCH_DIR/rec-spin.err" | sed 's/^bqltool: record: /  spinners:  /'
 }
 
 # ------------------------------------------------------------ main

@@ -109,6 +109,29 @@ MULTI="$DATA/sysfs/multi"
 	assert_output "$BATS_TEST_DIRNAME/../data"
 }
 
+@test "record: bash, zsh and fish complete the command, its options, -o files and selectors" {
+	bcomp "$BQLTOOL rec"
+	assert_output record
+	bcomp "$BQLTOOL record -"
+	for o in -d --duration -c --count -o --output --queued --no-spin -n --netns; do
+		assert_line -- "$o"
+	done
+	bcomp "$BQLTOOL record -o $BATS_TEST_DIRNAME/../da"
+	assert_output "$BATS_TEST_DIRNAME/../data"
+	bcomp "$BQLTOOL --sysfs-root $MULTI record eth"
+	assert_equal "$(sort <<<"$output")" "$(sorted eth0 eth1)"
+	fcomp "$BQLTOOL rec"
+	assert_output record
+	fcomp "$BQLTOOL record --"
+	for o in --duration --count --output --queued --no-spin --netns; do
+		assert_line -- "$o"
+	done
+	zcomp "$BQLTOOL rec"
+	assert_line record
+	zcomp "$BQLTOOL record --q"
+	assert_line -- --queued
+}
+
 @test "bash: -n and --sysfs-root arguments are skipped when finding the command" {
 	bcomp "$BQLTOOL -j --sysfs-root $MULTI -p show "
 	assert_equal "$(sort <<<"$output")" "$(sorted eth0 eth1 wlan0)"

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* record's per-CPU SCHED_IDLE busy loops (see spinner.h). */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/spinner.h"
+
+int cpu_list_parse(const char *s, bool *on, int max)
+{
+	const char *p = s;
+	int n = 0;
+
+	memset(on, 0, sizeof(bool) * (size_t)max);
+	while (*p && *p != '\n') {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p || lo < 0)
+			return -1;
+		if (*end == '-') {
+			const char *h = end + 1;
+
+			hi = strtol(h, &end, 10);
+			if (end == h || hi < lo)
+				return -1;
+		}
+		if (*end && *end != ',' && *end != '\n')
+			return -1;
+		for (long i = lo; i <= hi && i < max; i++)
+			if (!on[i]) {
+				on[i] = true;
+				n++;
+			}
+		p = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+int cpu_online_list(bool *on, int max)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char buf[4096];
+	int n = -1;
+
+	if (f && fgets(buf, sizeof(buf), f))
+		n = cpu_list_parse(buf, on, max);
+	if (f)
+		fclose(f);
+	if (n <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		memset(on, 0, sizeof(bool) * (size_t)max);
+		for (n = 0; n < c && n < max; n++)
+			on[n] = true;
+	}
+	return n;
+}
+
+static void __attribute__((noreturn)) spin(int cpu, pid_t parent)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	volatile unsigned long x = 0;
+	cpu_set_t set;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
+	close_range(3, ~0u, 0);	/* hold nothing of the parent's (its output file) */
+	signal(SIGINT, SIG_IGN);	/* the parent ends us; ^C is for it */
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	if (sched_setscheduler(0, SCHED_IDLE, &sp))
+		_exit(1);	/* never spin at normal priority */
+	prctl(PR_SET_NAME, "bqltool-spin");
+	for (;;)
+		x++;
+}
+
+int spin_start(struct spinners *s, struct bql_err *e)
+{
+	static bool on[SPIN_MAX_CPUS];
+	pid_t parent = getpid();
+
+	s->n = 0;
+	cpu_online_list(on, SPIN_MAX_CPUS);
+	fflush(NULL);
+	for (int cpu = 0; cpu < SPIN_MAX_CPUS; cpu++) {
+		pid_t pid;
+
+		if (!on[cpu])
+			continue;
+		pid = fork();
+		if (pid < 0) {
+			int err = errno;
+
+			spin_stop(s);
+			return bql_err_set(e, err, "cannot start the idle spinners: %s",
+					   strerror(err));
+		}
+		if (pid == 0)
+			spin(cpu, parent);
+		s->pid[s->n++] = pid;
+	}
+	return 0;
+}
+
+void spin_stop(struct spinners *s)
+{
+	for (int i = 0; i < s->n; i++)
+		kill(s->pid[i], SIGKILL);
+	for (int i = 0; i < s->n; i++)
+		while (waitpid(s->pid[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	s->n = 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * SCHED_IDLE busy loops, one pinned to each online CPU: they run only when
+ * the CPU would otherwise idle, so no vCPU sits in the idle task (where a
+ * VM may lose hardware watchpoint traps). Started before any BPF object
+ * exists, so that no child can hold a BPF link open.
+ */
+#ifndef BQLTOOL_LIB_SPINNER_H
+#define BQLTOOL_LIB_SPINNER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "dql/err.h"
+
+#define SPIN_MAX_CPUS	1024
+
+struct spinners {
+	pid_t pid[SPIN_MAX_CPUS];
+	int n;
+};
+
+/*
+ * cpu_list_parse - a kernel CPU list ("0-3,5\n") into @on[0..max); returns
+ * how many are set, or -1 if @s is not such a list.
+ */
+int cpu_list_parse(const char *s, bool *on, int max);
+/* cpu_online_list - @on[i] = CPU i is online (sysfs, else sysconf); the count */
+int cpu_online_list(bool *on, int max);
+/* spin_start - fork the loops (they die with the parent, SIGKILL). -errno. */
+int spin_start(struct spinners *s, struct bql_err *e);
+/* spin_stop - kill and reap them; safe to call twice */
+void spin_stop(struct spinners *s);
+
+#endif
