@@ -135,7 +135,7 @@ static void nobql_reason(struct check *k, struct bnl *nl, const char *dev,
 			snprintf(what, sizeof(what), "%s device (virtual devices are usually lltx)",
 				 l.kind);
 	} else if (!sysfs_dev_path(k->c, path, sizeof(path), dev, "flags") &&
-		   !sysfs_read(path, val, sizeof(val), dev, NULL)) {
+		   !sysfs_read(k->c, path, val, sizeof(val), dev, NULL)) {
 		if (strtoul(val, NULL, 16) & IFF_LOOPBACK)
 			snprintf(what, sizeof(what), "loopback (lltx, IFF_NO_QUEUE)");
 	}
@@ -556,9 +556,8 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 		print_json(&k, cnt);
 	else
 		print_text(&k, cnt);
-	if (out_end(c))
-		ret = cmd_fail(c, "write error on standard output");
-	else
+	ret = cmd_output_done(c, out_end(c));
+	if (!ret)
 		ret = cnt[LV_FAIL] ? BQL_EXIT_FAIL : BQL_EXIT_OK;
 out:
 	snapshot_free(&s2);

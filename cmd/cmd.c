@@ -73,6 +73,13 @@ void cmd_error(const struct bql_ctx *c, const struct bql_err *e)
 		fprintf(stderr, "bqltool: %s\n", e->msg);
 }
 
+int cmd_output_done(const struct bql_ctx *c, int ret)
+{
+	if (!ret)
+		return BQL_EXIT_OK;
+	return cmd_fail(c, "write error on standard output: %s", strerror(-ret));
+}
+
 int cmd_fail(const struct bql_ctx *c, const char *fmt, ...)
 {
 	va_list ap;

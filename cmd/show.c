@@ -219,7 +219,7 @@ static int show_run(struct bql_ctx *c, int argc, char **argv)
 	}
 	ret = out_end(c);
 	cmd_state_free(&st);
-	return ret ? cmd_fail(c, "write error on standard output") : BQL_EXIT_OK;
+	return cmd_output_done(c, ret);
 }
 
 const struct cmd_entry cmd_show_entry = {

@@ -366,10 +366,8 @@ norm() {
 	mapfile -t targets < <(for q in 0 1 2 3; do for a in limit_min limit_max hold_time stall_thrs; do f eth0 $q $a; done; done)
 	for k in 0 1 7 8 15; do
 		use_tree multi
-		rm "${targets[$k]}"
-		ln -s /proc/self/oom_score "${targets[$k]}"
 		before=$(tree_bytes)
-		bq apply "$P/save-tuned.json"
+		bq_refusing "${targets[$k]}" apply "$P/save-tuned.json"
 		assert_failure 1
 		assert_output ""
 		assert_regex "$stderr" "cannot write [0-9]+ to .*: Invalid argument"

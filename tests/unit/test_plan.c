@@ -548,7 +548,7 @@ static void test_access(void **state)
 	/* a file that vanished after reading */
 	sh("rm '%s'", path);
 	assert_int_equal(plan_check_access(&ctx, &p, &e), -ENOENT);
-	assert_non_null(strstr(e.msg, "eth0:tx-2: limit_min: cannot write"));
+	assert_non_null(strstr(e.msg, "eth0:tx-2: limit_min: cannot open"));
 	assert_non_null(strstr(e.msg, "No such file or directory; nothing was written"));
 	sh("echo 0 > '%s'", path);
 	if (geteuid()) {
