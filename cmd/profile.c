@@ -456,7 +456,12 @@ static int apply_run(struct bql_ctx *c, int argc, char **argv)
 	o.file = strcmp(argv[optind], "-") ? argv[optind] : "<stdin>";
 	if (profile_read_file(argv[optind], &text, &len, &e)) {
 		free(o.only);
-		return cmd_usage(c, "%s", e.msg);
+		/* a file that cannot be read is a runtime failure, as in replay;
+		 * one too large to be a profile is a bad profile */
+		if (e.code == EFBIG)
+			return cmd_usage(c, "%s", e.msg);
+		cmd_error(c, &e);
+		return BQL_EXIT_FAIL;
 	}
 	ap.c = c;
 	ap.o = &o;

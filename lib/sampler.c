@@ -434,6 +434,13 @@ static int dev_open(struct sampler *s, struct sampler_dev *d, const char *name,
 	return dev_sync_queues(s, d, ntx, false, false, e);
 }
 
+/* sysfs_open() refused the file (lib/sysfs.c): not a race with hot-plug */
+static bool open_refused(int ret)
+{
+	return ret == -EXDEV || ret == -ELOOP || ret == -EISDIR || ret == -EINVAL ||
+	       ret == -EAGAIN;
+}
+
 static void dev_vanish(struct sampler *s, struct sampler_dev *d)
 {
 	dev_close(d);
@@ -520,8 +527,9 @@ static int rescan(struct sampler *s, bool events, struct bql_err *e)
 	struct sysfs_dev *list = NULL;
 	struct sampler_dev *nd;
 	size_t nlist = 0, n = 0;
+	struct bql_err rerr;
 	bool *used;
-	int ret;
+	int ret, refused = 0;
 
 	ret = sysfs_list_devs(s->ctx, &list, &nlist, e);
 	if (ret)
@@ -571,6 +579,11 @@ static int rescan(struct sampler *s, bool events, struct bql_err *e)
 			continue;
 		}
 		ret = dev_open(s, &nd[n], name, list[i].ifindex, ntx, events, e);
+		if (ret && open_refused(ret) && !refused) {
+			/* a link out of the root, a FIFO: an error, not a device going away */
+			refused = ret;
+			rerr = *e;
+		}
 		if (ret) {
 			dev_free(&nd[n]);
 			continue;
@@ -597,7 +610,9 @@ static int rescan(struct sampler *s, bool events, struct bql_err *e)
 	s->dev = nd;
 	s->ndev = n;
 	s->last_scan_ns = s->mono_ns;
-	return 0;
+	if (refused)
+		*e = rerr;
+	return refused;
 }
 
 /* Drop what was reported vanished last tick; clear NEW marks. */
