@@ -55,21 +55,18 @@ int sysfs_bql_path(const struct bql_ctx *c, char *buf, size_t n,
 #define SYSFS_MAX_LINKS	40	/* the kernel's MAXSYMLINKS */
 #define SYSFS_MAX_DEPTH	128	/* directories deep, below the root */
 
-/*
- * 1: use openat2(2); 0: walk component by component (no openat2, or
- * BQLTOOL_NO_OPENAT2 set, which tests use to run the fallback); -1: not
- * decided yet.
- */
-static int use_openat2 = -1;
+/* openat2(2) answered ENOSYS once: walk from then on */
+static bool openat2_missing;
 
+/*
+ * openat2, unless it is missing or BQLTOOL_NO_OPENAT2 is set (non-empty,
+ * not "0"): tests use it to run the fallback walk on any kernel.
+ */
 static bool openat2_wanted(void)
 {
-	if (use_openat2 < 0) {
-		const char *env = getenv("BQLTOOL_NO_OPENAT2");
+	const char *env = getenv("BQLTOOL_NO_OPENAT2");
 
-		use_openat2 = !(env && *env && strcmp(env, "0"));
-	}
-	return use_openat2;
+	return !openat2_missing && !(env && *env && strcmp(env, "0"));
 }
 
 static int resolve_openat2(int rootfd, const char *rel, int flags)
@@ -207,7 +204,7 @@ static int resolve(int rootfd, const char *rel, int flags)
 		if (fd != -ENOSYS && fd != -EPERM)
 			return fd;
 		if (fd == -ENOSYS)
-			use_openat2 = 0;
+			openat2_missing = true;
 	}
 	return resolve_walk(rootfd, rel, flags);
 }

@@ -39,6 +39,7 @@ ssize_t __wrap_write(int fd, const void *buf, size_t n);
 static int writes;		/* write() calls seen while armed */
 static int fail_at;		/* 1-based call that fails; 0 = none */
 static int fail_also;		/* a second failing call (a restore) */
+static bool fail_destroys;	/* a failing call first empties the file */
 
 int __wrap_open(const char *path, int flags, ...)
 {
@@ -63,6 +64,9 @@ ssize_t __wrap_write(int fd, const void *buf, size_t n)
 		return __real_write(fd, buf, n);
 	writes++;
 	if (writes == fail_at || writes == fail_also) {
+		/* a write that fails after it changed the file (O_TRUNC, then EFBIG) */
+		if (fail_destroys && ftruncate(fd, 0))
+			return -1;
 		errno = EBUSY;
 		return -1;
 	}
@@ -77,6 +81,7 @@ static void arm(int at, int also)
 	writes = 0;
 	fail_at = at;
 	fail_also = also;
+	fail_destroys = false;
 }
 
 /* ------------------------------------------------ a temp tree */
@@ -508,6 +513,75 @@ static void test_execute_fails_at_every_position(void **state)
 	free(before);
 }
 
+/*
+ * The write that fails is rolled back too: when it emptied its file before
+ * failing, the old value is written back (one more write), at every
+ * position, and the tree ends byte-identical.
+ */
+static void test_failed_write_is_restored(void **state)
+{
+	char *before = digest();
+
+	(void)state;
+	for (int k = 1; k <= 16; k++) {
+		struct plan p;
+		struct bql_err e;
+		char *after;
+
+		build16(&p);
+		arm(k, 0);
+		fail_destroys = true;
+		assert_int_equal(plan_execute(&ctx, &p, &e), -EBUSY);
+		assert_int_equal(writes, k + k);	/* k writes, k restores */
+		arm(0, 0);
+		assert_true(p.it[k - 1].write_failed);
+		assert_int_equal(p.it[k - 1].state, PLAN_RESTORED);
+		for (int i = 0; i < k - 1; i++) {
+			assert_false(p.it[i].write_failed);
+			assert_int_equal(p.it[i].state, PLAN_RESTORED);
+		}
+		after = digest();
+		if (strcmp(before, after))
+			fail_msg("write %d emptied its file: not restored:\n%s\n---\n%s", k,
+				 before, after);
+		free(after);
+		plan_free(&p);
+	}
+	/* a failure that left the file alone is not written again */
+	{
+		struct plan p;
+		struct bql_err e;
+
+		build16(&p);
+		arm(3, 0);
+		assert_int_equal(plan_execute(&ctx, &p, &e), -EBUSY);
+		assert_int_equal(writes, 3 + 2);	/* 3 writes, 2 restores */
+		arm(0, 0);
+		assert_true(p.it[2].write_failed);
+		assert_int_equal(p.it[2].state, PLAN_FAILED);
+		plan_free(&p);
+	}
+	/* its restore failing too is reported on it */
+	{
+		struct plan p;
+		struct bql_err e;
+
+		build16(&p);
+		arm(3, 4);
+		fail_destroys = true;
+		assert_int_equal(plan_execute(&ctx, &p, &e), -EBUSY);
+		arm(0, 0);
+		assert_int_equal(p.it[2].state, PLAN_RESTORE_FAILED);
+		assert_non_null(p.it[2].err);
+		assert_non_null(strstr(p.it[2].err, "eth0:tx-1: limit_min: cannot write 0 to "));
+		assert_int_equal(p.it[1].state, PLAN_RESTORED);
+		assert_int_equal(p.it[0].state, PLAN_RESTORED);
+		plan_free(&p);
+		sh("echo 0 > '%s/class/net/eth0/queues/tx-1/byte_queue_limits/limit_min'", root);
+	}
+	free(before);
+}
+
 static void test_restore_fails_too(void **state)
 {
 	struct plan p;
@@ -575,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_minmax),
 		cmocka_unit_test(test_execute_ok),
 		cmocka_unit_test(test_execute_fails_at_every_position),
+		cmocka_unit_test(test_failed_write_is_restored),
 		cmocka_unit_test(test_restore_fails_too),
 		cmocka_unit_test(test_access),
 	};
