@@ -198,9 +198,8 @@ int main(int argc, char **argv)
 	}
 	if (ctx.json && (ce->flags & CMD_NO_JSON) && strcmp(ce->name, "help"))
 		return cmd_usage(&ctx, "this command has no JSON output");
-	if (ctx.netns && !netns_valid_name(ctx.netns))
-		return cmd_usage(&ctx, "-n/--netns: invalid namespace name '%s' (not empty, '.', '..' or with '/', as ip netns)",
-				 ctx.netns);
+	if (ctx.netns && cmd_check_netns(&ctx, ctx.netns))
+		return BQL_EXIT_USAGE;
 	if (ctx.netns && ctx.root_overridden)
 		return cmd_usage(&ctx, "-n/--netns and %s exclude each other",
 				 root_from_env ? "BQLTOOL_SYSFS_ROOT (set in the environment)"

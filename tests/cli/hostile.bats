@@ -715,3 +715,208 @@ _long_value() {
 	assert_failure 1
 	assert_regex "$stderr" "/nonexistent/bqlt"
 }
+
+# ------------------------------------------------ more siblings
+
+@test "1: a write the kernel refuses is not reported as restored, the rest are undone" {
+	use_tree multi
+	before=$(tree_bytes)
+	bq_refusing "$(f eth0 1 hold_time)" set eth0 limit_min=3000 hold_time=500
+	assert_failure 1
+	assert_regex "$stderr" "eth0:tx-1: hold_time: cannot write 500 to .*: Invalid argument"
+	refute_regex "$stderr" "the failed write changed it"
+	assert_regex "$stderr" "undid the 3 earlier writes: nothing was changed"
+	assert_equal "$(tree_bytes)" "$before"
+}
+
+@test "1: -j set under ulimit -f 0: stdout empty, the tree intact" {
+	use_tree multi
+	before=$(tree_bytes)
+	bq_fsize0 -j set eth0 limit_min=5
+	assert_failure 1
+	assert_output ""
+	assert_equal "$(tree_bytes)" "$before"
+}
+
+@test "2: stdout open read-only: exit 1, EBADF named" {
+	use_tree multi
+	run --separate-stderr bash -c '"$0" --sysfs-root "$1" show 1</dev/null' "$BQLTOOL" "$ROOT"
+	assert_failure 1
+	assert_regex "$stderr" "write error on standard output: Bad file descriptor"
+}
+
+@test "2: stdin closed does not matter to commands that do not read it" {
+	use_tree multi
+	run --separate-stderr bash -c '"$0" --sysfs-root "$1" -j show eth1 <&-' "$BQLTOOL" "$ROOT"
+	assert_success
+	json_ok
+	run --separate-stderr bash -c '"$0" --sysfs-root "$1" set eth1 limit_min=7 <&-' "$BQLTOOL" "$ROOT"
+	assert_success
+	assert_equal "$(cat "$(f eth1 0 limit_min)")" 7
+}
+
+@test "2: stderr closed: a failing set still rolls back and exits 1" {
+	use_tree multi
+	before=$(tree_bytes)
+	run bash -c '"$0" --sysfs-root "$1" set eth1 limit_max=1000 2>&-' "$BQLTOOL" "$ROOT"
+	assert_success
+	run bash -c 'ulimit -f 0; "$0" --sysfs-root "$1" set eth0 limit_max=1000 2>&- | cat' \
+		"$BQLTOOL" "$ROOT"
+	refute_output --partial bqltool
+	assert_equal "$(cat "$(f eth0 0 limit_max)")" 1879048192
+}
+
+@test "2: save to stdout closed: exit 1, no profile anywhere" {
+	use_tree multi
+	mkdir "$BATS_TEST_TMPDIR/cwd"
+	run --separate-stderr bash -c 'cd "$2" && "$0" --sysfs-root "$1" save -o - >&-' "$BQLTOOL" "$ROOT" \
+		"$BATS_TEST_TMPDIR/cwd"
+	assert_failure 1
+	assert_regex "$stderr" "write error on standard output"
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR/cwd")" ""
+}
+
+_magic_link() {
+	use_tree multi
+	t=$(f eth1 0 limit_max)
+	rm "$t"
+	ln -s /proc/self/fd/1 "$t"
+	bq set eth1 limit_max=1000
+	assert_failure 1
+	assert_regex "$stderr" "outside the sysfs root"
+	refute_output --partial 1000
+}
+
+@test "3: a magic link (/proc/self/fd/1) as an attribute: refused, nothing written to stdout" {
+	modes _magic_link
+}
+
+_context_out() {
+	use_tree multi
+	mk_outside
+	echo 99999 > "$OUT/num"
+	OUT_BEFORE=$(cd "$OUT" && find . -type f -print0 | sort -z | xargs -0 tail -v -n +1)
+	rm "$ROOT/class/net/eth1/statistics/tx_bytes" "$ROOT/class/net/eth1/mtu"
+	ln -s "$OUT/num" "$ROOT/class/net/eth1/statistics/tx_bytes"
+	ln -s ../../../../outside/num "$ROOT/class/net/eth1/mtu"
+	for cmd in "-j show eth1" "top -b -c 1 -j eth1" "show --format prometheus eth1"; do
+		bq $cmd
+		refute_output --partial 99999
+	done
+	outside_unchanged
+}
+
+@test "3: device context files (mtu, statistics) linked out are never read" {
+	modes _context_out
+}
+
+_socket_attr() {
+	command -v python3 >/dev/null || skip "no python3 to make a socket"
+	use_tree multi
+	t=$(f eth1 0 limit_min)
+	rm "$t"
+	python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$t"
+	bq show eth1
+	assert_failure 1
+	assert_regex "$stderr" "it is a socket, not a regular file: refused"
+}
+
+@test "3: a socket as an attribute: refused" {
+	modes _socket_attr
+}
+
+_env_root() {
+	use_tree multi
+	mk_outside
+	t=$(f eth1 0 limit_max)
+	rm "$t"
+	ln -s "$OUT/secret" "$t"
+	BQLTOOL_SYSFS_ROOT=$ROOT run --separate-stderr timeout 10 "$BQLTOOL" set eth1 limit_max=5
+	assert_failure 1
+	assert_regex "$stderr" "outside the sysfs root"
+	outside_unchanged
+}
+
+@test "3: BQLTOOL_SYSFS_ROOT gets the same protection as --sysfs-root" {
+	modes _env_root
+}
+
+_tx_link_in() {
+	use_tree multi
+	# tx-1 of eth1 is a link to tx-0 inside the tree: allowed, both read the same file
+	rm -rf "$ROOT/class/net/eth1/queues/tx-1"
+	ln -s tx-0 "$ROOT/class/net/eth1/queues/tx-1"
+	bq -j show eth1
+	assert_success
+	assert_equal "$(jq '.[0].queues | length' <<<"$output")" 2
+}
+
+@test "3: a queue directory linked to another inside the root is followed" {
+	modes _tx_link_in
+}
+
+_fifo_top_stats() {
+	use_tree multi
+	rm "$ROOT/class/net/eth1/statistics/tx_packets"
+	mkfifo "$ROOT/class/net/eth1/statistics/tx_packets"
+	bq top -b -c 2 -d 0.05 eth1
+	assert_success
+	assert_line --partial "eth1"
+}
+
+@test "3: top with a FIFO for a device statistic: runs, no hang" {
+	modes _fifo_top_stats
+}
+
+@test "6: a long value in a read-only attribute (stall_cnt) is refused too" {
+	use_tree multi
+	printf '%070d\n' 1 > "$(f eth1 1 stall_cnt)"
+	bq show eth1
+	assert_failure 1
+	assert_regex "$stderr" "eth1:tx-1: stall_cnt: .*longer than 63 bytes"
+	bq -j show eth1
+	assert_failure 1
+	assert_output ""
+}
+
+@test "6: a long value read by top while it runs is an error, not a number" {
+	use_tree multi
+	coproc TOP { exec timeout 10 "$BQLTOOL" --sysfs-root "$ROOT" top -b -d 0.1 eth1 2>&1; }
+	sleep 0.4
+	printf '%064d\n' 123 > "$(f eth1 0 inflight)"
+	wait "$TOP_PID" || rc=$?
+	out=$(cat <&"${TOP[0]}" 2>/dev/null || true)
+	[ "${rc:-0}" -eq 1 ] || fail "exit ${rc:-0}"
+}
+
+@test "6: every selector is checked, not only the first" {
+	use_tree multi
+	bq show eth0 eth1 '*:7'
+	assert_failure 1
+	assert_regex "$stderr" "'\\*:7': selects no TX queue"
+	bq show '*:7' eth0
+	assert_failure 1
+}
+
+@test "7: top -n ../x is a usage error (2) like the global -n" {
+	use_tree multi
+	bqx top -b -c 1 -n ../x
+	assert_failure 2
+	assert_regex "$stderr" "invalid namespace name '\\.\\./x'"
+	bqx top -b -c 1 --netns ''
+	assert_failure 2
+}
+
+@test "7: BQLTOOL_SYSFS_ROOT pointing nowhere is a runtime failure" {
+	BQLTOOL_SYSFS_ROOT=/nonexistent/bqlt run --separate-stderr "$BQLTOOL" show
+	assert_failure 1
+	assert_regex "$stderr" "/nonexistent/bqlt"
+}
+
+@test "7: a write error on stdout is 1 even when the command succeeded otherwise" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	use_tree multi
+	run --separate-stderr bash -c '"$0" --sysfs-root "$1" set eth1 limit_min=9 >/dev/full' "$BQLTOOL" "$ROOT"
+	assert_failure 1
+	assert_regex "$stderr" "write error on standard output"
+}
