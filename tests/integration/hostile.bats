@@ -23,11 +23,7 @@ setup() {
 }
 
 all4() {
-	local q out=""
-	for q in 0 1 2 3; do
-		out+="$(nsr i0 $q "$1") "
-	done
-	echo "${out% }"
+	nsq i0 "$1" 4
 }
 
 @test "netns: under ulimit -f 0, set applies in full or not at all, never an empty value" {

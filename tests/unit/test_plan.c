@@ -482,11 +482,15 @@ static void test_execute_ok(void **state)
 	plan_free(&p);
 }
 
-static void test_execute_fails_at_every_position(void **state)
+/*
+ * Fail write k of 16, for every k: the tree must end byte-identical.
+ * @destroys: the failing write first empties its file (a write that fails
+ * after O_TRUNC); it is then rolled back too, with one more write.
+ */
+static void fail_at_every_position(bool destroys)
 {
 	char *before = digest();
 
-	(void)state;
 	for (int k = 1; k <= 16; k++) {
 		struct plan p;
 		struct bql_err e;
@@ -494,73 +498,43 @@ static void test_execute_fails_at_every_position(void **state)
 
 		build16(&p);
 		arm(k, 0);
+		fail_destroys = destroys;
 		assert_int_equal(plan_execute(&ctx, &p, &e), -EBUSY);
+		/* k writes, then k - 1 restores, and the failed one if it changed */
+		assert_int_equal(writes, k + k - 1 + destroys);
 		arm(0, 0);
 		/* the failure names the file, the value and the reason */
 		assert_non_null(strstr(e.msg, ": cannot write "));
 		assert_non_null(strstr(e.msg, "Device or resource busy"));
-		assert_int_equal(p.it[k - 1].state, PLAN_FAILED);
-		for (int i = 0; i < k - 1; i++)
+		assert_true(p.it[k - 1].write_failed);
+		assert_int_equal(p.it[k - 1].state, destroys ? PLAN_RESTORED : PLAN_FAILED);
+		for (int i = 0; i < k - 1; i++) {
+			assert_false(p.it[i].write_failed);
 			assert_int_equal(p.it[i].state, PLAN_RESTORED);
+		}
 		for (size_t i = (size_t)k; i < p.n; i++)
 			assert_int_equal(p.it[i].state, PLAN_PENDING);
 		after = digest();
 		if (strcmp(before, after))
-			fail_msg("write %d failed: tree changed:\n%s\n---\n%s", k, before, after);
+			fail_msg("write %d failed%s: tree changed:\n%s\n---\n%s", k,
+				 destroys ? " after emptying its file" : "", before, after);
 		free(after);
 		plan_free(&p);
 	}
 	free(before);
 }
 
-/*
- * The write that fails is rolled back too: when it emptied its file before
- * failing, the old value is written back (one more write), at every
- * position, and the tree ends byte-identical.
- */
+static void test_execute_fails_at_every_position(void **state)
+{
+	(void)state;
+	fail_at_every_position(false);
+}
+
+/* The write that fails is rolled back too, when it changed its file. */
 static void test_failed_write_is_restored(void **state)
 {
-	char *before = digest();
-
 	(void)state;
-	for (int k = 1; k <= 16; k++) {
-		struct plan p;
-		struct bql_err e;
-		char *after;
-
-		build16(&p);
-		arm(k, 0);
-		fail_destroys = true;
-		assert_int_equal(plan_execute(&ctx, &p, &e), -EBUSY);
-		assert_int_equal(writes, k + k);	/* k writes, k restores */
-		arm(0, 0);
-		assert_true(p.it[k - 1].write_failed);
-		assert_int_equal(p.it[k - 1].state, PLAN_RESTORED);
-		for (int i = 0; i < k - 1; i++) {
-			assert_false(p.it[i].write_failed);
-			assert_int_equal(p.it[i].state, PLAN_RESTORED);
-		}
-		after = digest();
-		if (strcmp(before, after))
-			fail_msg("write %d emptied its file: not restored:\n%s\n---\n%s", k,
-				 before, after);
-		free(after);
-		plan_free(&p);
-	}
-	/* a failure that left the file alone is not written again */
-	{
-		struct plan p;
-		struct bql_err e;
-
-		build16(&p);
-		arm(3, 0);
-		assert_int_equal(plan_execute(&ctx, &p, &e), -EBUSY);
-		assert_int_equal(writes, 3 + 2);	/* 3 writes, 2 restores */
-		arm(0, 0);
-		assert_true(p.it[2].write_failed);
-		assert_int_equal(p.it[2].state, PLAN_FAILED);
-		plan_free(&p);
-	}
+	fail_at_every_position(true);
 	/* its restore failing too is reported on it */
 	{
 		struct plan p;
@@ -579,7 +553,6 @@ static void test_failed_write_is_restored(void **state)
 		plan_free(&p);
 		sh("echo 0 > '%s/class/net/eth0/queues/tx-1/byte_queue_limits/limit_min'", root);
 	}
-	free(before);
 }
 
 static void test_restore_fails_too(void **state)
