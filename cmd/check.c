@@ -120,6 +120,12 @@ static void nobql_reason(struct check *k, struct bnl *nl, const char *dev,
 	char path[4096], val[32], what[96] = "";
 	unsigned int ntx = 0;
 	struct bnl_link l;
+	struct bql_err e;
+
+	if (sysfs_dev_check(k->c, dev, &e) == -EXDEV) {
+		snprintf(buf, n, "refused: its directory leads outside the sysfs root");
+		return;
+	}
 
 	if (!sysfs_count_txq(k->c, dev, &ntx, NULL) && !ntx) {
 		snprintf(buf, n, "no TX queues in sysfs");
@@ -504,8 +510,9 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 		const struct sel_item *it = &sel.items[i];
 		bool any = false, bql = false;
 
-		if (!it->glob && !sysfs_dev_exists(c, it->pat)) {
-			ret = cmd_fail(c, "%s: no such device", it->pat);
+		if (!it->glob && sysfs_dev_check(c, it->pat, &e)) {
+			cmd_error(c, &e);
+			ret = BQL_EXIT_FAIL;
 			goto out;
 		}
 		for (size_t d = 0; d < ndev; d++)

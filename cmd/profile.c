@@ -237,7 +237,13 @@ static int build_dev(struct apply *ap, const struct profile_dev *d)
 	profile_path(path, sizeof(path), d, PROFILE_DEV, NULL);
 	if (o->nonly)
 		wait_for_queues(ap->c, d->ifname);
-	if (!sysfs_dev_exists(ap->c, d->ifname)) {
+	ret = sysfs_dev_check(ap->c, d->ifname, &e);
+	if (ret && ret != -ENODEV) {
+		/* leads out of the sysfs root: refused, even with --missing=skip */
+		cmd_error(ap->c, &e);
+		return BQL_EXIT_FAIL;
+	}
+	if (ret) {
 		if (o->skip_missing) {
 			if (!o->check && ap->c->verbose)
 				fprintf(stderr, "bqltool: note: %s: not present, skipped\n", d->ifname);

@@ -219,10 +219,9 @@ int sel_resolve(const struct bql_ctx *c, const struct sel *s,
 
 		if (it->glob)
 			continue;
-		if (!sysfs_dev_exists(c, it->pat)) {
-			ret = bql_err_set(e, ENODEV, "%s: no such device", it->pat);
+		ret = sysfs_dev_check(c, it->pat, e);	/* absent, or leads out */
+		if (ret)
 			goto out;
-		}
 		if (!sysfs_dev_has_bql(c, it->pat)) {
 			ret = bql_err_set(e, EOPNOTSUPP,
 					  "%s: device does not use BQL (no byte_queue_limits in its TX queues)",

@@ -433,6 +433,22 @@ bool sysfs_dev_exists(const struct bql_ctx *c, const char *dev)
 	return sysfs_stat(c, path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+int sysfs_dev_check(const struct bql_ctx *c, const char *dev, struct bql_err *e)
+{
+	char path[4096];
+	struct stat st;
+	int ret;
+
+	if (sysfs_dev_path(c, path, sizeof(path), dev, NULL))
+		return bql_err_set(e, ENAMETOOLONG, "%s: path too long", dev);
+	ret = sysfs_stat(c, path, &st);
+	if (!ret && S_ISDIR(st.st_mode))
+		return 0;
+	if (!ret || ret == -ENOENT || ret == -ENOTDIR)
+		return bql_err_set(e, ENODEV, "%s: no such device", dev);
+	return open_err(c, -ret, path, dev, e);
+}
+
 int sysfs_dev_order(int ifindex_a, const char *name_a, int ifindex_b,
 		    const char *name_b)
 {

@@ -85,6 +85,12 @@ int sysfs_list_devs(const struct bql_ctx *c, struct sysfs_dev **out,
 		    size_t *n, struct bql_err *e);
 bool sysfs_dev_exists(const struct bql_ctx *c, const char *dev);
 /*
+ * 0 if ROOT/class/net/@dev is a directory beneath the root; -ENODEV "no
+ * such device", -EXDEV when it leads outside the root (refused), or
+ * another -errno, with @e naming the device.
+ */
+int sysfs_dev_check(const struct bql_ctx *c, const char *dev, struct bql_err *e);
+/*
  * Number of TX queues (tx-0 .. tx-N-1). The kernel numbers them densely;
  * a gap is reported as -EIO naming the device.
  */

@@ -290,14 +290,15 @@ _dev_link_out() {
 	use_tree multi
 	mk_outside
 	ln -s "$OUT/evil" "$ROOT/class/net/evil0"
-	bq show evil0
-	assert_failure 1
-	assert_regex "$stderr" "evil0"
-	refute_output --partial 777777
-	bq set evil0 limit_max=1000
-	assert_failure 1
-	bq reset evil0
-	assert_failure 1
+	for cmd in "show evil0" "set evil0 limit_max=1000" "reset evil0" "save evil0" \
+		"check evil0" "top -b -c 1 evil0"; do
+		bq $cmd
+		assert_failure 1
+		assert_regex "$stderr" "evil0: cannot open .*/class/net/evil0: it leads outside the sysfs root"
+		refute_output --partial 777777
+	done
+	bq check -a
+	assert_line --regexp "^evil0 +no-bql +refused: its directory leads outside the sysfs root"
 	outside_unchanged
 }
 
@@ -919,4 +920,21 @@ _fifo_top_stats() {
 	run --separate-stderr bash -c '"$0" --sysfs-root "$1" set eth1 limit_min=9 >/dev/full' "$BQLTOOL" "$ROOT"
 	assert_failure 1
 	assert_regex "$stderr" "write error on standard output"
+}
+
+_apply_dev_out() {
+	use_tree multi
+	mk_outside
+	ln -s "$OUT/evil" "$ROOT/class/net/evil0"
+	echo '{"bqltool_profile":1,"devices":{"evil0":{"all":{"limit_max":5000}}}}' > "$BATS_TEST_TMPDIR/p.json"
+	for mode in "" --missing=skip --dry-run --check; do
+		bq apply $mode "$BATS_TEST_TMPDIR/p.json"
+		assert_failure 1
+		assert_regex "$stderr" "evil0: cannot open .*: it leads outside the sysfs root"
+	done
+	outside_unchanged
+}
+
+@test "3: apply to a device that leads out: refused, even with --missing=skip" {
+	modes _apply_dev_out
 }
