@@ -321,20 +321,21 @@ DIR *sysfs_opendir(const struct bql_ctx *c, const char *path, const char *obj,
 
 /* ------------------------------------------------ reads and writes */
 
+/*
+ * One pread: a regular file returns all it has up to the count, and a
+ * sysfs attribute is produced whole by its first read. Only a full buffer
+ * costs a second call, to see whether there is more.
+ */
 ssize_t sysfs_pread(int fd, char *buf, size_t n)
 {
-	size_t len = 0;
+	size_t len;
 	ssize_t r;
 	char extra;
 
-	while (len < n - 1) {
-		r = pread(fd, buf + len, n - 1 - len, (off_t)len);
-		if (r < 0)
-			return -errno;
-		if (!r)
-			break;
-		len += (size_t)r;
-	}
+	r = pread(fd, buf, n - 1, 0);
+	if (r < 0)
+		return -errno;
+	len = (size_t)r;
 	buf[len] = '\0';
 	if (len == n - 1) {
 		/* full: is there more? A longer value is refused, never cut */
