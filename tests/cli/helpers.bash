@@ -31,7 +31,8 @@ bqx() {
 # bq_refusing FILE ARGS...: run bqltool on $ROOT with FILE turned into one
 # that reads a number but refuses every write with EINVAL, as a kernel
 # store does: its own /proc/PID/oom_score bind-mounted over it in a private mount
-# namespace (a symbolic link out of the tree would be refused). Root only.
+# namespace (a symbolic link out of the tree would be refused). Root only:
+# in a user namespace the write fails with EIO, not the kernel's EINVAL.
 bq_refusing() {
 	local file=$1
 	shift
