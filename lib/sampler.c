@@ -213,10 +213,15 @@ static int queue_read(const char *dev, struct sampler_queue *q, bool *io,
 		if (q->fd[a] < 0)
 			continue;
 		len = pread_value(q->fd[a], buf, sizeof(buf));
-		if (len < 0 && errno == EOVERFLOW)	/* a bad value, not gone */
+		/* a bad value, not a file gone with its device */
+		if (len < 0 && errno == EOVERFLOW)
 			return bql_err_set(e, EOVERFLOW,
 					   "%s:tx-%u: %s: value longer than %zu bytes: refused (not cut short)",
 					   dev, q->index, bql_attrs[a].name, sizeof(buf) - 1);
+		if (len < 0 && errno == EILSEQ)
+			return bql_err_set(e, EILSEQ,
+					   "%s:tx-%u: %s: value contains a NUL byte: refused (not cut short)",
+					   dev, q->index, bql_attrs[a].name);
 		if (len < 0) {
 			int err = errno;
 

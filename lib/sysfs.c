@@ -345,6 +345,9 @@ ssize_t sysfs_pread(int fd, char *buf, size_t n)
 		if (r)
 			return -EOVERFLOW;
 	}
+	/* a NUL inside would cut the value as surely as a short buffer */
+	if (memchr(buf, '\0', len))
+		return -EILSEQ;
 	return (ssize_t)len;
 }
 
@@ -363,6 +366,10 @@ int sysfs_read(const struct bql_ctx *c, const char *path, char *buf, size_t n,
 		return bql_err_set(e, EOVERFLOW,
 				   "%s: value in %s is longer than %zu bytes: refused (not cut short)",
 				   obj, path, n - 1);
+	if (len == -EILSEQ)
+		return bql_err_set(e, EILSEQ,
+				   "%s: value in %s contains a NUL byte: refused (not cut short)",
+				   obj, path);
 	if (len < 0)
 		return bql_err_set(e, (int)-len, "%s: cannot read %s: %s", obj, path,
 				   strerror((int)-len));

@@ -54,13 +54,13 @@ DIR *sysfs_opendir(const struct bql_ctx *c, const char *path, const char *obj,
 /*
  * Read an attribute from an open @fd from offset 0 into @buf (@n bytes
  * with the NUL). Returns the length, or -errno: -EOVERFLOW if the value
- * does not fit (it is refused, never cut short).
+ * does not fit, -EILSEQ if it holds a NUL byte (refused, never cut short).
  */
 ssize_t sysfs_pread(int fd, char *buf, size_t n);
 /*
  * Read a whole small attribute file into @buf (NUL-terminated, trailing
  * newline removed). @obj names the thing in messages. -errno;
- * -EOVERFLOW if the value is longer than @buf.
+ * -EOVERFLOW if the value is longer than @buf, -EILSEQ if it holds a NUL.
  */
 int sysfs_read(const struct bql_ctx *c, const char *path, char *buf, size_t n,
 	       const char *obj, struct bql_err *e);

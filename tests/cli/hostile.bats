@@ -938,3 +938,34 @@ _apply_dev_out() {
 @test "3: apply to a device that leads out: refused, even with --missing=skip" {
 	modes _apply_dev_out
 }
+
+_nul_value() {
+	use_tree multi
+	printf '123\0999\n' > "$(f eth1 0 limit_max)"
+	for cmd in "-j show eth1" "save eth1" "check eth1" "top -b -c 1 -j eth1" "set eth1 limit_min=1"; do
+		bq $cmd
+		assert_failure 1
+		assert_regex "$stderr" "eth1:tx-0: limit_max: .*contains a NUL byte: refused"
+		refute_output --partial '"limit_max":123'
+	done
+}
+
+@test "6: a value with a NUL byte inside is refused, never read as its first part" {
+	modes _nul_value
+}
+
+@test "2: stdout to a file under ulimit -f 0: EFBIG reported, exit 1, not killed" {
+	use_tree multi
+	run --separate-stderr bash -c \
+		'{ (ulimit -f 0; exec "$0" --sysfs-root "$1" show > "$2") 2>&1 | cat >&2; } ; exit ${PIPESTATUS[0]}' \
+		"$BQLTOOL" "$ROOT" "$BATS_TEST_TMPDIR/out"
+	assert_failure 1
+	assert_regex "$stderr" "write error on standard output: File too large"
+}
+
+@test "2: stdin a directory: apply - fails with the reason (1)" {
+	use_tree multi
+	run --separate-stderr bash -c '"$0" --sysfs-root "$1" apply - < /' "$BQLTOOL" "$ROOT"
+	assert_failure 1
+	assert_regex "$stderr" "standard input: cannot read: Is a directory"
+}

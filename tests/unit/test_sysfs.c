@@ -344,6 +344,11 @@ static void test_long_values(void **state)
 	assert_string_equal(buf, "1234567");
 	assert_int_equal(sysfs_pread(fd, buf, 7), -EOVERFLOW);
 	close(fd);
+	/* a NUL inside cuts a value as surely: refused */
+	sh("printf '123\\0999\\n' > '%s'", p);
+	assert_int_equal(bql_queue_read(&ctx, "eth0", 1, &bq, &e), -EILSEQ);
+	assert_non_null(strstr(e.msg, "eth0:tx-1: limit: value in "));
+	assert_non_null(strstr(e.msg, "contains a NUL byte: refused"));
 	sh("echo 3028 > '%s'", p);
 }
 
