@@ -75,8 +75,14 @@ static int resolve_openat2(int rootfd, const char *rel, int flags)
 		.flags = (uint64_t)(unsigned int)flags,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
-	long fd = syscall(SYS_openat2, rootfd, *rel ? rel : ".", &how, sizeof(how));
+	long fd;
 
+	/* EAGAIN: a rename raced with ".." resolution; the kernel asks for a retry */
+	for (int i = 0; i < 8; i++) {
+		fd = syscall(SYS_openat2, rootfd, *rel ? rel : ".", &how, sizeof(how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
 	return fd < 0 ? -errno : (int)fd;
 }
 
