@@ -206,8 +206,13 @@ static int resolve(int rootfd, const char *rel, int flags)
 
 	if (openat2_wanted()) {
 		fd = resolve_openat2(rootfd, rel, flags);
-		/* no openat2 (before 5.6), or a seccomp filter refuses it */
-		if (fd != -ENOSYS && fd != -EPERM)
+		/*
+		 * Walk instead: no openat2 (before 5.6), a seccomp filter refusing
+		 * it, or EAGAIN after retries (RESOLVE_BENEATH gives up on ".."
+		 * while any rename happens anywhere, e.g. devices renamed or
+		 * moved between namespaces; the walk holds its own directories).
+		 */
+		if (fd != -ENOSYS && fd != -EPERM && fd != -EAGAIN)
 			return fd;
 		if (fd == -ENOSYS)
 			openat2_missing = true;

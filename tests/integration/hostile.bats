@@ -9,6 +9,7 @@ load netns
 setup_file() {
 	netns_create hostile || return 0
 	ip -n "$NS" link add i0 numtxqueues 4 type ifb || true
+	ip -n "$NS" link add r0 type ifb || true
 }
 
 teardown_file() {
@@ -82,7 +83,7 @@ all4() {
 		# --sysfs-root /sys walks the same links (ip netns exec mounts its sysfs)
 		run --separate-stderr ip netns exec "$NS" env BQLTOOL_NO_OPENAT2=$m \
 			"$BQLTOOL" --sysfs-root /sys -j show i0
-		assert_success
+		[ "$status" -eq 0 ] || fail "exit $status: $stderr"
 		assert_equal "$(jq '.[0].queues | length' <<<"$output")" 4
 		run --separate-stderr env BQLTOOL_NO_OPENAT2=$m "$BQLTOOL" -n "$NS" set i0:2 limit_max=$((8000 + m))
 		assert_success
@@ -98,4 +99,22 @@ all4() {
 	assert_regex "$stderr" "write error on standard output: Bad file descriptor"
 	run --separate-stderr bash -c '"$0" -n "$1" -j show >&-' "$BQLTOOL" "$NS"
 	assert_failure 1
+}
+
+@test "netns: devices renamed meanwhile never fail a read (openat2 EAGAIN)" {
+	# RESOLVE_BENEATH gives up (EAGAIN) on ".." in real sysfs links while
+	# any rename happens: bqltool retries, then walks
+	( end=$((SECONDS + 60)); while [ $SECONDS -lt $end ]; do
+		ip -n "$NS" link set r0 name r1 && ip -n "$NS" link set r1 name r0 || break
+	done ) 3>&- &
+	churn=$!
+	fails=0
+	for i in $(seq 150); do
+		ip netns exec "$NS" "$BQLTOOL" --sysfs-root /sys -j show i0 >/dev/null \
+			2>"$BATS_TEST_TMPDIR/err" || { fails=$((fails + 1)); cat "$BATS_TEST_TMPDIR/err"; }
+	done
+	kill "$churn" 2>/dev/null || true
+	wait "$churn" 2>/dev/null || true
+	ip -n "$NS" link set r1 name r0 2>/dev/null || true
+	assert_equal "$fails" 0
 }
