@@ -3,7 +3,11 @@
  * bqltool: see, tune and understand Linux Byte Queue Limits.
  * main(): global options, context, command dispatch, exit status.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,18 +65,54 @@ static void resolve_color(struct bql_ctx *c)
 
 /*
  * Standard output must reach its file: a write error (a full disk,
- * /dev/full) fails the run, reported once. A command that failed has
- * reported its own errors, a write error on standard output included.
+ * /dev/full, a closed pipe with SIGPIPE ignored, a standard output that
+ * was closed) fails the run, reported once. fclose() catches what only
+ * shows at close (NFS). A command that failed has reported its own
+ * errors, a write error on standard output included.
  */
 static int finish(const char *cmd, int ret)
 {
-	if (!fflush(stdout) && !ferror(stdout))
+	bool bad;
+	int err;
+
+	errno = 0;
+	bad = fflush(stdout) != 0;
+	err = errno;
+	bad |= ferror(stdout) != 0;
+	if (fclose(stdout) && !bad) {
+		bad = true;
+		err = errno;
+	}
+	if (!bad || ret != BQL_EXIT_OK)
 		return ret;
-	if (ret != BQL_EXIT_OK)
-		return ret;
-	fprintf(stderr, "bqltool: %s%swrite error on standard output\n",
-		cmd ? cmd : "", cmd ? ": " : "");
+	fprintf(stderr, "bqltool: %s%swrite error on standard output%s%s\n",
+		cmd ? cmd : "", cmd ? ": " : "", err ? ": " : "", err ? strerror(err) : "");
 	return BQL_EXIT_FAIL;
+}
+
+/*
+ * Before anything opens a file: a closed 0, 1 or 2 gets /dev/null, opened
+ * the "wrong" way round (as gnulib's stdopen does) so that any use fails
+ * instead of reaching whatever file or socket would otherwise get that
+ * number: output to a closed stdout is then a write error (exit 1), not a
+ * table sent into a netlink socket.
+ */
+static void std_fds(void)
+{
+	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		int nfd;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		nfd = open("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
+		if (nfd < 0)
+			_exit(BQL_EXIT_FAIL);	/* no /dev/null, nowhere to say so */
+		if (nfd != fd) {
+			if (dup2(nfd, fd) < 0)
+				_exit(BQL_EXIT_FAIL);
+			close(nfd);
+		}
+	}
 }
 
 /* -h/--help anywhere before "--" in a command's arguments. */
@@ -96,6 +136,9 @@ int main(int argc, char **argv)
 	const char *env;
 	int opt, ret;
 
+	std_fds();
+	/* a file size limit (ulimit -f) is an error to report and roll back, not a kill */
+	signal(SIGXFSZ, SIG_IGN);
 	bql_ctx_init(&ctx);
 	env = getenv("BQLTOOL_SYSFS_ROOT");
 	if (env && *env) {
@@ -155,6 +198,8 @@ int main(int argc, char **argv)
 	}
 	if (ctx.json && (ce->flags & CMD_NO_JSON) && strcmp(ce->name, "help"))
 		return cmd_usage(&ctx, "this command has no JSON output");
+	if (ctx.netns && cmd_check_netns(&ctx, ctx.netns))
+		return BQL_EXIT_USAGE;
 	if (ctx.netns && ctx.root_overridden)
 		return cmd_usage(&ctx, "-n/--netns and %s exclude each other",
 				 root_from_env ? "BQLTOOL_SYSFS_ROOT (set in the environment)"

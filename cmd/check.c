@@ -120,6 +120,12 @@ static void nobql_reason(struct check *k, struct bnl *nl, const char *dev,
 	char path[4096], val[32], what[96] = "";
 	unsigned int ntx = 0;
 	struct bnl_link l;
+	struct bql_err e;
+
+	if (sysfs_dev_check(k->c, dev, &e) == -EXDEV) {
+		snprintf(buf, n, "refused: its directory leads outside the sysfs root");
+		return;
+	}
 
 	if (!sysfs_count_txq(k->c, dev, &ntx, NULL) && !ntx) {
 		snprintf(buf, n, "no TX queues in sysfs");
@@ -135,7 +141,7 @@ static void nobql_reason(struct check *k, struct bnl *nl, const char *dev,
 			snprintf(what, sizeof(what), "%s device (virtual devices are usually lltx)",
 				 l.kind);
 	} else if (!sysfs_dev_path(k->c, path, sizeof(path), dev, "flags") &&
-		   !sysfs_read(path, val, sizeof(val), dev, NULL)) {
+		   !sysfs_read(k->c, path, val, sizeof(val), dev, NULL)) {
 		if (strtoul(val, NULL, 16) & IFF_LOOPBACK)
 			snprintf(what, sizeof(what), "loopback (lltx, IFF_NO_QUEUE)");
 	}
@@ -504,8 +510,9 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 		const struct sel_item *it = &sel.items[i];
 		bool any = false, bql = false;
 
-		if (!it->glob && !sysfs_dev_exists(c, it->pat)) {
-			ret = cmd_fail(c, "%s: no such device", it->pat);
+		if (!it->glob && sysfs_dev_check(c, it->pat, &e)) {
+			cmd_error(c, &e);
+			ret = BQL_EXIT_FAIL;
 			goto out;
 		}
 		for (size_t d = 0; d < ndev; d++)
@@ -556,9 +563,8 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 		print_json(&k, cnt);
 	else
 		print_text(&k, cnt);
-	if (out_end(c))
-		ret = cmd_fail(c, "write error on standard output");
-	else
+	ret = cmd_output_done(c, out_end(c));
+	if (!ret)
 		ret = cnt[LV_FAIL] ? BQL_EXIT_FAIL : BQL_EXIT_OK;
 out:
 	snapshot_free(&s2);

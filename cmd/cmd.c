@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "lib/bql.h"
+#include "lib/netns.h"
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_show_entry,
@@ -72,6 +73,21 @@ void cmd_error(const struct bql_ctx *c, const struct bql_err *e)
 		fprintf(stderr, "bqltool: %s: %s\n", c->cmd, e->msg);
 	else
 		fprintf(stderr, "bqltool: %s\n", e->msg);
+}
+
+int cmd_check_netns(const struct bql_ctx *c, const char *name)
+{
+	if (netns_valid_name(name))
+		return 0;
+	return cmd_usage(c, "-n/--netns: invalid namespace name '%s' (not empty, '.', '..' or with '/', as ip netns)",
+			 name);
+}
+
+int cmd_output_done(const struct bql_ctx *c, int ret)
+{
+	if (!ret)
+		return BQL_EXIT_OK;
+	return cmd_fail(c, "write error on standard output: %s", strerror(-ret));
 }
 
 int cmd_fail(const struct bql_ctx *c, const char *fmt, ...)

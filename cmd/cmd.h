@@ -40,6 +40,13 @@ void cmd_warn(const struct bql_ctx *c, const char *fmt, ...)
  * Usage error: "bqltool: CMD: MSG" + "Try 'bqltool help CMD'."; returns
  * BQL_EXIT_USAGE.
  */
+/*
+ * cmd_output_done - @ret from out_end() (0 or -errno): BQL_EXIT_OK, or
+ * "write error on standard output: REASON" and BQL_EXIT_FAIL.
+ */
+int cmd_output_done(const struct bql_ctx *c, int ret);
+/* -n NAME: 0 if `ip netns` would accept @name, else a usage error (2). */
+int cmd_check_netns(const struct bql_ctx *c, const char *name);
 int cmd_usage(const struct bql_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /*

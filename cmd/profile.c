@@ -4,6 +4,7 @@
  * as a versioned JSON profile, and that profile applied back all-or-nothing
  * (or compared with the live state: apply --check).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -113,8 +114,10 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 			cmd_error(c, &e);
 			ret = BQL_EXIT_FAIL;
 		}
-	} else if (fputs(text, c->out) < 0 || fflush(c->out)) {
-		ret = cmd_fail(c, "write error on standard output");
+	} else {
+		errno = 0;
+		if (fputs(text, c->out) < 0 || fflush(c->out))
+			ret = cmd_output_done(c, errno ? -errno : -EIO);
 	}
 	free(text);
 	return ret;
@@ -227,10 +230,11 @@ static void wait_for_queues(const struct bql_ctx *c, const char *ifname)
 {
 	struct timespec ts = { 0, 50 * 1000 * 1000 };
 	char path[4096];
+	struct stat st;
 
 	if (sysfs_dev_path(c, path, sizeof(path), ifname, "queues/tx-0"))
 		return;
-	for (int i = 0; i < 40 && sysfs_dev_exists(c, ifname) && access(path, F_OK); i++)
+	for (int i = 0; i < 40 && sysfs_dev_exists(c, ifname) && sysfs_stat(c, path, &st); i++)
 		nanosleep(&ts, NULL);
 }
 
@@ -246,7 +250,13 @@ static int build_dev(struct apply *ap, const struct profile_dev *d)
 	profile_path(path, sizeof(path), d, PROFILE_DEV, NULL);
 	if (o->nonly)
 		wait_for_queues(ap->c, d->ifname);
-	if (!sysfs_dev_exists(ap->c, d->ifname)) {
+	ret = sysfs_dev_check(ap->c, d->ifname, &e);
+	if (ret && ret != -ENODEV) {
+		/* leads out of the sysfs root: refused, even with --missing=skip */
+		cmd_error(ap->c, &e);
+		return BQL_EXIT_FAIL;
+	}
+	if (ret) {
 		if (o->skip_missing) {
 			if (!o->check && ap->c->verbose)
 				fprintf(stderr, "bqltool: note: %s: not present, skipped\n", d->ifname);
@@ -344,8 +354,8 @@ static int check_print(struct apply *ap)
 			out_text(c, " (reads back as %s with HZ=%u)", s, ap->plan.hz);
 		out_nl(c);
 	}
-	if (out_end(c))
-		return cmd_fail(c, "write error on standard output");
+	if (cmd_output_done(c, out_end(c)))
+		return BQL_EXIT_FAIL;
 	if (!ndiff && c->verbose)
 		fprintf(stderr, "bqltool: note: the live state matches %s\n", ap->o->file);
 	return ndiff ? BQL_EXIT_FAIL : BQL_EXIT_OK;
@@ -465,7 +475,12 @@ static int apply_run(struct bql_ctx *c, int argc, char **argv)
 	o.file = strcmp(argv[optind], "-") ? argv[optind] : "<stdin>";
 	if (profile_read_file(argv[optind], &text, &len, &e)) {
 		free(o.only);
-		return cmd_usage(c, "%s", e.msg);
+		/* a file that cannot be read is a runtime failure, as in replay;
+		 * one too large to be a profile is a bad profile */
+		if (e.code == EFBIG)
+			return cmd_usage(c, "%s", e.msg);
+		cmd_error(c, &e);
+		return BQL_EXIT_FAIL;
 	}
 	ap.c = c;
 	ap.o = &o;

@@ -146,8 +146,8 @@ int rx_summary(struct rx *x)
 			text_file(x, &x->files[k]);
 		}
 	}
-	if (out_end(c) < 0)
-		return cmd_fail(c, "write error on standard output");
+	if (cmd_output_done(c, out_end(c)))
+		return BQL_EXIT_FAIL;
 	return 0;
 }
 

@@ -86,7 +86,7 @@ static int plan_print(struct bql_ctx *c, const struct plan *p)
 			out_text(c, "%s:tx-%u %s: %s (unchanged)\n", it->ifname, it->queue,
 				 bql_attrs[it->attr].name, o);
 	}
-	return out_end(c) ? cmd_fail(c, "write error on standard output") : BQL_EXIT_OK;
+	return cmd_output_done(c, out_end(c));
 }
 
 static void warn_minmax(struct bql_ctx *c, const struct plan *p)
@@ -114,6 +114,19 @@ static void report_failure(struct bql_ctx *c, const struct plan *p,
 		const struct plan_item *it = &p->it[i];
 		char o[32], n[32];
 
+		if (it->write_failed) {
+			/* the failed write itself: restored if it changed the file */
+			cmd_plan_fmt(o, sizeof(o), it->attr, it->old);
+			if (it->state == PLAN_RESTORED)
+				cmd_warn(c, "%s:tx-%u: %s: the failed write changed it: restored to %s",
+					 it->ifname, it->queue, bql_attrs[it->attr].name, o);
+			else if (it->state == PLAN_RESTORE_FAILED)
+				cmd_fail(c, "rollback failed: %s:tx-%u: %s: the failed write changed it and it could not be restored to %s: %s",
+					 it->ifname, it->queue, bql_attrs[it->attr].name, o,
+					 it->err ? it->err : "?");
+			lost += it->state == PLAN_RESTORE_FAILED;
+			continue;
+		}
 		if (it->state == PLAN_RESTORED) {
 			restored++;
 		} else if (it->state == PLAN_RESTORE_FAILED) {
@@ -126,7 +139,7 @@ static void report_failure(struct bql_ctx *c, const struct plan *p,
 		}
 	}
 	if (lost)
-		cmd_fail(c, "%zu of %zu earlier writes could not be undone (listed above)",
+		cmd_fail(c, "%zu of %zu writes could not be undone (listed above)",
 			 lost, lost + restored);
 	else if (restored)
 		cmd_fail(c, "undid the %zu earlier write%s: nothing was changed", restored,

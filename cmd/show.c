@@ -3,6 +3,7 @@
  * bqltool show [SEL...]: every selected TX queue's byte_queue_limits state,
  * with device context from rtnetlink and per-queue stats from netdev genl.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -201,9 +202,14 @@ static int show_run(struct bql_ctx *c, int argc, char **argv)
 		return ret;
 	hz = hz_get();
 	if (fmt == FMT_PROMETHEUS) {
+		int err;
+
+		errno = 0;
 		ret = cmd_print_prometheus(c, &st.snap);
+		err = errno ? errno : EIO;
 		cmd_state_free(&st);
-		return ret;
+		/* it does not say what failed: standard output did */
+		return ret ? cmd_output_done(c, -err) : BQL_EXIT_OK;
 	}
 	if (!st.snap.n && !c->json)
 		cmd_warn(c, "no network device with byte queue limits found");
@@ -219,7 +225,7 @@ static int show_run(struct bql_ctx *c, int argc, char **argv)
 	}
 	ret = out_end(c);
 	cmd_state_free(&st);
-	return ret ? cmd_fail(c, "write error on standard output") : BQL_EXIT_OK;
+	return cmd_output_done(c, ret);
 }
 
 const struct cmd_entry cmd_show_entry = {

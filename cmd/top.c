@@ -404,6 +404,8 @@ static int top_run(struct bql_ctx *c, int argc, char **argv)
 	if (netns) {
 		if (c->netns || c->root_overridden)
 			return cmd_usage(c, "-n: a namespace or --sysfs-root is already given");
+		if (cmd_check_netns(c, netns))
+			return BQL_EXIT_USAGE;
 		if (netns_switch(netns, &e)) {
 			cmd_error(c, &e);
 			return BQL_EXIT_FAIL;

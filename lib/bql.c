@@ -89,7 +89,12 @@ int bql_queue_read(const struct bql_ctx *c, const char *ifname, unsigned int q,
 	out->index = q;
 	if (sysfs_bql_path(c, path, sizeof(path), ifname, q, NULL))
 		return bql_err_set(e, ENAMETOOLONG, "%s: path too long", ifname);
-	if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+	ret = sysfs_stat(c, path, &st);
+	if (ret == -EXDEV)
+		return bql_err_set(e, EXDEV,
+				   "%s:tx-%u: %s leads outside the sysfs root %s (a symbolic link points out of it): refused",
+				   ifname, q, path, c->sysfs_root);
+	if (ret || !S_ISDIR(st.st_mode)) {
 		if (!sysfs_dev_exists(c, ifname))
 			return bql_err_set(e, ENODEV, "%s: no such device", ifname);
 		return bql_err_set(e, EOPNOTSUPP, "%s:tx-%u: queue does not use BQL (no %s)",
@@ -98,7 +103,7 @@ int bql_queue_read(const struct bql_ctx *c, const char *ifname, unsigned int q,
 	for (int a = 0; a < BQL_ATTR_NR; a++) {
 		sysfs_bql_path(c, path, sizeof(path), ifname, q, bql_attrs[a].name);
 		snprintf(obj, sizeof(obj), "%s:tx-%u: %s", ifname, q, bql_attrs[a].name);
-		ret = sysfs_read_u64(path, &out->val[a], obj, e);
+		ret = sysfs_read_u64(c, path, &out->val[a], obj, e);
 		if (ret == -ENOENT && bql_attrs[a].optional)
 			continue;
 		if (ret)
@@ -117,5 +122,5 @@ int bql_queue_write(const struct bql_ctx *c, const char *ifname, unsigned int q,
 		return bql_err_set(e, ENAMETOOLONG, "%s: path too long", ifname);
 	snprintf(obj, sizeof(obj), "%s:tx-%u: %s", ifname, q, bql_attrs[a].name);
 	snprintf(val, sizeof(val), "%" PRIu64, v);
-	return sysfs_write(path, val, obj, e);
+	return sysfs_write(c, path, val, obj, e);
 }

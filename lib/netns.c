@@ -2,6 +2,7 @@
 /* Entering a named network namespace, with a sysfs that belongs to it. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,12 +14,18 @@
 
 #define NETNS_RUN_DIR "/run/netns"
 
+bool netns_valid_name(const char *name)
+{
+	return *name && strlen(name) <= NAME_MAX && !strchr(name, '/') &&
+	       strcmp(name, ".") && strcmp(name, "..");
+}
+
 int netns_switch(const char *name, struct bql_err *e)
 {
 	char path[512];
 	int fd, err;
 
-	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+	if (!netns_valid_name(name))
 		return bql_err_set(e, EINVAL, "netns '%s': invalid namespace name", name);
 	snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -3,7 +3,15 @@
 #ifndef BQLTOOL_LIB_NETNS_H
 #define BQLTOOL_LIB_NETNS_H
 
+#include <stdbool.h>
+
 #include "dql/err.h"
+
+/*
+ * A name `ip netns` accepts: not empty, not "." or "..", no '/', at most
+ * NAME_MAX bytes. Anything else is a usage error.
+ */
+bool netns_valid_name(const char *name);
 
 /*
  * Enter /run/netns/@name (setns), then give this process a private mount

@@ -94,8 +94,9 @@ int out_end(struct bql_ctx *c)
 		fputc('\n', c->out);
 	}
 	out_discard(c);
+	errno = 0;
 	if (fflush(c->out) || ferror(c->out))
-		ret = -EIO;
+		ret = errno ? -errno : -EIO;
 	return ret;
 }
 

@@ -281,8 +281,9 @@ int plan_check_access(const struct bql_ctx *c, const struct plan *p,
 {
 	const struct plan_item *first = NULL;
 	char path[4096], fpath[4096];
+	struct bql_err oe, fe;
 	size_t denied = 0;
-	int err = 0;
+	int err = 0, fd;
 
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_item *it = &p->it[i];
@@ -291,12 +292,17 @@ int plan_check_access(const struct bql_ctx *c, const struct plan *p,
 			continue;
 		if (item_path(c, it, path, sizeof(path), e))
 			return -ENAMETOOLONG;
-		if (!faccessat(AT_FDCWD, path, W_OK, AT_EACCESS))
+		/* opened, not written: also refuses what is not a file beneath the root */
+		fd = sysfs_open(c, path, O_WRONLY, "", &oe);
+		if (fd >= 0) {
+			close(fd);
 			continue;
+		}
 		if (!first) {
 			first = it;
-			err = errno;
+			err = -fd;
 			memcpy(fpath, path, sizeof(fpath));
+			fe = oe;
 		}
 		denied++;
 	}
@@ -307,9 +313,10 @@ int plan_check_access(const struct bql_ctx *c, const struct plan *p,
 				   "%s:tx-%u: %s: permission denied (%s)%s: changing BQL settings needs root; nothing was written",
 				   first->ifname, first->queue, bql_attrs[first->attr].name,
 				   fpath, denied > 1 ? " and more" : "");
-	return bql_err_set(e, err, "%s:tx-%u: %s: cannot write %s: %s; nothing was written",
+	/* oe.msg: ": cannot open PATH: why" */
+	return bql_err_set(e, err, "%s:tx-%u: %s%s; nothing was written",
 			   first->ifname, first->queue, bql_attrs[first->attr].name,
-			   fpath, strerror(err));
+			   fe.msg);
 }
 
 /*
@@ -329,11 +336,36 @@ static int item_write(const struct bql_ctx *c, const struct plan_item *it,
 	snprintf(obj, sizeof(obj), "%s:tx-%u: %s", it->ifname, it->queue,
 		 bql_attrs[it->attr].name);
 	snprintf(val, sizeof(val), "%" PRIu64 "\n", v);
-	ret = sysfs_write(path, val, obj, &we);
+	ret = sysfs_write(c, path, val, obj, &we);
 	if (ret)
 		return bql_err_set(e, -ret, "%s: cannot write %" PRIu64 " to %s: %s",
 				   obj, v, path, strerror(-ret));
 	return 0;
+}
+
+/*
+ * The item whose write failed is part of the rollback too: the kernel
+ * keeps the old value when its store refuses one, but a write can fail
+ * after it changed the file (a regular file cut short, a store that
+ * applied and then failed). Read it back; if it no longer shows the old
+ * value, write that again.
+ */
+static void restore_failed(const struct bql_ctx *c, struct plan_item *it)
+{
+	char path[4096];
+	struct bql_err re;
+	uint64_t now;
+
+	it->write_failed = true;
+	if (!item_path(c, it, path, sizeof(path), &re) &&
+	    !sysfs_read_u64(c, path, &now, "", NULL) && now == it->old)
+		return;		/* PLAN_FAILED: the old value is in place */
+	if (item_write(c, it, it->restore, &re)) {
+		it->state = PLAN_RESTORE_FAILED;
+		set_item_err(it, &re);
+	} else {
+		it->state = PLAN_RESTORED;
+	}
 }
 
 int plan_execute(const struct bql_ctx *c, struct plan *p, struct bql_err *e)
@@ -357,7 +389,8 @@ int plan_execute(const struct bql_ctx *c, struct plan *p, struct bql_err *e)
 	}
 	if (!ret)
 		return 0;
-	/* roll back, newest first */
+	/* roll back, newest first, starting with the one that failed */
+	restore_failed(c, &p->it[i]);
 	while (i-- > 0) {
 		struct plan_item *it = &p->it[i];
 

@@ -66,8 +66,8 @@ enum plan_state {
 	PLAN_PENDING,		/* to be written */
 	PLAN_UNCHANGED,		/* sysfs already shows the new value: no write */
 	PLAN_WRITTEN,
-	PLAN_FAILED,		/* this write failed: the kernel kept the old value */
-	PLAN_RESTORED,		/* written, then rolled back */
+	PLAN_FAILED,		/* this write failed; the old value is still there */
+	PLAN_RESTORED,		/* written (or a failed write that changed it), then rolled back */
 	PLAN_RESTORE_FAILED,	/* written, and the rollback failed too */
 };
 
@@ -80,6 +80,7 @@ struct plan_item {
 	uint64_t old;		/* read by plan_read() */
 	uint64_t restore;	/* written to restore @old */
 	enum plan_state state;
+	bool write_failed;	/* the write that failed the plan (then restored if needed) */
 	char *err;		/* why the write or the restore failed */
 };
 
@@ -127,9 +128,10 @@ int plan_check_access(const struct bql_ctx *c, const struct plan *p,
 		      struct bql_err *e);
 /*
  * plan_execute - write every pending item in order. On the first failure,
- * restore the items already written, newest first, and return that
- * failure's -errno with @e describing it; item states and ->err tell what
- * was restored and what could not be.
+ * restore the items already written, newest first, and the failed one
+ * itself if it no longer shows its old value; return that failure's
+ * -errno with @e describing it; item states and ->err tell what was
+ * restored and what could not be.
  */
 int plan_execute(const struct bql_ctx *c, struct plan *p, struct bql_err *e);
 

@@ -148,7 +148,8 @@ static void queue_init(struct sampler_queue *q, unsigned int index)
 static int queue_open(const struct sampler *s, const char *dev,
 		      struct sampler_queue *q, struct bql_err *e)
 {
-	char path[4096];
+	char path[4096], obj[64];
+	struct bql_err oe;
 
 	for (int a = 0; a < BQL_ATTR_NR; a++) {
 		int err;
@@ -158,14 +159,17 @@ static int queue_open(const struct sampler *s, const char *dev,
 		if (sysfs_bql_path(s->ctx, path, sizeof(path), dev, q->index,
 				   bql_attrs[a].name))
 			return bql_err_set(e, ENAMETOOLONG, "%s: path too long", dev);
-		q->fd[a] = open(path, O_RDONLY | O_CLOEXEC);
-		if (q->fd[a] >= 0)
+		snprintf(obj, sizeof(obj), "%s:tx-%u: %s", dev, q->index, bql_attrs[a].name);
+		/* beneath the root, regular files only (lib/sysfs.c) */
+		err = sysfs_open(s->ctx, path, O_RDONLY, obj, &oe);
+		if (err >= 0) {
+			q->fd[a] = err;
 			continue;
-		err = errno;
-		if (err == ENOENT && bql_attrs[a].optional)
+		}
+		if (err == -ENOENT && bql_attrs[a].optional)
 			continue;
-		return bql_err_set(e, err, "%s:tx-%u: %s: cannot open %s: %s", dev,
-				   q->index, bql_attrs[a].name, path, strerror(err));
+		*e = oe;
+		return err;
 	}
 	return 0;
 }
@@ -179,7 +183,11 @@ static ssize_t pread_value(int fd, char *buf, size_t n)
 	ssize_t len = -1;
 
 	for (int i = 0; i < 5; i++) {
-		len = pread(fd, buf, n - 1, 0);
+		len = sysfs_pread(fd, buf, n);	/* -EOVERFLOW: longer than @buf */
+		if (len < 0) {
+			errno = (int)-len;
+			return -1;
+		}
 		if (len != 0)
 			break;
 		sched_yield();
@@ -205,6 +213,15 @@ static int queue_read(const char *dev, struct sampler_queue *q, bool *io,
 		if (q->fd[a] < 0)
 			continue;
 		len = pread_value(q->fd[a], buf, sizeof(buf));
+		/* a bad value, not a file gone with its device */
+		if (len < 0 && errno == EOVERFLOW)
+			return bql_err_set(e, EOVERFLOW,
+					   "%s:tx-%u: %s: value longer than %zu bytes: refused (not cut short)",
+					   dev, q->index, bql_attrs[a].name, sizeof(buf) - 1);
+		if (len < 0 && errno == EILSEQ)
+			return bql_err_set(e, EILSEQ,
+					   "%s:tx-%u: %s: value contains a NUL byte: refused (not cut short)",
+					   dev, q->index, bql_attrs[a].name);
 		if (len < 0) {
 			int err = errno;
 
@@ -299,12 +316,14 @@ static uint64_t queues_nlink(const struct sampler *s, const char *dev, bool *gon
 {
 	char path[4096];
 	struct stat st;
+	int ret;
 
 	*gone = false;
 	if (sysfs_dev_path(s->ctx, path, sizeof(path), dev, "queues"))
 		return 0;
-	if (stat(path, &st)) {
-		*gone = errno == ENOENT;
+	ret = sysfs_stat(s->ctx, path, &st);
+	if (ret) {
+		*gone = ret == -ENOENT;
 		return 0;
 	}
 	return (uint64_t)st.st_nlink;
@@ -313,10 +332,12 @@ static uint64_t queues_nlink(const struct sampler *s, const char *dev, bool *gon
 static int open_stat(const struct sampler *s, const char *dev, const char *rel)
 {
 	char path[4096];
+	int fd;
 
 	if (sysfs_dev_path(s->ctx, path, sizeof(path), dev, rel))
 		return -1;
-	return open(path, O_RDONLY | O_CLOEXEC);
+	fd = sysfs_open(s->ctx, path, O_RDONLY, dev, NULL);
+	return fd < 0 ? -1 : fd;
 }
 
 /*
@@ -418,6 +439,13 @@ static int dev_open(struct sampler *s, struct sampler_dev *d, const char *name,
 	return dev_sync_queues(s, d, ntx, false, false, e);
 }
 
+/* sysfs_open() refused the file (lib/sysfs.c): not a race with hot-plug */
+static bool open_refused(int ret)
+{
+	return ret == -EXDEV || ret == -ELOOP || ret == -EISDIR || ret == -EINVAL ||
+	       ret == -EAGAIN;
+}
+
 static void dev_vanish(struct sampler *s, struct sampler_dev *d)
 {
 	dev_close(d);
@@ -443,7 +471,7 @@ static int list_names(const struct sampler *s, char (**out)[BQL_IFNAMSIZ],
 	DIR *d;
 
 	snprintf(path, sizeof(path), "%s/class/net", s->ctx->sysfs_root);
-	d = opendir(path);
+	d = sysfs_opendir(s->ctx, path, "network devices", NULL);
 	if (!d) {
 		int err = errno;
 
@@ -504,8 +532,9 @@ static int rescan(struct sampler *s, bool events, struct bql_err *e)
 	struct sysfs_dev *list = NULL;
 	struct sampler_dev *nd;
 	size_t nlist = 0, n = 0;
+	struct bql_err rerr;
 	bool *used;
-	int ret;
+	int ret, refused = 0;
 
 	ret = sysfs_list_devs(s->ctx, &list, &nlist, e);
 	if (ret)
@@ -555,6 +584,11 @@ static int rescan(struct sampler *s, bool events, struct bql_err *e)
 			continue;
 		}
 		ret = dev_open(s, &nd[n], name, list[i].ifindex, ntx, events, e);
+		if (ret && open_refused(ret) && !refused) {
+			/* a link out of the root, a FIFO: an error, not a device going away */
+			refused = ret;
+			rerr = *e;
+		}
 		if (ret) {
 			dev_free(&nd[n]);
 			continue;
@@ -581,7 +615,9 @@ static int rescan(struct sampler *s, bool events, struct bql_err *e)
 	s->dev = nd;
 	s->ndev = n;
 	s->last_scan_ns = s->mono_ns;
-	return 0;
+	if (refused)
+		*e = rerr;
+	return refused;
 }
 
 /* Drop what was reported vanished last tick; clear NEW marks. */

@@ -134,12 +134,16 @@ static bool item_matches(const struct sel_item *it, const char *name)
 	return it->glob ? fnmatch(it->pat, name, 0) == 0 : !strcmp(it->pat, name);
 }
 
-/* Mark the queues @it selects on a device with @ntx queues. */
+/*
+ * Mark the queues @it selects on a device with @ntx queues; *@hit is set
+ * if it selects at least one.
+ */
 static int mark(const struct sel_item *it, unsigned char *want,
-		unsigned int ntx, const char *dev, struct bql_err *e)
+		unsigned int ntx, const char *dev, bool *hit, struct bql_err *e)
 {
 	if (!it->ranges) {
 		memset(want, 1, ntx);
+		*hit |= ntx > 0;
 		return 0;
 	}
 	for (size_t i = 0; i < it->nranges; i++) {
@@ -154,6 +158,7 @@ static int mark(const struct sel_item *it, unsigned char *want,
 					   ntx, ntx - 1);
 		}
 		memset(want + r->lo, 1, r->hi - r->lo + 1);
+		*hit = true;
 	}
 	return 0;
 }
@@ -192,7 +197,8 @@ int sel_resolve(const struct bql_ctx *c, const struct sel *s,
 		struct sel_result *r, struct bql_err *e)
 {
 	struct sysfs_dev *devs = NULL;
-	bool *used = NULL;
+	bool *used = NULL, *matched = NULL;
+	unsigned int *most = NULL;	/* per item: most TX queues of a matched device */
 	size_t ndev = 0;
 	int ret;
 
@@ -201,9 +207,11 @@ int sel_resolve(const struct bql_ctx *c, const struct sel *s,
 	if (ret)
 		return ret;
 	used = calloc(s->n ? s->n : 1, sizeof(*used));
-	if (!used) {
-		free(devs);
-		return bql_err_set(e, ENOMEM, "out of memory");
+	matched = calloc(s->n ? s->n : 1, sizeof(*matched));
+	most = calloc(s->n ? s->n : 1, sizeof(*most));
+	if (!used || !matched || !most) {
+		ret = bql_err_set(e, ENOMEM, "out of memory");
+		goto out;
 	}
 	/* Named (non-glob) devices must exist and use BQL. */
 	for (size_t i = 0; i < s->n; i++) {
@@ -211,10 +219,9 @@ int sel_resolve(const struct bql_ctx *c, const struct sel *s,
 
 		if (it->glob)
 			continue;
-		if (!sysfs_dev_exists(c, it->pat)) {
-			ret = bql_err_set(e, ENODEV, "%s: no such device", it->pat);
+		ret = sysfs_dev_check(c, it->pat, e);	/* absent, or leads out */
+		if (ret)
 			goto out;
-		}
 		if (!sysfs_dev_has_bql(c, it->pat)) {
 			ret = bql_err_set(e, EOPNOTSUPP,
 					  "%s: device does not use BQL (no byte_queue_limits in its TX queues)",
@@ -245,8 +252,10 @@ int sel_resolve(const struct bql_ctx *c, const struct sel *s,
 		for (size_t i = 0; i < s->n && !ret; i++) {
 			if (!item_matches(&s->items[i], name))
 				continue;
-			used[i] = true;
-			ret = mark(&s->items[i], want, ntx, name, e);
+			matched[i] = true;
+			if (ntx > most[i])
+				most[i] = ntx;
+			ret = mark(&s->items[i], want, ntx, name, &used[i], e);
 		}
 		if (!ret)
 			ret = add_target(r, name, devs[d].ifindex, ntx, want, e);
@@ -254,14 +263,22 @@ int sel_resolve(const struct bql_ctx *c, const struct sel *s,
 		if (ret)
 			goto out;
 	}
+	/* every selector must select something: a glob that picks no queue is an error */
 	for (size_t i = 0; i < s->n; i++) {
 		if (used[i])
 			continue;
-		ret = bql_err_set(e, ENODEV, "'%s': no device with BQL matches",
-				  s->items[i].text);
+		if (matched[i])
+			ret = bql_err_set(e, ERANGE,
+					  "'%s': selects no TX queue (the devices it matches have at most %u: tx-0..tx-%u)",
+					  s->items[i].text, most[i], most[i] ? most[i] - 1 : 0);
+		else
+			ret = bql_err_set(e, ENODEV, "'%s': no device with BQL matches",
+					  s->items[i].text);
 		goto out;
 	}
 out:
+	free(most);
+	free(matched);
 	free(used);
 	free(devs);
 	if (ret)

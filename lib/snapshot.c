@@ -16,7 +16,7 @@ static void read_u32_attr(const struct bql_ctx *c, struct snap_dev *d,
 	uint64_t x;
 
 	if (!sysfs_dev_path(c, path, sizeof(path), d->ifname, attr) &&
-	    !sysfs_read_u64(path, &x, d->ifname, NULL) && x <= UINT32_MAX) {
+	    !sysfs_read_u64(c, path, &x, d->ifname, NULL) && x <= UINT32_MAX) {
 		*v = (unsigned int)x;
 		d->present |= bit;
 	}
@@ -40,11 +40,11 @@ static void dev_from_sysfs(const struct bql_ctx *c, struct snap_dev *d)
 	read_u32_attr(c, d, "mtu", &d->mtu, SD_MTU);
 	read_u32_attr(c, d, "tx_queue_len", &d->txqlen, SD_TXQLEN);
 	if (!sysfs_dev_path(c, path, sizeof(path), d->ifname, "operstate") &&
-	    !sysfs_read(path, d->operstate, sizeof(d->operstate), d->ifname, NULL))
+	    !sysfs_read(c, path, d->operstate, sizeof(d->operstate), d->ifname, NULL))
 		d->present |= SD_OPERSTATE;
 	for (int i = 0; i < 4; i++)
 		if (!sysfs_dev_path(c, path, sizeof(path), d->ifname, stat_files[i]) &&
-		    !sysfs_read_u64(path, stat_vals[i], d->ifname, NULL))
+		    !sysfs_read_u64(c, path, stat_vals[i], d->ifname, NULL))
 			nstats++;
 	if (nstats == 4)
 		d->present |= SD_STATS;

@@ -6,9 +6,12 @@
 #ifndef BQLTOOL_LIB_SYSFS_H
 #define BQLTOOL_LIB_SYSFS_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "dql/err.h"
 #include "lib/ctx.h"
@@ -31,17 +34,45 @@ int sysfs_bql_path(const struct bql_ctx *c, char *buf, size_t n,
 		   const char *dev, unsigned int q, const char *attr);
 
 /*
- * Read a whole small attribute file into @buf (NUL-terminated, trailing
- * newline removed). @obj names the thing in messages. -errno.
+ * sysfs_open - open @path (from sysfs_dev_path()/sysfs_bql_path(), so it
+ * starts with c->sysfs_root) resolved beneath the root: every component,
+ * symbolic links included, must stay inside it (openat2 RESOLVE_BENEATH,
+ * or the same rules walked by hand where openat2 is missing); a path that
+ * leads out is -EXDEV. @flags: O_RDONLY or O_WRONLY opens an attribute,
+ * which must be a regular file (a FIFO, device node or directory is
+ * refused before it is opened, and the open is O_NONBLOCK); O_DIRECTORY
+ * a directory; O_PATH anything (to fstat it). O_CLOEXEC is added.
+ * Returns the fd, or -errno with @e (may be NULL) naming @obj and @path.
  */
-int sysfs_read(const char *path, char *buf, size_t n, const char *obj,
-	       struct bql_err *e);
-/* Read an unsigned decimal attribute strictly. -EINVAL names the value. */
-int sysfs_read_u64(const char *path, uint64_t *v, const char *obj,
+int sysfs_open(const struct bql_ctx *c, const char *path, int flags,
+	       const char *obj, struct bql_err *e);
+/* stat(2) of @path, resolved as sysfs_open() does; 0 or -errno. */
+int sysfs_stat(const struct bql_ctx *c, const char *path, struct stat *st);
+/* opendir(3) of @path, resolved as sysfs_open() does; NULL with errno. */
+DIR *sysfs_opendir(const struct bql_ctx *c, const char *path, const char *obj,
 		   struct bql_err *e);
-/* Write @s in one write(2); the kernel's store answer becomes the error. */
-int sysfs_write(const char *path, const char *s, const char *obj,
-		struct bql_err *e);
+/*
+ * Read an attribute from an open @fd from offset 0 into @buf (@n bytes
+ * with the NUL). Returns the length, or -errno: -EOVERFLOW if the value
+ * does not fit, -EILSEQ if it holds a NUL byte (refused, never cut short).
+ */
+ssize_t sysfs_pread(int fd, char *buf, size_t n);
+/*
+ * Read a whole small attribute file into @buf (NUL-terminated, trailing
+ * newline removed). @obj names the thing in messages. -errno;
+ * -EOVERFLOW if the value is longer than @buf, -EILSEQ if it holds a NUL.
+ */
+int sysfs_read(const struct bql_ctx *c, const char *path, char *buf, size_t n,
+	       const char *obj, struct bql_err *e);
+/* Read an unsigned decimal attribute strictly. -EINVAL names the value. */
+int sysfs_read_u64(const struct bql_ctx *c, const char *path, uint64_t *v,
+		   const char *obj, struct bql_err *e);
+/*
+ * Write @s in one write(2); the kernel's store answer becomes the error.
+ * Never truncates first: a failed write leaves the old value in place.
+ */
+int sysfs_write(const struct bql_ctx *c, const char *path, const char *s,
+		const char *obj, struct bql_err *e);
 
 /*
  * The order devices are listed in: ifindex, unknown (-1) last, name on
@@ -53,6 +84,12 @@ int sysfs_dev_order(int ifindex_a, const char *name_a, int ifindex_b,
 int sysfs_list_devs(const struct bql_ctx *c, struct sysfs_dev **out,
 		    size_t *n, struct bql_err *e);
 bool sysfs_dev_exists(const struct bql_ctx *c, const char *dev);
+/*
+ * 0 if ROOT/class/net/@dev is a directory beneath the root; -ENODEV "no
+ * such device", -EXDEV when it leads outside the root (refused), or
+ * another -errno, with @e naming the device.
+ */
+int sysfs_dev_check(const struct bql_ctx *c, const char *dev, struct bql_err *e);
 /*
  * Number of TX queues (tx-0 .. tx-N-1). The kernel numbers them densely;
  * a gap is reported as -EIO naming the device.

@@ -101,8 +101,9 @@ load helpers
 	bqx -n bqlt-no-such-ns show
 	assert_failure 1
 	assert_regex "$stderr" "netns 'bqlt-no-such-ns': cannot open /run/netns/bqlt-no-such-ns"
+	# a name ip would refuse is a usage error (exit 2, as bqltool(8) says)
 	bqx -n ../x show
-	assert_failure 1
+	assert_failure 2
 	assert_regex "$stderr" "invalid namespace name"
 }
 
@@ -128,7 +129,8 @@ load helpers
 		"check" "help" "show -h" "-V" "-h"; do
 		run --separate-stderr bash -c "'$BQLTOOL' --sysfs-root '$ROOT' $args > /dev/full"
 		assert_failure 1
-		assert_regex "$stderr" "^bqltool: ([a-z]+: )?write error on standard output$"
+		assert_regex "$stderr" "^bqltool: ([a-z]+: )?write error on standard output: No space left on device$"
+		assert_equal "$(grep -c . <<<"$stderr")" 1
 	done
 }
 

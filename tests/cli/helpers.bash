@@ -28,6 +28,21 @@ bqx() {
 	run --separate-stderr timeout 20 "$BQLTOOL" "$@"
 }
 
+# bq_refusing FILE ARGS...: run bqltool on $ROOT with FILE turned into one
+# that reads a number but refuses every write with EINVAL, as a kernel
+# store does: its own /proc/PID/oom_score bind-mounted over it in a private mount
+# namespace (a symbolic link out of the tree would be refused). Root only:
+# in a user namespace the write fails with EIO, not the kernel's EINVAL.
+bq_refusing() {
+	local file=$1
+	shift
+	[ "$(id -u)" -eq 0 ] || skip "needs root for a private mount namespace"
+	unshare -m true 2>/dev/null || skip "cannot create a mount namespace here"
+	run --separate-stderr timeout 10 unshare -m sh -c \
+		'mount --bind /proc/$$/oom_score "$1" || exit 99; shift; exec "$@"' \
+		sh "$file" "$BQLTOOL" --sysfs-root "$ROOT" "$@"
+}
+
 # tree_digest: a listing of every file and its content, to prove that a
 # failed write changed nothing.
 tree_digest() {

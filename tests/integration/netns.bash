@@ -25,6 +25,15 @@ nsr() {
 	ip netns exec "$NS" cat "/sys/class/net/$1/queues/tx-$2/byte_queue_limits/$3"
 }
 
+# nsq DEV ATTR N: the values of queues 0..N-1, space separated
+nsq() {
+	local q out=""
+	for ((q = 0; q < $3; q++)); do
+		out+="$(nsr "$1" $q "$2") "
+	done
+	echo "${out% }"
+}
+
 # nsw DEV Q ATTR VALUE: write one (the test's own devices only)
 nsw() {
 	ip netns exec "$NS" sh -c "echo $4 > /sys/class/net/$1/queues/tx-$2/byte_queue_limits/$3"

@@ -27,11 +27,7 @@ setup() {
 
 # all8 DEV ATTR: the values of the 8 queues, space separated
 all8() {
-	local q out=""
-	for q in 0 1 2 3 4 5 6 7; do
-		out+="$(nsr "$1" $q "$2") "
-	done
-	echo "${out% }"
+	nsq "$1" "$2" 8
 }
 
 bqn() {

@@ -39,6 +39,7 @@ ssize_t __wrap_write(int fd, const void *buf, size_t n);
 static int writes;		/* write() calls seen while armed */
 static int fail_at;		/* 1-based call that fails; 0 = none */
 static int fail_also;		/* a second failing call (a restore) */
+static bool fail_destroys;	/* a failing call first empties the file */
 
 int __wrap_open(const char *path, int flags, ...)
 {
@@ -63,6 +64,9 @@ ssize_t __wrap_write(int fd, const void *buf, size_t n)
 		return __real_write(fd, buf, n);
 	writes++;
 	if (writes == fail_at || writes == fail_also) {
+		/* a write that fails after it changed the file (O_TRUNC, then EFBIG) */
+		if (fail_destroys && ftruncate(fd, 0))
+			return -1;
 		errno = EBUSY;
 		return -1;
 	}
@@ -77,6 +81,7 @@ static void arm(int at, int also)
 	writes = 0;
 	fail_at = at;
 	fail_also = also;
+	fail_destroys = false;
 }
 
 /* ------------------------------------------------ a temp tree */
@@ -477,11 +482,15 @@ static void test_execute_ok(void **state)
 	plan_free(&p);
 }
 
-static void test_execute_fails_at_every_position(void **state)
+/*
+ * Fail write k of 16, for every k: the tree must end byte-identical.
+ * @destroys: the failing write first empties its file (a write that fails
+ * after O_TRUNC); it is then rolled back too, with one more write.
+ */
+static void fail_at_every_position(bool destroys)
 {
 	char *before = digest();
 
-	(void)state;
 	for (int k = 1; k <= 16; k++) {
 		struct plan p;
 		struct bql_err e;
@@ -489,23 +498,61 @@ static void test_execute_fails_at_every_position(void **state)
 
 		build16(&p);
 		arm(k, 0);
+		fail_destroys = destroys;
 		assert_int_equal(plan_execute(&ctx, &p, &e), -EBUSY);
+		/* k writes, then k - 1 restores, and the failed one if it changed */
+		assert_int_equal(writes, k + k - 1 + destroys);
 		arm(0, 0);
 		/* the failure names the file, the value and the reason */
 		assert_non_null(strstr(e.msg, ": cannot write "));
 		assert_non_null(strstr(e.msg, "Device or resource busy"));
-		assert_int_equal(p.it[k - 1].state, PLAN_FAILED);
-		for (int i = 0; i < k - 1; i++)
+		assert_true(p.it[k - 1].write_failed);
+		assert_int_equal(p.it[k - 1].state, destroys ? PLAN_RESTORED : PLAN_FAILED);
+		for (int i = 0; i < k - 1; i++) {
+			assert_false(p.it[i].write_failed);
 			assert_int_equal(p.it[i].state, PLAN_RESTORED);
+		}
 		for (size_t i = (size_t)k; i < p.n; i++)
 			assert_int_equal(p.it[i].state, PLAN_PENDING);
 		after = digest();
 		if (strcmp(before, after))
-			fail_msg("write %d failed: tree changed:\n%s\n---\n%s", k, before, after);
+			fail_msg("write %d failed%s: tree changed:\n%s\n---\n%s", k,
+				 destroys ? " after emptying its file" : "", before, after);
 		free(after);
 		plan_free(&p);
 	}
 	free(before);
+}
+
+static void test_execute_fails_at_every_position(void **state)
+{
+	(void)state;
+	fail_at_every_position(false);
+}
+
+/* The write that fails is rolled back too, when it changed its file. */
+static void test_failed_write_is_restored(void **state)
+{
+	(void)state;
+	fail_at_every_position(true);
+	/* its restore failing too is reported on it */
+	{
+		struct plan p;
+		struct bql_err e;
+
+		build16(&p);
+		arm(3, 4);
+		fail_destroys = true;
+		assert_int_equal(plan_execute(&ctx, &p, &e), -EBUSY);
+		arm(0, 0);
+		assert_int_equal(p.it[2].state, PLAN_RESTORE_FAILED);
+		assert_non_null(p.it[2].err);
+		assert_non_null(strstr(p.it[2].err, "eth0:tx-1: limit_min: cannot write 0 to "));
+		assert_int_equal(p.it[1].state, PLAN_RESTORED);
+		assert_int_equal(p.it[0].state, PLAN_RESTORED);
+		plan_free(&p);
+		sh("echo 0 > '%s/class/net/eth0/queues/tx-1/byte_queue_limits/limit_min'", root);
+	}
 }
 
 static void test_restore_fails_too(void **state)
@@ -548,7 +595,7 @@ static void test_access(void **state)
 	/* a file that vanished after reading */
 	sh("rm '%s'", path);
 	assert_int_equal(plan_check_access(&ctx, &p, &e), -ENOENT);
-	assert_non_null(strstr(e.msg, "eth0:tx-2: limit_min: cannot write"));
+	assert_non_null(strstr(e.msg, "eth0:tx-2: limit_min: cannot open"));
 	assert_non_null(strstr(e.msg, "No such file or directory; nothing was written"));
 	sh("echo 0 > '%s'", path);
 	if (geteuid()) {
@@ -575,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_minmax),
 		cmocka_unit_test(test_execute_ok),
 		cmocka_unit_test(test_execute_fails_at_every_position),
+		cmocka_unit_test(test_failed_write_is_restored),
 		cmocka_unit_test(test_restore_fails_too),
 		cmocka_unit_test(test_access),
 	};

@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -150,12 +154,13 @@ static void test_unreadable(void **state)
 	char p[512];
 
 	(void)state;
-	/* a directory where the file should be: read() fails with EISDIR even as root */
+	/* a directory where the file should be: refused before reading */
 	bqlfile(p, sizeof(p), 0, "inflight");
 	assert_int_equal(unlink(p), 0);
 	assert_int_equal(mkdir(p, 0755), 0);
 	assert_int_equal(bql_queue_read(&ctx, "eth0", 0, &bq, &e), -EISDIR);
-	assert_non_null(strstr(e.msg, "eth0:tx-0: inflight: cannot read"));
+	assert_non_null(strstr(e.msg, "eth0:tx-0: inflight: cannot open"));
+	assert_non_null(strstr(e.msg, "it is a directory, not a regular file: refused"));
 	assert_int_equal(rmdir(p), 0);
 	sh("echo 1514 > '%s'", p);
 }
@@ -185,12 +190,13 @@ static void test_write(void **state)
 	assert_int_equal(bql_queue_write(&ctx, "eth0", 0, BQL_LIMIT_MIN, 4096, &e), 0);
 	assert_int_equal(bql_queue_read(&ctx, "eth0", 0, &bq, &e), 0);
 	assert_int_equal(bq.val[BQL_LIMIT_MIN], 4096);
-	/* a write that cannot be done names the file and the value */
+	/* a link out of the root (to /dev/full) is refused, nothing is written */
 	bqlfile(p, sizeof(p), 0, "limit_max");
 	assert_int_equal(unlink(p), 0);
 	assert_int_equal(symlink("/dev/full", p), 0);
-	assert_int_equal(bql_queue_write(&ctx, "eth0", 0, BQL_LIMIT_MAX, 9000, &e), -ENOSPC);
-	assert_non_null(strstr(e.msg, "eth0:tx-0: limit_max: writing '9000'"));
+	assert_int_equal(bql_queue_write(&ctx, "eth0", 0, BQL_LIMIT_MAX, 9000, &e), -EXDEV);
+	assert_non_null(strstr(e.msg, "eth0:tx-0: limit_max: cannot open"));
+	assert_non_null(strstr(e.msg, "leads outside the sysfs root"));
 	assert_int_equal(unlink(p), 0);
 	sh("echo 1879048192 > '%s'", p);
 	sh("echo 0 > '%s/class/net/eth0/queues/tx-0/byte_queue_limits/limit_min'", root);
@@ -209,6 +215,179 @@ static void test_count_and_speed(void **state)
 	sh("echo -1 > '%s/class/net/eth0/speed'", root);
 	assert_int_equal(sysfs_link_speed(&ctx, "eth0"), 0);
 	assert_int_equal(sysfs_link_speed(&ctx, "veth0"), 0);
+}
+
+/* ------------------------------------------------ beneath the root */
+
+static const char *const resolvers[] = { "0", "1" };	/* openat2, the walk */
+
+static int open_rel(const char *rel, int flags, struct bql_err *e)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	return sysfs_open(&ctx, p, flags, "obj", e);
+}
+
+/* every case under openat2 and under the fallback walk: same answers */
+static void test_open_beneath(void **state)
+{
+	static const struct {
+		const char *rel;
+		int flags;
+		int ret;	/* 0: opens */
+		const char *msg;
+	} cases[] = {
+		{ "class/net/eth0/ifindex", O_RDONLY, 0, NULL },
+		{ "in/link_rel", O_RDONLY, 0, NULL },		/* -> ../class/net/eth0/ifindex */
+		{ "in/chain", O_RDONLY, 0, NULL },		/* -> link_rel -> ... */
+		{ "class/net/eth1/ifindex", O_RDONLY, 0, NULL },	/* eth1 -> ../../devices/eth1 */
+		{ "class/net/eth1", O_RDONLY | O_DIRECTORY, 0, NULL },
+		{ "class/net/eth1/queues", O_PATH, 0, NULL },
+		{ "in/abs", O_RDONLY, -EXDEV, "leads outside the sysfs root" },
+		{ "in/abs_inside", O_RDONLY, -EXDEV, "leads outside" },
+		{ "in/up", O_RDONLY, -EXDEV, "leads outside" },	/* ../../outside/secret */
+		{ "in/up", O_WRONLY, -EXDEV, "leads outside" },
+		{ "class/net/evil0/ifindex", O_RDONLY, -EXDEV, "leads outside" },
+		{ "class/net/evil0", O_RDONLY | O_DIRECTORY, -EXDEV, "leads outside" },
+		{ "../outside/secret", O_RDONLY, -EXDEV, "leads outside" },
+		{ "in/fifo", O_RDONLY, -EINVAL, "it is a FIFO, not a regular file: refused" },
+		{ "in/fifo", O_WRONLY, -EINVAL, "FIFO" },
+		{ "in/fifo_link", O_RDONLY, -EINVAL, "FIFO" },
+		{ "in", O_RDONLY, -EISDIR, "it is a directory" },
+		{ "in/loop", O_RDONLY, -ELOOP, "Too many levels" },
+		{ "in/dangling", O_RDONLY, -ENOENT, "No such file" },
+		{ "in/dangling", O_WRONLY, -ENOENT, "No such file" },
+		{ "class/net/eth0/ifindex/x", O_RDONLY, -ENOTDIR, "Not a directory" },
+		{ "class/net/eth0/ifindex", O_RDONLY | O_DIRECTORY, -ENOTDIR, NULL },
+	};
+	char out[512], p[512];
+
+	(void)state;
+	snprintf(out, sizeof(out), "%s.outside", root);
+	sh("mkdir -p '%s' && echo SECRET > '%s/secret'", out, out);
+	sh("cd '%s' && mkdir -p in devices/eth1/queues && echo 9 > devices/eth1/ifindex && "
+	   "ln -s ../../devices/eth1 class/net/eth1 && ln -s '%s' class/net/evil0 && "
+	   "ln -s ../class/net/eth0/ifindex in/link_rel && ln -s link_rel in/chain && "
+	   "ln -s '%s/secret' in/abs && ln -s '%s/class/net/eth0/ifindex' in/abs_inside && "
+	   "ln -s '../../%s/secret' in/up && mkfifo in/fifo && ln -s fifo in/fifo_link && "
+	   "ln -s loop2 in/loop && ln -s loop in/loop2 && ln -s nothere in/dangling",
+	   root, out, out, root, strrchr(out, '/') + 1);
+	for (size_t r = 0; r < 2; r++) {
+		setenv("BQLTOOL_NO_OPENAT2", resolvers[r], 1);
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			struct bql_err e = { 0, "" };
+			int fd = open_rel(cases[i].rel, cases[i].flags, &e);
+
+			if (fd >= 0)
+				close(fd);
+			if ((cases[i].ret ? fd : fd < 0 ? fd : 0) != cases[i].ret)
+				fail_msg("%s '%s' flags %#x: got %d (%s)", r ? "walk" : "openat2",
+					 cases[i].rel, cases[i].flags, fd, e.msg);
+			if (cases[i].msg && !strstr(e.msg, cases[i].msg))
+				fail_msg("%s '%s': message '%s'", r ? "walk" : "openat2",
+					 cases[i].rel, e.msg);
+			if (cases[i].ret)	/* the message names the object and the path */
+				assert_non_null(strstr(e.msg, "obj: cannot open "));
+		}
+		/* the escape was refused, so the secret is unread and unwritten */
+		snprintf(p, sizeof(p), "%s/in/up", root);
+		assert_int_equal(sysfs_write(&ctx, p, "1\n", "obj", NULL), -EXDEV);
+		/* stat and opendir follow the same rules */
+		{
+			struct stat st;
+			DIR *d;
+
+			snprintf(p, sizeof(p), "%s/class/net/eth1/queues", root);
+			assert_int_equal(sysfs_stat(&ctx, p, &st), 0);
+			assert_true(S_ISDIR(st.st_mode));
+			snprintf(p, sizeof(p), "%s/class/net/evil0", root);
+			assert_int_equal(sysfs_stat(&ctx, p, &st), -EXDEV);
+			d = sysfs_opendir(&ctx, p, "x", NULL);
+			assert_null(d);
+			assert_int_equal(errno, EXDEV);
+			snprintf(p, sizeof(p), "%s/class/net/eth1", root);
+			d = sysfs_opendir(&ctx, p, "x", NULL);
+			assert_non_null(d);
+			closedir(d);
+		}
+		/* a path that does not start with the root is refused */
+		assert_int_equal(sysfs_open(&ctx, "/etc/passwd", O_RDONLY, "x", NULL), -EXDEV);
+	}
+	unsetenv("BQLTOOL_NO_OPENAT2");
+	sh("cat '%s/secret' | grep -qx SECRET", out);
+	sh("cd '%s' && rm -rf in devices class/net/eth1 class/net/evil0 && rm -rf '%s'", root, out);
+}
+
+/* a value longer than the buffer is refused, never cut to a number */
+static void test_long_values(void **state)
+{
+	struct bql_queue bq;
+	struct bql_err e;
+	char p[512], buf[8];
+	int fd;
+
+	(void)state;
+	bqlfile(p, sizeof(p), 1, "limit");
+	sh("printf '%%064d\\n' 123 > '%s'", p);
+	assert_int_equal(bql_queue_read(&ctx, "eth0", 1, &bq, &e), -EOVERFLOW);
+	assert_non_null(strstr(e.msg, "eth0:tx-1: limit: value in "));
+	assert_non_null(strstr(e.msg, "is longer than 63 bytes: refused"));
+	sh("printf '%%062d\\n' 123 > '%s'", p);	/* 63 bytes: fits */
+	assert_int_equal(bql_queue_read(&ctx, "eth0", 1, &bq, &e), 0);
+	assert_int_equal(bq.val[BQL_LIMIT], 123);
+	/* sysfs_pread: n - 1 bytes fit, one more does not */
+	sh("printf 1234567 > '%s'", p);
+	fd = open(p, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(sysfs_pread(fd, buf, sizeof(buf)), 7);
+	assert_string_equal(buf, "1234567");
+	assert_int_equal(sysfs_pread(fd, buf, 7), -EOVERFLOW);
+	close(fd);
+	/* a NUL inside cuts a value as surely: refused */
+	sh("printf '123\\0999\\n' > '%s'", p);
+	assert_int_equal(bql_queue_read(&ctx, "eth0", 1, &bq, &e), -EILSEQ);
+	assert_non_null(strstr(e.msg, "eth0:tx-1: limit: value in "));
+	assert_non_null(strstr(e.msg, "contains a NUL byte: refused"));
+	sh("echo 3028 > '%s'", p);
+}
+
+/*
+ * A write that fails (EFBIG under RLIMIT_FSIZE 0 with SIGXFSZ ignored, as
+ * bqltool runs) leaves the old bytes: nothing is truncated first.
+ */
+static void test_write_keeps_value_on_failure(void **state)
+{
+	struct rlimit old, zero = { 0, 0 };
+	struct bql_err e;
+	char p[512], buf[64];
+	void (*oldsig)(int);
+	FILE *f;
+
+	(void)state;
+	bqlfile(p, sizeof(p), 0, "limit_max");
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	zero.rlim_max = old.rlim_max;
+	oldsig = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &zero), 0);
+	int ret = sysfs_write(&ctx, p, "1000\n", "eth0:tx-0: limit_max", &e);
+
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, oldsig);
+	assert_int_equal(ret, -EFBIG);
+	assert_non_null(strstr(e.msg, "File too large"));
+	f = fopen(p, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "1879048192\n");
+	/* and a successful shorter write leaves no stale tail */
+	assert_int_equal(sysfs_write(&ctx, p, "7\n", "x", &e), 0);
+	f = fopen(p, "r");
+	assert_non_null(f);
+	assert_int_equal(fread(buf, 1, sizeof(buf), f), 2);
+	fclose(f);
+	sh("echo 1879048192 > '%s'", p);
 }
 
 static void test_valid_ifname(void **state)
@@ -262,6 +441,9 @@ int main(void)
 		cmocka_unit_test(test_no_bql_and_no_device),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_count_and_speed),
+		cmocka_unit_test(test_open_beneath),
+		cmocka_unit_test(test_long_values),
+		cmocka_unit_test(test_write_keeps_value_on_failure),
 		cmocka_unit_test(test_valid_ifname),
 		cmocka_unit_test(test_fmt_human),
 	};
