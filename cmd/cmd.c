@@ -17,6 +17,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_apply_entry,
 	&cmd_top_entry,
 	&cmd_replay_entry,
+	&cmd_sim_entry,
 	&cmd_check_entry,
 	&cmd_export_entry,
 	&cmd_help_entry,

@@ -362,10 +362,7 @@ static int replay_run(struct bql_ctx *c, int argc, char **argv)
 	char *buf = NULL;
 	int ret, r, k;
 
-	memset(&x, 0, sizeof(x));
-	x.c = c;
-	x.tl.fd = -1;
-	x.plot.out.fd = -1;
+	rx_init(&x, c);
 	replay_opts_init(&x.opts);
 	ret = parse_opts(&x, argc, argv);
 	if (ret)

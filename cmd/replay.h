@@ -59,6 +59,7 @@ struct rx {
 	struct bql_ctx *c;
 	/* options */
 	const char *timeline, *plot_path;
+	const char *plot_title;	/* NULL: "bqltool replay: TRACE" */
 	bool all_events, jsonl, verify, quiet;
 	unsigned int hz;
 	const char *kernel;
@@ -85,9 +86,13 @@ int rx_summary(struct rx *x);
 int rx_verify_report(struct rx *x);
 
 /* replay_series.c: --timeline and --plot, fed by rx_on_event() */
+/* an empty run for @c: no file open */
+void rx_init(struct rx *x, struct bql_ctx *c);
 int rx_outputs_open(struct rx *x);
 /* @ok: keep the files (the replay succeeded) or remove them */
 int rx_outputs_close(struct rx *x, bool ok);
 void rx_on_event(void *arg, const struct replay_event *ev);
+/* decimal digits of @v at @p (at most 20); returns the end */
+char *put_u64(char *p, uint64_t v);
 
 #endif

@@ -114,7 +114,7 @@ static int ofile_end(struct rx *x, struct ofile *o, bool keep)
 /* ------------------------------------------------------------ timeline */
 
 /* decimal, two digits at a time (the timeline is mostly numbers) */
-static char *put_u64(char *p, uint64_t v)
+char *put_u64(char *p, uint64_t v)
 {
 	static const char d2[] =
 		"0001020304050607080910111213141516171819"
@@ -325,7 +325,10 @@ static int plot_open(struct rx *x)
 	struct rplot *pl = &x->plot;
 	char title[512];
 
-	snprintf(title, sizeof(title), "bqltool replay: %s", x->files[0].path);
+	if (x->plot_title)
+		snprintf(title, sizeof(title), "%s", x->plot_title);
+	else
+		snprintf(title, sizeof(title), "bqltool replay: %s", x->files[0].path);
 	pl->svg = svgplot_new(title, "time (s)", "bytes");
 	if (!pl->svg)
 		return cmd_fail(x->c, "%s: %s", x->plot_path, strerror(ENOMEM));
@@ -367,6 +370,14 @@ void rx_on_event(void *arg, const struct replay_event *ev)
 		plot_event(x, ev);
 	if (x->timeline)
 		timeline_event(x, ev);
+}
+
+void rx_init(struct rx *x, struct bql_ctx *c)
+{
+	memset(x, 0, sizeof(*x));
+	x->c = c;
+	x->tl.fd = -1;
+	x->plot.out.fd = -1;
 }
 
 int rx_outputs_open(struct rx *x)
