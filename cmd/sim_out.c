@@ -54,6 +54,7 @@ static void json_queue(struct sx *x, unsigned int i)
 	json_delay(c, "ring_delay_ns", &st->ring_delay);
 	json_delay(c, "qdisc_delay_ns", &st->qdisc_delay);
 	out_open_obj(c, "limit");
+	out_u64(c, OUT_JSON, "final", NULL, st->limit_final);
 	if (st->completions) {
 		out_u64(c, OUT_JSON, "min", NULL, st->limit_min);
 		out_u64(c, OUT_JSON, "max", NULL, st->limit_max);
@@ -63,7 +64,6 @@ static void json_queue(struct sx *x, unsigned int i)
 		out_null(c, "max");
 		out_null(c, "mean");
 	}
-	out_u64(c, OUT_JSON, "final", NULL, st->limit_final);
 	out_close_obj(c);
 	out_u64(c, OUT_JSON, "stops", NULL, st->stops);
 	out_u64(c, OUT_JSON, "ring_stops", NULL, st->ring_stops);
