@@ -64,7 +64,7 @@ enum {
 	"  --ring N             descriptors per TX ring (256)\n" \
 	"  --coalesce-usecs N   interrupt N us after the first completion; 0: at once (50)\n" \
 	"  --coalesce-frames N  ... or after N completed packets; 0: no frame limit (0)\n" \
-	"  --napi-budget N      descriptors reaped per NAPI poll (64)\n" \
+	"  --napi-budget N      descriptors one NAPI poll cleans at most (256)\n" \
 	"  --irq-latency MEAN[:JITTER]  interrupt to poll, uniform +-JITTER (5us)\n" \
 	"  --hz N               kernel HZ for jiffies (250)\n" \
 	"  --kernel VERSION     DQL of that kernel (3.3, 3.5, 6.1, 6.9, 6.15, newest)\n" \

@@ -151,7 +151,7 @@ void sim_config_init(struct sim_config *cfg)
 	cfg->ring = 256;
 	cfg->coalesce_usecs = 50;
 	cfg->coalesce_frames = 0;
-	cfg->napi_budget = 64;
+	cfg->napi_budget = 256;
 	cfg->irq_latency_ns = 5000;
 	cfg->irq_jitter_ns = 0;
 	cfg->hz = 250;
@@ -728,7 +728,8 @@ static void limit_series(struct squeue *q, uint64_t t)
 /*
  * The NAPI poll: reap up to the budget, netdev_tx_completed_queue() (which
  * ignores 0 bytes; clears STACK_XOFF once dql_avail() >= 0), the driver's
- * own wake, then the qdisc runs again.
+ * own wake; then poll again while the budget is used up, or complete and
+ * let the qdisc run.
  */
 static void napi_poll(struct sim *s, unsigned int qi)
 {
@@ -751,14 +752,19 @@ static void napi_poll(struct sim *s, unsigned int qi)
 	}
 	if (q->drv_xoff && q->ring_size - (q->r_tail - q->r_reap) >= q->wake)
 		q->drv_xoff = false;
-	xmit(s, qi);
 	if (n == s->cfg.napi_budget && q->r_tx != q->r_reap) {
-		ev_set(s, SRC_Q(qi), stall_defer(s, s->now));	/* budget spent: poll again */
-	} else {
-		q->napi = NAPI_IDLE;	/* napi_complete: interrupt enabled */
-		q->pending = 0;
-		ev_set(s, SRC_Q(qi), T_NEVER);
+		/* budget spent: net_rx_action() polls again at once */
+		ev_set(s, SRC_Q(qi), stall_defer(s, s->now));
+		return;
 	}
+	q->napi = NAPI_IDLE;	/* napi_complete: interrupt enabled */
+	q->pending = 0;
+	ev_set(s, SRC_Q(qi), T_NEVER);
+	/*
+	 * The wake (netif_schedule) raised NET_TX_SOFTIRQ, which runs after
+	 * the NET_RX softirq's polling loop: the qdisc runs now.
+	 */
+	xmit(s, qi);
 	q_starve(s, q);
 }
 

@@ -85,7 +85,7 @@ struct sim_stall {
 /*
  * struct sim_config - the model. sim_config_init() sets the defaults:
  * 1 Gbit/s, 1 queue, qlen 1000, ring 256, coalescing 50 us / 0 frames,
- * NAPI budget 64, IRQ latency 5 us without jitter, HZ 250, newest kernel,
+ * a TX clean budget of 256 per poll, IRQ latency 5 us without jitter, HZ 250, newest kernel,
  * 1 s, seed 1, and one bulk flow of 1514-byte packets.
  *
  * Coalescing: a queue's interrupt is raised coalesce_usecs after the first
@@ -93,7 +93,9 @@ struct sim_stall {
  * coalesce_frames have completed (0 = no frame limit), whichever is first;
  * coalesce_usecs 0 raises it for every packet. The NAPI poll runs
  * irq_latency +- irq_jitter later (uniform) and reaps at most napi_budget
- * descriptors, polling again at once while the budget is exhausted.
+ * descriptors (the driver's TX work limit: 256 in ixgbe and i40e), polling
+ * again at once while the budget is exhausted; the qdisc runs after the
+ * last poll, as NET_TX_SOFTIRQ runs after the NET_RX polling loop.
  */
 struct sim_config {
 	uint64_t link_bps;
