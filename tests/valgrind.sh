@@ -43,8 +43,12 @@ vg "$bin" -j replay --verify --plot "$tmp/p.svg" --timeline "$tmp/t.csv" \
 	"$here/../examples/completion-only.bqlt"
 vg "$bin" replay "$here/data/traces/bad-overcomplete.bqlt"
 vg "$bin" replay --verify "$here/data/traces/mismatch.bqlt"
+vg "$bin" sim --duration 0.05 --queues 2 --traffic poisson:500M --traffic bulk --stall 10ms:5ms \
+	--trace "$tmp/s.bqlt" --timeline "$tmp/s.csv" --plot "$tmp/s.svg"
+vg "$bin" -j sim --duration 0.02 --set limit_max=3000
+vg "$bin" sim --set stall_thrs=1
 vg "$bin" help set
-for t in test_dql test_trace test_replay test_sel test_units test_profile test_out; do
+for t in test_dql test_trace test_replay test_sim test_sel test_units test_profile test_out; do
 	[ -x "$build/tests/unit/$t" ] && vg "$build/tests/unit/$t"
 done
 echo "valgrind: $pass passed, $fail failed"
