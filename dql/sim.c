@@ -270,6 +270,9 @@ int sim_config_check(const struct sim_config *cfg, struct bql_err *e)
 					       f->off_ns > SIM_DURATION_MAX))
 			return bql_err_set(e, EINVAL, "--traffic: flow %u: on/off times must be positive, at most 1 h",
 					   i);
+		if (f->pinned && f->queue >= cfg->nqueues)
+			return bql_err_set(e, EINVAL, "--traffic: flow %u on queue %u of %u", i,
+					   f->queue, cfg->nqueues);
 		ret = check_size(&f->size, i, e);
 		if (ret)
 			return ret;
@@ -296,6 +299,8 @@ unsigned int sim_flow_queue(const struct sim_config *cfg, unsigned int flow)
 {
 	uint64_t x = cfg->seed ^ ((uint64_t)flow << 32);
 
+	if (cfg->flows[flow].pinned)
+		return cfg->flows[flow].queue;
 	if (cfg->nqueues <= 1)
 		return 0;
 	return (unsigned int)(splitmix64(&x) % cfg->nqueues);

@@ -60,6 +60,8 @@ enum sim_traffic_kind {
 
 struct sim_flow {
 	enum sim_traffic_kind kind;
+	bool pinned;		/* on queue @queue, not hashed */
+	unsigned int queue;
 	uint64_t rate_bps;	/* CBR/POISSON/ONOFF: offered bits/s */
 	uint64_t on_ns, off_ns;	/* ONOFF */
 	struct sim_size size;
@@ -127,7 +129,7 @@ void sim_config_init(struct sim_config *cfg);
  * the option ("--link", "--set stall_thrs", ...) and the value.
  */
 int sim_config_check(const struct sim_config *cfg, struct bql_err *e);
-/* the TX queue a flow is hashed to (depends on the seed) */
+/* the TX queue of a flow: its pinned queue, or hashed (depends on the seed) */
 unsigned int sim_flow_queue(const struct sim_config *cfg, unsigned int flow);
 
 /*
