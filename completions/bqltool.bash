@@ -116,6 +116,7 @@ _bqltool_value()
 	--size)
 		COMPREPLY=($(compgen -W "fixed: uniform: imix bimodal: tso:" -- "$cur"))
 		[[ ${COMPREPLY[*]} == *: ]] && compopt -o nospace ;;
+	--from) _filedir ;;
 	--link) COMPREPLY=($(compgen -W "10M 100M 1G 2.5G 10G 25G 40G 100G 200G 400G" -- "$cur")) ;;
 	-s | --sort)
 		COMPREPLY=($(compgen -W "name limit inflight fill limit_min limit_max tx_bytes

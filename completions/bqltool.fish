@@ -95,6 +95,8 @@ function __bqltool_value
             printf '%s\n' bulk cbr: poisson: onoff:
         case --size
             printf '%s\n' fixed: uniform: imix bimodal: tso:
+        case --from
+            __fish_complete_path $cur
         case --link
             printf '%s\n' 10M 100M 1G 2.5G 10G 25G 40G 100G 200G 400G
         case -s --sort
