@@ -87,6 +87,7 @@ static void json_report(struct tx *x)
 		json_dbl(c, "load", f->load, 4);
 		out_bool(c, OUT_JSON, "backlogged", NULL, f->bulk);
 		out_u64(c, OUT_JSON, "queues", NULL, f->nqueues);
+		out_bool(c, OUT_JSON, "packet_sizes_seen", NULL, f->pkt_seen);
 		out_u64(c, OUT_JSON, "packet_min", NULL, f->pkt_min);
 		out_u64(c, OUT_JSON, "packet_max", NULL, f->pkt_max);
 		json_dbl(c, "packet_mean", f->pkt_mean, 1);
@@ -188,11 +189,16 @@ static void text_report(struct tx *x)
 		else
 			out_text(c, "fitted from %s: link rate not observable (assumed %s)", x->from,
 				 sim_fmt_rate(a, sizeof(a), (double)cfg->link_bps));
-		out_text(c, "; completions every %s (median) of %" PRIu64 " bytes -> coalesce-usecs %u; offered %s (%.0f%% of the link%s); packets %" PRIu32 "..%" PRIu32 " bytes, mean %.0f; %u queue%s; HZ %u\n",
+		out_text(c, "; completions every %s (median) of %" PRIu64 " bytes -> coalesce-usecs %u; offered %s (%.0f%% of the link%s); ",
 			 sim_fmt_ns(d, sizeof(d), f->gap_p50_ns), f->batch_p50, f->coalesce_usecs,
 			 sim_fmt_rate(b, sizeof(b), f->offered_bps), f->load * 100,
-			 f->bulk ? ": backlogged" : "", f->pkt_min, f->pkt_max, f->pkt_mean,
-			 f->nqueues, f->nqueues == 1 ? "" : "s", f->hz);
+			 f->bulk ? ": backlogged" : "");
+		if (f->pkt_seen)
+			out_text(c, "packets %" PRIu32 "..%" PRIu32 " bytes, mean %.0f", f->pkt_min,
+				 f->pkt_max, f->pkt_mean);
+		else
+			out_text(c, "packet sizes not in the trace (no Q records): 1514 assumed");
+		out_text(c, "; %u queue%s; HZ %u\n", f->nqueues, f->nqueues == 1 ? "" : "s", f->hz);
 	}
 	if (x->from_device)
 		out_text(c, "device %s: %" PRIu64 " Mbit/s, %u queue%s selected (read-only)\n", x->dev,

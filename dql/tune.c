@@ -361,6 +361,7 @@ int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_
 	}
 	/* packet sizes */
 	if (f->pkts) {
+		out->pkt_seen = true;
 		out->pkt_min = f->pkt_min;
 		out->pkt_max = f->pkt_max > SIM_PKT_MAX ? SIM_PKT_MAX : f->pkt_max;
 		out->pkt_mean = (double)f->pkt_bytes / (double)f->pkts;

@@ -119,6 +119,7 @@ struct tune_fitted {
 	double load;			/* offered / link */
 	bool bulk;			/* modelled as backlogged */
 	unsigned int nqueues, active;
+	bool pkt_seen;			/* sizes from Q records, else assumed 1514 */
 	uint32_t pkt_min, pkt_max;
 	double pkt_mean;
 	uint64_t duration_ns;
