@@ -172,22 +172,7 @@ static void rx_record(struct sx *x, const struct sim_rec *r)
 
 	if (x->rx_err)
 		return;
-	rec.kind = r->kind;
-	rec.has = r->kind == BQLT_C ? BQLT_HAS_LIMIT : 0;
-	rec.line = x->line;
-	rec.hz = x->o.cfg.hz;
-	rec.queue = r->queue;
-	rec.qname = x->qname[r->queue];
-	rec.t_ns = r->t_ns;
-	rec.jiffies = r->jiffies;
-	rec.bytes = r->bytes;
-	rec.limit = r->limit;
-	rec.nkv = 0;
-	if (r->kind == BQLT_P) {
-		rec.kv[0].key = r->kv.key;
-		rec.kv[0].val = r->kv.val;
-		rec.nkv = 1;
-	}
+	sim_rec_to_bqlt(r, x->qname[r->queue], x->o.cfg.hz, x->line, &rec);
 	x->rx_err = replay_feed(&x->rf.r, &rec, &x->rx_e);
 }
 

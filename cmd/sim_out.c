@@ -12,15 +12,6 @@
 #include "lib/table.h"
 #include "lib/units.h"
 
-/* @decimals digits after the point, as the JSON text */
-static void json_dbl(struct bql_ctx *c, const char *key, double v, int decimals)
-{
-	char s[48];
-
-	snprintf(s, sizeof(s), "%.*f", decimals, v);
-	out_json(c, key, json_object_new_double_s(v, s));
-}
-
 static void json_delay(struct bql_ctx *c, const char *key, const struct sim_hist *h)
 {
 	out_open_obj(c, key);
@@ -58,7 +49,7 @@ static void json_queue(struct sx *x, unsigned int i)
 	if (st->completions) {
 		out_u64(c, OUT_JSON, "min", NULL, st->limit_min);
 		out_u64(c, OUT_JSON, "max", NULL, st->limit_max);
-		json_dbl(c, "mean", st->limit_mean, 1);
+		out_dbl_fixed(c, "mean", st->limit_mean, 1);
 	} else {
 		out_null(c, "min");
 		out_null(c, "max");
@@ -90,7 +81,7 @@ static void json_summary(struct sx *x, const struct sim_totals *t)
 	out_u64(c, OUT_JSON, "hz", NULL, cfg->hz);
 	out_str(c, OUT_JSON, "kernel", NULL, x->o.kernel ? x->o.kernel : "newest");
 	out_u64(c, OUT_JSON, "throughput_bps", NULL, rate_of(t->bytes_tx, t->duration_ns));
-	json_dbl(c, "utilization", t->utilization, 6);
+	out_dbl_fixed(c, "utilization", t->utilization, 6);
 	out_u64(c, OUT_JSON, "starved_ns", NULL, t->starved_ns);
 	json_delay(c, "ring_delay_ns", t->ring_delay);
 	json_delay(c, "qdisc_delay_ns", t->qdisc_delay);

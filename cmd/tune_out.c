@@ -13,14 +13,6 @@
 #include "lib/out.h"
 #include "lib/table.h"
 
-static void json_dbl(struct bql_ctx *c, const char *key, double v, int decimals)
-{
-	char s[48];
-
-	snprintf(s, sizeof(s), "%.*f", decimals, v);
-	out_json(c, key, json_object_new_double_s(v, s));
-}
-
 static void json_settings(struct bql_ctx *c, const struct tune_settings *s)
 {
 	out_open_obj(c, "settings");
@@ -37,7 +29,7 @@ static void json_result(struct tx *x, const char *key, const struct tune_result 
 	out_open_obj(c, key);
 	json_settings(c, &r->set);
 	out_u64(c, OUT_JSON, "throughput_bps", NULL, (uint64_t)llround(r->throughput_bps));
-	json_dbl(c, "throughput_ratio",
+	out_dbl_fixed(c, "throughput_ratio",
 		 x->base.bytes_tx ? (double)r->bytes_tx / (double)x->base.bytes_tx : 1.0, 4);
 	out_open_obj(c, "ring_delay_ns");
 	out_u64(c, OUT_JSON, "p50", NULL, r->p50);
@@ -84,13 +76,13 @@ static void json_report(struct tx *x)
 		out_u64(c, OUT_JSON, "completion_bytes_p50", NULL, f->batch_p50);
 		out_u64(c, OUT_JSON, "coalesce_usecs", NULL, f->coalesce_usecs);
 		out_u64(c, OUT_JSON, "offered_bps", NULL, (uint64_t)llround(f->offered_bps));
-		json_dbl(c, "load", f->load, 4);
+		out_dbl_fixed(c, "load", f->load, 4);
 		out_bool(c, OUT_JSON, "backlogged", NULL, f->bulk);
 		out_u64(c, OUT_JSON, "queues", NULL, f->nqueues);
 		out_bool(c, OUT_JSON, "packet_sizes_seen", NULL, f->pkt_seen);
 		out_u64(c, OUT_JSON, "packet_min", NULL, f->pkt_min);
 		out_u64(c, OUT_JSON, "packet_max", NULL, f->pkt_max);
-		json_dbl(c, "packet_mean", f->pkt_mean, 1);
+		out_dbl_fixed(c, "packet_mean", f->pkt_mean, 1);
 		out_u64(c, OUT_JSON, "duration_ns", NULL, f->duration_ns);
 		out_u64(c, OUT_JSON, "hz", NULL, f->hz);
 		out_close_obj(c);
@@ -102,8 +94,8 @@ static void json_report(struct tx *x)
 		out_u64(c, OUT_JSON, "queues", NULL, x->dev_queues);
 		out_close_obj(c);
 	}
-	json_dbl(c, "keep", x->keep, 4);
-	json_dbl(c, "min_gain", x->min_gain, 4);
+	out_dbl_fixed(c, "keep", x->keep, 4);
+	out_dbl_fixed(c, "min_gain", x->min_gain, 4);
 	json_result(x, "baseline", &x->base);
 	json_result(x, "recommended", x->pick < 0 ? &x->base : &x->res[x->pick]);
 	out_bool(c, OUT_JSON, "keep_defaults", NULL, x->pick < 0);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay.h"
 #include "sim.h"
 #include "dql_util.h"		/* last: poisons the I/O functions */
 
@@ -986,12 +987,8 @@ static void sim_finish(struct sim *s)
 		st->limit_final = q->d.limit;
 		st->stall_cnt = q->d.stall_cnt;
 		st->stall_max = q->d.stall_max;
-		if (!st->completions)
-			st->limit_mean = 0;
-		else if (q->t_prev == q->t_first)
-			st->limit_mean = (double)q->lsum / (double)st->completions;
-		else
-			st->limit_mean = (double)q->wsum / (double)(q->t_prev - q->t_first);
+		st->limit_mean = replay_limit_mean(q->wsum, q->lsum, st->completions,
+						   q->t_first, q->t_prev);
 		sim_hist_merge(&s->tot_ring, &st->ring_delay);
 		sim_hist_merge(&s->tot_qdisc, &st->qdisc_delay);
 	}
@@ -1034,6 +1031,27 @@ void sim_run(struct sim *s, const struct sim_ops *ops, void *arg)
 }
 
 /* ------------------------------------------------------------ results */
+
+void sim_rec_to_bqlt(const struct sim_rec *r, const char *qname, unsigned int hz,
+		     uint64_t line, struct bqlt_rec *rec)
+{
+	rec->kind = r->kind;
+	rec->has = r->kind == BQLT_C ? BQLT_HAS_LIMIT : 0;
+	rec->line = line;
+	rec->hz = hz;
+	rec->queue = r->queue;
+	rec->qname = qname;
+	rec->t_ns = r->t_ns;
+	rec->jiffies = r->jiffies;
+	rec->bytes = r->bytes;
+	rec->limit = r->limit;
+	rec->nkv = 0;
+	if (r->kind == BQLT_P) {
+		rec->kv[0].key = r->kv.key;
+		rec->kv[0].val = r->kv.val;
+		rec->nkv = 1;
+	}
+}
 
 const struct sim_config *sim_cfg(const struct sim *s)
 {

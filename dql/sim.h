@@ -224,6 +224,14 @@ struct sim_ops {
 	void (*progress)(void *arg, uint64_t t_ns);
 };
 
+/*
+ * sim_rec_to_bqlt - the record as bqlt_parse_line() would return it from
+ * the trace line `bqltool sim --trace` writes (on line @line, queue @qname,
+ * which must outlive @rec), C records with limit=.
+ */
+void sim_rec_to_bqlt(const struct sim_rec *r, const char *qname, unsigned int hz,
+		     uint64_t line, struct bqlt_rec *rec);
+
 struct sim;
 
 /* sim_new - check @cfg (as sim_config_check) and allocate; 0 or -errno. */

@@ -378,22 +378,7 @@ static void rp_record(void *arg, const struct sim_rec *r)
 	struct rp *p = arg;
 	struct bqlt_rec rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.kind = r->kind;
-	rec.has = r->kind == BQLT_C ? BQLT_HAS_LIMIT : 0;
-	rec.line = ++p->line;
-	rec.hz = p->hz;
-	rec.queue = r->queue;
-	rec.qname = p->names[r->queue];
-	rec.t_ns = r->t_ns;
-	rec.jiffies = r->jiffies;
-	rec.bytes = r->bytes;
-	rec.limit = r->limit;
-	if (r->kind == BQLT_P) {
-		rec.kv[0].key = r->kv.key;
-		rec.kv[0].val = r->kv.val;
-		rec.nkv = 1;
-	}
+	sim_rec_to_bqlt(r, p->names[r->queue], p->hz, ++p->line, &rec);
 	if (!p->err)
 		p->err = replay_feed(&p->r, &rec, &p->e);
 }

@@ -241,15 +241,7 @@ static void fr_record(void *arg, const struct sim_rec *r)
 	struct fitrun *p = arg;
 	struct bqlt_rec rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.kind = r->kind;
-	rec.line = ++p->line;
-	rec.hz = p->hz;
-	rec.queue = r->queue;
-	rec.qname = p->names[r->queue];
-	rec.t_ns = r->t_ns;
-	rec.jiffies = r->jiffies;
-	rec.bytes = r->bytes;
+	sim_rec_to_bqlt(r, p->names[r->queue], p->hz, ++p->line, &rec);
 	if (!p->err)
 		p->err = replay_feed(&p->r, &rec, &p->e);
 }
