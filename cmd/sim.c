@@ -269,17 +269,7 @@ static int outputs_open(struct sx *x)
 		if (x->rx_on && !x->rx_err) {
 			struct bqlt_rec rec;
 
-			memset(&rec, 0, sizeof(rec));
-			rec.kind = BQLT_QUEUE;
-			rec.line = x->line;
-			rec.hz = cfg->hz;
-			rec.queue = i;
-			rec.qname = x->qname[i];
-			for (unsigned int k = 0; k < cfg->nset; k++) {
-				rec.kv[k].key = cfg->set[k].key;
-				rec.kv[k].val = cfg->set[k].val;
-			}
-			rec.nkv = cfg->nset;
+			sim_queue_to_bqlt(cfg, i, x->qname[i], x->line, &rec);
 			x->rx_err = replay_feed(&x->rf.r, &rec, &x->rx_e);
 		}
 	}

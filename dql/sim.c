@@ -1032,6 +1032,22 @@ void sim_run(struct sim *s, const struct sim_ops *ops, void *arg)
 
 /* ------------------------------------------------------------ results */
 
+void sim_queue_to_bqlt(const struct sim_config *cfg, unsigned int q, const char *qname,
+		       uint64_t line, struct bqlt_rec *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = BQLT_QUEUE;
+	rec->line = line;
+	rec->hz = cfg->hz;
+	rec->queue = q;
+	rec->qname = qname;
+	for (unsigned int k = 0; k < cfg->nset && k < BQLT_KV_MAX; k++) {
+		rec->kv[k].key = cfg->set[k].key;
+		rec->kv[k].val = cfg->set[k].val;
+		rec->nkv++;
+	}
+}
+
 void sim_rec_to_bqlt(const struct sim_rec *r, const char *qname, unsigned int hz,
 		     uint64_t line, struct bqlt_rec *rec)
 {

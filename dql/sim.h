@@ -232,6 +232,13 @@ struct sim_ops {
 void sim_rec_to_bqlt(const struct sim_rec *r, const char *qname, unsigned int hz,
 		     uint64_t line, struct bqlt_rec *rec);
 
+/*
+ * sim_queue_to_bqlt - the `queue` directive of queue @q (named @qname) in
+ * that trace: the model's initial settings, in order.
+ */
+void sim_queue_to_bqlt(const struct sim_config *cfg, unsigned int q, const char *qname,
+		       uint64_t line, struct bqlt_rec *rec);
+
 struct sim;
 
 /* sim_new - check @cfg (as sim_config_check) and allocate; 0 or -errno. */

@@ -404,15 +404,8 @@ static void test_replay_agrees(void **state)
 		for (unsigned int i = 0; i < c.nqueues; i++) {
 			struct bqlt_rec rec;
 
-			memset(&rec, 0, sizeof(rec));
 			snprintf(p->names[i], sizeof(p->names[i]), "q%u", i);
-			rec.kind = BQLT_QUEUE;
-			rec.queue = i;
-			rec.qname = p->names[i];
-			rec.hz = c.hz;
-			for (unsigned int k = 0; k < c.nset; k++)
-				rec.kv[k] = (struct bqlt_kv){ c.set[k].key, c.set[k].val };
-			rec.nkv = c.nset;
+			sim_queue_to_bqlt(&c, i, p->names[i], 0, &rec);
 			assert_int_equal(replay_feed(&p->r, &rec, &p->e), 0);
 		}
 		p->hz = c.hz;

@@ -266,12 +266,8 @@ static void fit(const struct sim_config *c, struct sim_config *out, struct tune_
 	for (unsigned int i = 0; i < c->nqueues; i++) {
 		struct bqlt_rec rec;
 
-		memset(&rec, 0, sizeof(rec));
 		snprintf(p->names[i], sizeof(p->names[i]), "q%u", i);
-		rec.kind = BQLT_QUEUE;
-		rec.queue = i;
-		rec.qname = p->names[i];
-		rec.hz = c->hz;
+		sim_queue_to_bqlt(c, i, p->names[i], 0, &rec);
 		assert_int_equal(replay_feed(&p->r, &rec, &p->e), 0);
 	}
 	assert_int_equal(sim_new(&s, c, &e), 0);
