@@ -47,8 +47,12 @@ vg "$bin" sim --duration 0.05 --queues 2 --traffic poisson:500M --traffic bulk -
 	--trace "$tmp/s.bqlt" --timeline "$tmp/s.csv" --plot "$tmp/s.svg"
 vg "$bin" -j sim --duration 0.02 --set limit_max=3000
 vg "$bin" sim --set stall_thrs=1
+vg "$bin" tune --coalesce-usecs 500 --duration 0.02 --threads 2
+vg "$bin" -j tune --from "$tmp/s.bqlt" --duration 0.01
+vg "$bin" $R tune eth0 --duration 0.01
+vg "$bin" tune --keep 2
 vg "$bin" help set
-for t in test_dql test_trace test_replay test_sim test_sel test_units test_profile test_out; do
+for t in test_dql test_trace test_replay test_sim test_tune test_sel test_units test_profile test_out; do
 	[ -x "$build/tests/unit/$t" ] && vg "$build/tests/unit/$t"
 done
 echo "valgrind: $pass passed, $fail failed"
