@@ -487,13 +487,21 @@ static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
  */
 static inline unsigned int ev_next(const struct sim *s)
 {
+	const uint64_t *tm = s->tm;
+	uint64_t best;
 	unsigned int id = 0;
 
 	if (!s->linear)
 		return s->heap[0];
-	for (unsigned int i = 1; i < s->nsrc; i++)
-		if (s->tm[i] < s->tm[id])
-			id = i;
+	/* branch-free: which source is next is not predictable */
+	best = tm[0];
+	for (unsigned int i = 1; i < s->nsrc; i++) {
+		uint64_t t = tm[i];
+		bool lt = t < best;
+
+		best = lt ? t : best;
+		id = lt ? i : id;
+	}
 	return id;
 }
 

@@ -230,6 +230,24 @@ bench_sim() {
 	cr=$(cpu_rss "$BQLTOOL sim -q --link 10G --duration $((4 * d)) --trace $t")
 	sim_row "sim --trace (writing it)" "${cr% *}" "$n" "${cr#* }" "${cs% *}"
 	rm -f "$t"
+	echo "sim vs replay of the same packets (40G, 4 queues, poisson+cbr imix)"
+	local m="--link 40G --queues 4 --traffic poisson:15G --traffic cbr:10G --traffic poisson:10G --size imix --irq-latency 5us:2us --duration $d"
+	"$BQLTOOL" sim -q $m --trace "$t"
+	lines=$(wc -l <"$t")
+	n=$(grep -c ' Q ' "$t")
+	cs=$(cpu_rss "$BQLTOOL sim -q $m")
+	sim_row "sim" "${cs% *}" "$n" "${cs#* }"
+	cr=$(cpu_rss "$BQLTOOL replay -q $t")
+	sim_row "replay of its trace ($lines lines)" "${cr% *}" "$n" "${cr#* }" "${cs% *}"
+	rm -f "$t"
+	echo "tune: wall time of the whole search (10G backlogged, 200 us coalescing, 1 s per run)"
+	local args="tune --link 10G --coalesce-usecs 200" n1 nall w1 wall
+	n1=$("$BQLTOOL" -j $args --threads 1 | jq '.candidates | length')
+	if [ -x /usr/bin/time ]; then
+		w1=$(/usr/bin/time -f %e "$BQLTOOL" $args --threads 1 2>&1 >/dev/null | tail -1)
+		wall=$(/usr/bin/time -f %e "$BQLTOOL" $args 2>&1 >/dev/null | tail -1)
+		printf '  %d candidates + baseline: %s s on 1 thread, %s s on %s\n' "$n1" "$w1" "$wall" "$(nproc) threads"
+	fi
 }
 
 # ------------------------------------------------------------ main
