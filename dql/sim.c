@@ -127,6 +127,49 @@ static double zig_exp(const struct zig *z, struct sim_rng *r)
 	}
 }
 
+/*
+ * Exact transmission times without a division per packet: bytes * 8e9 =
+ * q * rate + r is cached per packet size (direct mapped), and the carried
+ * remainder adds at most one to q. The same integers as
+ * (bytes * 8e9 + carry) / rate and % rate.
+ */
+#define WT_SLOTS	64
+
+struct wtime {
+	uint64_t rate;
+	uint32_t bytes[WT_SLOTS];
+	uint64_t q[WT_SLOTS], r[WT_SLOTS];
+};
+
+static void wtime_init(struct wtime *w, uint64_t rate)
+{
+	memset(w, 0, sizeof(*w));
+	w->rate = rate;
+}
+
+/* ns for @bytes at the rate, *@carry the remainder carried (< rate) */
+static inline uint64_t wtime(struct wtime *w, uint32_t bytes, uint64_t *carry)
+{
+	unsigned int k = bytes % WT_SLOTS;
+	uint64_t q, r;
+
+	if (w->bytes[k] != bytes) {
+		uint64_t num = (uint64_t)bytes * 8 * 1000000000ull;
+
+		w->bytes[k] = bytes;
+		w->q[k] = num / w->rate;
+		w->r[k] = num % w->rate;
+	}
+	q = w->q[k];
+	r = w->r[k] + *carry;
+	if (r >= w->rate) {
+		q++;
+		r -= w->rate;
+	}
+	*carry = r;
+	return q;
+}
+
 /* ------------------------------------------------------------ histogram */
 
 static inline unsigned int hist_idx(uint64_t v)
@@ -377,6 +420,8 @@ struct flow {
 	unsigned int q;
 	struct sim_rng rng;
 	uint64_t rem;		/* CBR: ns fraction carried, times rate */
+	struct wtime wt;	/* CBR: per-size times at the rate */
+	double ns_per_byte;	/* POISSON: mean gap per byte */
 	double frac;		/* POISSON: ns fraction carried */
 	uint64_t on_end;	/* ONOFF: end of the current on period */
 	uint64_t period;	/* ONOFF: start of the current period */
@@ -422,6 +467,7 @@ struct sim {
 	bool busy;
 	unsigned int cur_q, rr;
 	uint64_t wire_rem;		/* ns fraction carried, times link_bps */
+	struct wtime wire;		/* per-size times on the link */
 	uint64_t bytes_tx;
 	unsigned int nonempty;		/* queues whose qdisc has packets */
 	bool link_starving;
@@ -612,14 +658,12 @@ static void link_start(struct sim *s, unsigned int qi)
 {
 	struct squeue *q = &s->q[qi];
 	const struct pkt *p = &q->ring[q->r_tx & q->ring_mask];
-	uint64_t num = (uint64_t)p->bytes * 8 * NS_PER_SEC + s->wire_rem;
 	uint64_t d = s->now - p->t;
 
 	sim_hist_add(&q->st.ring_delay, d);
 	s->busy = true;
 	s->cur_q = qi;
-	s->wire_rem = num % s->cfg.link_bps;
-	ev_set(s, SRC_LINK, s->now + num / s->cfg.link_bps);
+	ev_set(s, SRC_LINK, s->now + wtime(&s->wire, p->bytes, &s->wire_rem));
 }
 
 /* the next queue after @from (round robin) with a descriptor to send */
@@ -704,7 +748,8 @@ static void irq_on_done(struct sim *s, unsigned int qi)
 
 static void qdisc_push(struct sim *s, struct squeue *q, uint32_t bytes)
 {
-	struct pkt *p = &q->qd[(q->qd_head + q->qd_cnt) % q->qd_cap];
+	uint32_t i = q->qd_head + q->qd_cnt;
+	struct pkt *p = &q->qd[i >= q->qd_cap ? i - q->qd_cap : i];
 
 	p->t = s->now;
 	p->bytes = bytes;
@@ -865,20 +910,16 @@ static void on_queue(struct sim *s, unsigned int qi)
 
 static uint64_t flow_gap(const struct sim *s, struct flow *f, uint32_t bytes)
 {
-	uint64_t num = (uint64_t)bytes * 8 * NS_PER_SEC;
-
 	if (f->f->kind == SIM_T_POISSON) {
 		/* whole ns now, the fraction carried: the mean rate holds */
-		double mean = (double)num / (double)f->f->rate_bps;
+		double mean = (double)bytes * f->ns_per_byte;
 		double g = zig_exp(&s->zig, &f->rng) * mean + f->frac;
 		double whole = floor(g);
 
 		f->frac = g - whole;
 		return whole >= 9e18 ? (uint64_t)9e18 : (uint64_t)whole;
 	}
-	num += f->rem;
-	f->rem = num % f->f->rate_bps;
-	return num / f->f->rate_bps;
+	return wtime(&f->wt, bytes, &f->rem);
 }
 
 static void on_flow(struct sim *s, unsigned int fi)
@@ -934,6 +975,7 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 		return bql_err_set(e, ENOMEM, "out of memory");
 	s->cfg = *cfg;
 	zig_init(&s->zig);
+	wtime_init(&s->wire, cfg->link_bps);
 	/* --at in time order, ties in the order given (insertion sort: stable) */
 	for (i = 1; i < s->cfg.nat; i++) {
 		struct sim_at a = s->cfg.at[i];
@@ -976,6 +1018,10 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 		f->f = &s->cfg.flows[i];
 		f->q = sim_flow_queue(cfg, i);
 		rng_seed(&f->rng, cfg->seed, i);
+		if (f->f->rate_bps) {
+			wtime_init(&f->wt, f->f->rate_bps);
+			f->ns_per_byte = 8e9 / (double)f->f->rate_bps;
+		}
 		if (f->f->kind == SIM_T_BULK) {
 			struct squeue *q = &s->q[f->q];
 
