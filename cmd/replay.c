@@ -188,7 +188,10 @@ static int replay_file(struct rx *x, struct rfile *f, char *buf)
 
 	x->path = f->path;
 	bqlt_parser_init(&f->p, x->hz);
-	replay_init(&f->r, &x->opts, rx_ops(x), x);
+	if (x->ops)
+		replay_init(&f->r, &x->opts, x->ops, x->ops_arg);
+	else
+		replay_init(&f->r, &x->opts, rx_ops(x), x);
 	f->live = true;
 
 	if (tinput_open(&in, f->path, &e)) {
@@ -238,6 +241,18 @@ static int replay_file(struct rx *x, struct rfile *f, char *buf)
 		ret = trace_fail(x, &e);
 out:
 	tinput_close(in);
+	return ret;
+}
+
+int rx_replay_one(struct rx *x, struct rfile *f)
+{
+	char *buf = malloc(RBUF_SIZE);
+	int ret;
+
+	if (!buf)
+		return cmd_fail(x->c, "%s: %s", f->path, strerror(ENOMEM));
+	ret = replay_file(x, f, buf);
+	free(buf);
 	return ret;
 }
 

@@ -5,7 +5,6 @@
  * the summary is in sim_out.c.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -13,156 +12,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/sim.h"
+#include "cmd/sim_trace.h"
 #include "dql/replay.h"
 #include "lib/units.h"
 
-#define TBUF_SIZE	(1u << 20)	/* trace buffer */
-#define TBUF_ROW	512		/* room one record needs at most */
-
-/* ------------------------------------------------------------ files */
-
-static int file_open(struct sx *x, struct sim_file *f, const char *path)
-{
-	struct stat st;
-	mode_t um;
-
-	f->path = path;
-	f->tmp = NULL;
-	f->err = 0;
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		f->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	} else {
-		if (asprintf(&f->tmp, "%s.XXXXXX", path) < 0) {
-			f->tmp = NULL;
-			f->fd = -1;
-			return cmd_fail(x->c, "%s: %s", path, strerror(ENOMEM));
-		}
-		f->fd = mkostemp(f->tmp, O_CLOEXEC);
-		if (f->fd >= 0) {
-			um = umask(0);
-			umask(um);
-			if (fchmod(f->fd, 0666 & ~um))
-				f->err = errno;
-		}
-	}
-	if (f->fd < 0) {
-		int err = errno;
-
-		free(f->tmp);
-		f->tmp = NULL;
-		return cmd_fail(x->c, "%s: %s", path, strerror(err));
-	}
-	return 0;
-}
-
-static void file_write(struct sim_file *f, const char *buf, size_t len)
-{
-	size_t off = 0;
-
-	while (off < len && !f->err) {
-		ssize_t n = write(f->fd, buf + off, len - off);
-
-		if (n < 0) {
-			if (errno != EINTR)
-				f->err = errno;
-			continue;
-		}
-		off += (size_t)n;
-	}
-}
-
-/* @keep: sync and rename into place; else remove. Reports a failure. */
-static int file_end(struct sx *x, struct sim_file *f, bool keep)
-{
-	int ret = 0;
-
-	if (f->fd < 0)
-		return 0;
-	if (keep && !f->err && f->tmp && fsync(f->fd))
-		f->err = errno;
-	if (close(f->fd) && !f->err)
-		f->err = errno;
-	f->fd = -1;
-	if (keep && f->err)
-		ret = cmd_fail(x->c, "%s: write error: %s", f->path, strerror(f->err));
-	if (f->tmp) {
-		if (keep && !ret && rename(f->tmp, f->path))
-			ret = cmd_fail(x->c, "%s: %s", f->path, strerror(errno));
-		if (!keep || ret)
-			unlink(f->tmp);
-		free(f->tmp);
-		f->tmp = NULL;
-	}
-	return ret;
-}
-
 /* ------------------------------------------------------------ the trace */
 
-static char *put_str(char *p, const char *s)
-{
-	size_t n = strlen(s);
-
-	memcpy(p, s, n);
-	return p + n;
-}
-
-static void tbuf_flush(struct sx *x)
-{
-	file_write(&x->tf, x->buf, x->len);
-	x->len = 0;
-}
-
-/* a header line (not a record) */
+/* a header line (not a record): in the trace, and counted for the timeline */
 static void header(struct sx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void header(struct sx *x, const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
-	int n;
 
 	x->line++;
-	if (!x->trace)
+	if (!x->tw)
 		return;
-	if (x->len + TBUF_ROW > TBUF_SIZE)
-		tbuf_flush(x);
 	va_start(ap, fmt);
-	n = vsnprintf(x->buf + x->len, TBUF_ROW, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	x->len += n < TBUF_ROW ? (size_t)n : TBUF_ROW - 1;
-}
-
-static void trace_record(struct sx *x, const struct sim_rec *r)
-{
-	static const char kind[] = { [BQLT_Q] = 'Q', [BQLT_C] = 'C', [BQLT_P] = 'P', [BQLT_R] = 'R' };
-	char *p;
-
-	if (x->len + TBUF_ROW > TBUF_SIZE)
-		tbuf_flush(x);
-	p = x->buf + x->len;
-	p = put_u64(p, r->t_ns);
-	*p++ = ' ';
-	p = put_str(p, x->qname[r->queue]);
-	*p++ = ' ';
-	*p++ = kind[r->kind];
-	if (r->kind == BQLT_Q || r->kind == BQLT_C) {
-		*p++ = ' ';
-		p = put_u64(p, r->bytes);
-	}
-	if (r->kind == BQLT_C) {
-		p = put_str(p, " limit=");
-		p = put_u64(p, r->limit);
-	} else if (r->kind == BQLT_P) {
-		*p++ = ' ';
-		p = put_str(p, bqlt_key_name(r->kv.key));
-		*p++ = '=';
-		p = put_u64(p, r->kv.val);
-	}
-	*p++ = '\n';
-	x->len = (size_t)(p - x->buf);
+	sim_trace_line(x->tw, "%s", line);
 }
 
 /* the same record through a replay, for replay's --timeline and --plot */
@@ -181,8 +54,8 @@ static void on_record(void *arg, const struct sim_rec *r)
 	struct sx *x = arg;
 
 	x->line++;
-	if (x->trace)
-		trace_record(x, r);
+	if (x->tw)
+		sim_trace_record(x->tw, r, x->qname[r->queue]);
 	if (x->rx_on)
 		rx_record(x, r);
 }
@@ -222,12 +95,10 @@ static int outputs_open(struct sx *x)
 	int ret;
 
 	if (x->trace) {
-		x->buf = malloc(TBUF_SIZE);
-		if (!x->buf)
-			return cmd_fail(x->c, "%s: %s", x->trace, strerror(ENOMEM));
-		ret = file_open(x, &x->tf, x->trace);
-		if (ret)
-			return ret;
+		struct bql_err e;
+
+		if (sim_trace_open(&x->tw, x->trace, &e))
+			return cmd_fail(x->c, "%s", e.msg);
 	}
 	if (x->timeline || x->plot) {
 		struct replay_opts ro;
@@ -285,22 +156,24 @@ static int outputs_close(struct sx *x, bool ok)
 	if (ok && !ret && x->rx_mismatch)
 		ret = cmd_fail(x->c, "internal error: replay disagrees with the simulation on %" PRIu64
 			       " limits", x->rx_mismatch);
-	if (x->trace && x->tf.fd >= 0 && ok && !ret)
-		tbuf_flush(x);
 	if (x->rx_on) {
 		r = rx_outputs_close(&x->x, ok && !ret);
 		if (!ret)
 			ret = r;
 	}
-	r = file_end(x, &x->tf, ok && !ret);
-	if (!ret)
-		ret = r;
+	if (x->tw && ok && !ret) {
+		struct bql_err e;
+
+		if (sim_trace_commit(x->tw, &e))
+			ret = cmd_fail(x->c, "%s", e.msg);
+	} else {
+		sim_trace_abort(x->tw);
+	}
+	x->tw = NULL;
 	if (x->rf.live) {
 		replay_free(&x->rf.r);
 		x->rf.live = false;
 	}
-	free(x->buf);
-	x->buf = NULL;
 	return ret;
 }
 
@@ -391,7 +264,6 @@ static int sim_cmd_run(struct bql_ctx *c, int argc, char **argv)
 	if (!x)
 		return cmd_fail(c, "%s", strerror(ENOMEM));
 	x->c = c;
-	x->tf.fd = -1;
 	rx_init(&x->x, c);
 	sim_opts_init(&x->o);
 	ret = parse_opts(x, argc, argv);
@@ -429,7 +301,8 @@ const struct cmd_entry cmd_sim_entry = {
 	.summary = "Simulate a NIC's transmit path under DQL, closed loop, deterministically",
 	.help = SIM_OPTS_HELP SIM_OPTS_SET_HELP
 		"  --trace FILE         write what DQL saw as a bqltrace (C records carry limit=,\n"
-		"                       so 'bqltool replay --verify FILE' agrees)\n"
+		"                       so 'bqltool replay --verify FILE' agrees); .gz, .zst\n"
+		"                       compress it\n"
 		"  --timeline FILE      as replay: one row per C record, CSV or .jsonl\n"
 		"  --all-events         with --timeline: one row per record (R, Q, C, P)\n"
 		"  --plot FILE.svg      as replay: limit and inflight of each queue over time\n"

@@ -13,13 +13,7 @@
 
 #define SIM_QNAME_MAX	20
 
-/* an output written in full or not at all (to become lib/ofile.h's) */
-struct sim_file {
-	const char *path;
-	char *tmp;		/* temporary name; NULL: written in place */
-	int fd;
-	int err;		/* first errno */
-};
+struct sim_trace;
 
 struct sx {
 	struct bql_ctx *c;
@@ -29,10 +23,7 @@ struct sx {
 	struct sim *s;
 	char qname[SIM_MAX_QUEUES][SIM_QNAME_MAX];
 	uint64_t line;		/* line of the trace a record is (or would be) on */
-	/* --trace */
-	struct sim_file tf;
-	char *buf;
-	size_t len;
+	struct sim_trace *tw;	/* --trace */
 	/* --timeline, --plot: replay's writers, fed through a replay */
 	struct rx x;
 	struct rfile rf;

@@ -7,7 +7,6 @@
  * The report is in tune_out.c.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -20,6 +19,7 @@
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "cmd/plan_cmd.h"
+#include "cmd/replay.h"
 #include "cmd/tune.h"
 #include "dql/replay.h"
 #include "dql/trace.h"
@@ -27,122 +27,45 @@
 #include "lib/sysfs.h"
 #include "lib/units.h"
 
-#define RBUF_SIZE	(1u << 20)
-#define BATCH		64
 #define MAX_THREADS	256
 
 /* ------------------------------------------------------------ the trace */
 
 struct fitctx {
 	struct tune_fit f;
-	struct bqlt_parser p;
+	const struct bqlt_parser *p;
 };
 
 static void fit_event(void *arg, const struct replay_event *ev)
 {
 	struct fitctx *fc = arg;
 
-	tune_fit_event(&fc->f, ev, fc->p.hz);
+	tune_fit_event(&fc->f, ev, fc->p->hz);
 }
 
-/* "line N: reason" -> "FILE:N: reason" */
-static int trace_fail(struct tx *x, const struct bql_err *e)
-{
-	const char *m = e->msg, *s = m + 5;
-
-	if (!strncmp(m, "line ", 5) && *s >= '0' && *s <= '9') {
-		while (*s >= '0' && *s <= '9')
-			s++;
-		if (s[0] == ':' && s[1] == ' ')
-			return cmd_fail(x->c, "%s:%.*s: %s", x->from, (int)(s - m - 5), m + 5, s + 2);
-	}
-	return cmd_fail(x->c, "%s: %s", x->from, m);
-}
-
-/* replay the trace into the fitter (the parser and replay engine of replay) */
+/* replay the trace into the fitter, through replay's own reading path */
 static int fit_trace(struct tx *x, struct fitctx *fc)
 {
 	static const struct replay_ops ops = {
 		.event = fit_event, .event_kinds = (1u << BQLT_Q) | (1u << BQLT_C),
 	};
-	bool is_stdin = !strcmp(x->from, "-");
-	struct replay_opts ro;
-	struct replay r;
-	struct bql_err e;
-	size_t have = 0;
-	char *buf;
-	int fd, ret = 0;
+	struct rfile rf;
+	struct rx rx;
+	int ret;
 
-	buf = malloc(RBUF_SIZE);
-	if (!buf)
-		return cmd_fail(x->c, "%s: %s", x->from, strerror(ENOMEM));
-	fd = is_stdin ? STDIN_FILENO : open(x->from, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(buf);
-		return cmd_fail(x->c, "%s: %s", x->from, strerror(errno));
-	}
+	memset(&rf, 0, sizeof(rf));
+	rx_init(&rx, x->c);
+	rx.opts.kflags = x->o.cfg.kflags;
+	rx.ops = &ops;
+	rx.ops_arg = fc;
+	rf.path = x->from;
+	fc->p = &rf.p;
 	tune_fit_init(&fc->f);
-	bqlt_parser_init(&fc->p, 0);
-	replay_opts_init(&ro);
-	ro.kflags = x->o.cfg.kflags;
-	replay_init(&r, &ro, &ops, fc);
-	for (bool first = true;; first = false) {
-		ssize_t n = read(fd, buf + have, RBUF_SIZE - have);
-		const char *s = buf, *end, *nl;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = cmd_fail(x->c, "%s: read error: %s", x->from, strerror(errno));
-			break;
-		}
-		if (first && n >= 4 && (((unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) ||
-					!memcmp(buf, "\x28\xb5\x2f\xfd", 4))) {
-			ret = cmd_fail(x->c, "%s: a compressed trace: decompress it into --from - (zstd -dc FILE | bqltool tune --from -)",
-				       x->from);
-			break;
-		}
-		end = buf + have + (n > 0 ? n : 0);
-		nl = n > 0 ? memrchr(buf, '\n', (size_t)(end - buf)) : end - 1;
-		if (n == 0 && end == buf)
-			break;
-		if (!nl) {
-			if ((size_t)(end - buf) == RBUF_SIZE) {
-				ret = cmd_fail(x->c, "%s: a line longer than %u bytes", x->from, RBUF_SIZE);
-				break;
-			}
-			have = (size_t)(end - buf);
-			continue;
-		}
-		while (s < nl + 1) {
-			struct bqlt_rec recs[BATCH];
-			struct bql_err pe;
-			int perr;
-			unsigned int k = bqlt_parse_batch(&fc->p, &s, nl + 1, recs, BATCH, &perr, &pe);
-
-			if (replay_feed_batch(&r, recs, k, &e) < 0) {
-				ret = trace_fail(x, &e);
-				break;
-			}
-			if (perr < 0) {
-				ret = trace_fail(x, &pe);
-				break;
-			}
-		}
-		if (ret)
-			break;
-		have = (size_t)(end - (nl + 1));
-		memmove(buf, nl + 1, have);
-		if (n == 0)
-			break;
+	ret = rx_replay_one(&rx, &rf);
+	if (rf.live) {
+		replay_free(&rf.r);
+		bqlt_parser_free(&rf.p);
 	}
-	if (!ret && bqlt_parse_end(&fc->p, &e) < 0)
-		ret = trace_fail(x, &e);
-	if (!is_stdin)
-		close(fd);
-	replay_free(&r);
-	bqlt_parser_free(&fc->p);
-	free(buf);
 	return ret;
 }
 
@@ -491,7 +414,7 @@ const struct cmd_entry cmd_tune_entry = {
 	.summary = "Recommend limit_min, limit_max and hold_time for a latency goal, by simulation",
 	.help = "  --from TRACE         fit the model (link rate, completion batches and\n"
 		"                       intervals, offered load, packet sizes, queues) from a\n"
-		"                       bqltrace (- reads standard input)\n"
+		"                       bqltrace, plain, .gz or .zst (- reads standard input)\n"
 		"  --keep FRACTION      keep throughput within this fraction of the kernel\n"
 		"                       defaults' on the same traffic (0.995)\n"
 		"  --min-gain FRACTION  recommend a change only if it cuts the defaults' p99 ring\n"

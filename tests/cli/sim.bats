@@ -161,6 +161,19 @@ verify() {
 	[[ $stderr == *"Try 'bqltool help sim'"* ]]
 }
 
+@test "sim: --trace FILE.zst and FILE.gz are compressed, and replay verifies them" {
+	d=$BATS_TEST_TMPDIR
+	"$BQLTOOL" sim -q --queues 2 --traffic poisson:600M --traffic bulk --duration 0.1 --trace "$d/t.bqlt"
+	for z in zst gz; do
+		"$BQLTOOL" sim -q --queues 2 --traffic poisson:600M --traffic bulk --duration 0.1 \
+			--trace "$d/t.bqlt.$z"
+		run --separate-stderr "$BQLTOOL" replay --verify -q "$d/t.bqlt.$z"
+		[ "$status" -eq 0 ] || fail "$z: $stderr"
+	done
+	cmp "$d/t.bqlt" <(zstd -dc "$d/t.bqlt.zst")
+	cmp "$d/t.bqlt" <(gzip -dc "$d/t.bqlt.gz")
+}
+
 @test "sim: a failed --trace leaves nothing behind" {
 	sim sim --trace /nonexistent/dir/t.bqlt
 	[ "$status" -eq 1 ]

@@ -82,7 +82,21 @@ tn() {
 	jq -e '.model.link_bps == 25000000000' <<<"$output"
 }
 
-@test "tune --from: a trace without completions, a bad one, a compressed one" {
+@test "tune --from: a compressed trace fits as the plain one" {
+	d=$BATS_TEST_TMPDIR
+	"$BQLTOOL" sim -q --link 10G --duration 0.1 --trace "$d/t.bqlt"
+	"$BQLTOOL" sim -q --link 10G --duration 0.1 --trace "$d/t.bqlt.zst"
+	gzip -c "$d/t.bqlt" >"$d/t.bqlt.gz"
+	tn -j tune --from "$d/t.bqlt" --duration 0.05
+	plain=$(jq -c 'del(.fitted.trace)' <<<"$output")
+	for f in t.bqlt.zst t.bqlt.gz; do
+		tn -j tune --from "$d/$f" --duration 0.05
+		[ "$status" -eq 0 ] || fail "$f: $stderr"
+		[ "$(jq -c 'del(.fitted.trace)' <<<"$output")" = "$plain" ]
+	done
+}
+
+@test "tune --from: a trace without completions, a bad one, a damaged one" {
 	d=$BATS_TEST_TMPDIR
 	printf 'bqltrace 1\nqueue q\n0 q Q 100\n' >"$d/noc.bqlt"
 	tn tune --from "$d/noc.bqlt"
@@ -95,7 +109,7 @@ tn() {
 	printf '\x1f\x8b\x08\x00junk' >"$d/c.bqlt.gz"
 	tn tune --from "$d/c.bqlt.gz"
 	[ "$status" -eq 1 ]
-	[[ $stderr == *"compressed"* ]]
+	[[ $stderr == *"c.bqlt.gz:1: "* ]]
 	tn tune --from "$d/none.bqlt"
 	[ "$status" -eq 1 ]
 	[[ $stderr == *"none.bqlt: No such file"* ]]
