@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The simulator's random numbers (static in dql/sim.c, included here):
+ * The simulator's random numbers (dql/sim_rng.h, through dql/sim.c, included
+ * here for its statics):
  * xoshiro256** streams, bounded integers, and the ziggurat exponential
  * against the moments and tails of Exp(1); and the event order of the scan
  * (few sources) against the heap's.
