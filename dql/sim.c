@@ -180,7 +180,7 @@ static inline uint64_t jiffies_at(struct sim *s, uint64_t t)
 	return s->j;
 }
 
-static uint32_t size_draw(const struct sim_size *sz, struct sim_rng *r)
+static inline uint32_t size_draw(const struct sim_size *sz, struct sim_rng *r)
 {
 	uint64_t x;
 
@@ -532,10 +532,13 @@ static uint64_t flow_gap(const struct sim *s, struct flow *f, uint32_t bytes)
 		/* whole ns now, the fraction carried: the mean rate holds */
 		double mean = (double)bytes * f->ns_per_byte;
 		double g = zig_exp(&s->zig, &f->rng) * mean + f->frac;
-		double whole = floor(g);
+		uint64_t whole;
 
-		f->frac = g - whole;
-		return whole >= 9e18 ? (uint64_t)9e18 : (uint64_t)whole;
+		if (g >= 9e18)
+			return (uint64_t)9e18;
+		whole = (uint64_t)g;	/* g >= 0: truncation is floor() */
+		f->frac = g - (double)whole;
+		return whole;
 	}
 	return wtime(&f->wt, bytes, &f->rem);
 }
