@@ -201,7 +201,10 @@ static int replay_file(struct rx *x, struct rfile *f, char *buf)
 
 	x->path = f->path;
 	bqlt_parser_init(&f->p, x->hz);
-	replay_init(&f->r, &x->opts, rx_ops(x), x);
+	if (x->ops)
+		replay_init(&f->r, &x->opts, x->ops, x->ops_arg);
+	else
+		replay_init(&f->r, &x->opts, rx_ops(x), x);
 	f->live = true;
 
 	if (tinput_open(&in, f->path, &e)) {
@@ -251,6 +254,18 @@ static int replay_file(struct rx *x, struct rfile *f, char *buf)
 		ret = trace_fail(x, &e);
 out:
 	tinput_close(in);
+	return ret;
+}
+
+int rx_replay_one(struct rx *x, struct rfile *f)
+{
+	char *buf = malloc(RBUF_SIZE);
+	int ret;
+
+	if (!buf)
+		return cmd_fail(x->c, "%s: %s", f->path, strerror(ENOMEM));
+	ret = replay_file(x, f, buf);
+	free(buf);
 	return ret;
 }
 
@@ -375,8 +390,7 @@ static int replay_run(struct bql_ctx *c, int argc, char **argv)
 	char *buf = NULL;
 	int ret, r, k;
 
-	memset(&x, 0, sizeof(x));
-	x.c = c;
+	rx_init(&x, c);
 	replay_opts_init(&x.opts);
 	ret = parse_opts(&x, argc, argv);
 	if (ret)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "cmd/put.h"
 #include "dql/replay.h"
 #include "dql/trace.h"
 #include "lib/ctx.h"
@@ -48,6 +49,10 @@ struct rx {
 	struct bql_ctx *c;
 	/* options */
 	const char *timeline, *plot_path;
+	const char *plot_title;	/* NULL: "bqltool replay: TRACE" */
+	/* another command's callbacks for the replay (NULL: replay's own) */
+	const struct replay_ops *ops;
+	void *ops_arg;
 	bool all_events, jsonl, verify, quiet;
 	unsigned int hz;
 	const char *kernel;
@@ -69,11 +74,21 @@ struct rx {
 	struct timespec t0, shown;
 };
 
+/*
+ * replay.c: replay @f->path (plain, gzip or zstd; "-" is standard input)
+ * with @x's options, as replay does, into f->r (f->p, f->r live after,
+ * even on failure: replay_free() and bqlt_parser_free() them); a failure
+ * is reported ("FILE:LINE: reason") and returned as an enum bql_exit.
+ */
+int rx_replay_one(struct rx *x, struct rfile *f);
+
 /* replay_out.c: the per-queue summary, text or JSON, and --verify's verdict */
 int rx_summary(struct rx *x);
 int rx_verify_report(struct rx *x);
 
 /* replay_series.c: --timeline and --plot, fed by rx_on_event() */
+/* an empty run for @c: no file open */
+void rx_init(struct rx *x, struct bql_ctx *c);
 int rx_outputs_open(struct rx *x);
 /* @ok: keep the files (the replay succeeded) or remove them */
 int rx_outputs_close(struct rx *x, bool ok);

@@ -79,7 +79,7 @@ static unsigned int ndigits(uint64_t v)
  * decimal, two digits at a time, written in place from the end (the
  * timeline is mostly numbers: no copy through a temporary)
  */
-static char *put_u64(char *p, uint64_t v)
+char *put_u64(char *p, uint64_t v)
 {
 	static const char d2[] =
 		"0001020304050607080910111213141516171819"
@@ -288,7 +288,10 @@ static int plot_open(struct rx *x)
 	struct rplot *pl = &x->plot;
 	char title[512];
 
-	snprintf(title, sizeof(title), "bqltool replay: %s", x->files[0].path);
+	if (x->plot_title)
+		snprintf(title, sizeof(title), "%s", x->plot_title);
+	else
+		snprintf(title, sizeof(title), "bqltool replay: %s", x->files[0].path);
 	pl->svg = svgplot_new(title, "time (s)", "bytes");
 	if (!pl->svg)
 		return cmd_fail(x->c, "%s: %s", x->plot_path, strerror(ENOMEM));
@@ -328,6 +331,12 @@ void rx_on_event(void *arg, const struct replay_event *ev)
 		plot_event(x, ev);
 	if (x->timeline)
 		timeline_event(x, ev);
+}
+
+void rx_init(struct rx *x, struct bql_ctx *c)
+{
+	memset(x, 0, sizeof(*x));
+	x->c = c;
 }
 
 int rx_outputs_open(struct rx *x)

@@ -110,6 +110,14 @@ _bqltool_value()
 	-f | --format) COMPREPLY=($(compgen -W "text json prometheus" -- "$cur")) ;;
 	--kernel) COMPREPLY=($(compgen -W "3.3 3.5 6.1 6.9 6.15 newest" -- "$cur")) ;;
 	--missing) COMPREPLY=($(compgen -W "error skip" -- "$cur")) ;;
+	--traffic)
+		COMPREPLY=($(compgen -W "bulk cbr: poisson: onoff:" -- "$cur"))
+		[[ ${COMPREPLY[*]} == *: ]] && compopt -o nospace ;;
+	--size)
+		COMPREPLY=($(compgen -W "fixed: uniform: imix bimodal: tso:" -- "$cur"))
+		[[ ${COMPREPLY[*]} == *: ]] && compopt -o nospace ;;
+	--from) _filedir ;;
+	--link) COMPREPLY=($(compgen -W "10M 100M 1G 2.5G 10G 25G 40G 100G 200G 400G" -- "$cur")) ;;
 	-s | --sort)
 		COMPREPLY=($(compgen -W "name limit inflight fill limit_min limit_max tx_bytes
 			tx_packets tx_stop tx_wake stall_cnt stall_max" -- "$cur")) ;;
@@ -192,6 +200,7 @@ _bqltool()
 		COMPREPLY=($(compgen -W "$("$bin" help --commands 2>/dev/null)" -- "$cur")) ;;
 	replay | apply)
 		_filedir ;;
+	sim) ;;		# options only
 	set)
 		# SEL... KEY=VALUE...: keys once a selector is there, values after '='
 		local nsel=0

@@ -91,6 +91,14 @@ function __bqltool_value
             printf '%s\n' 3.3 3.5 6.1 6.9 6.15 newest
         case --missing
             printf '%s\n' error skip
+        case --traffic
+            printf '%s\n' bulk cbr: poisson: onoff:
+        case --size
+            printf '%s\n' fixed: uniform: imix bimodal: tso:
+        case --from
+            __fish_complete_path $cur
+        case --link
+            printf '%s\n' 10M 100M 1G 2.5G 10G 25G 40G 100G 200G 400G
         case -s --sort
             printf '%s\n' name limit inflight fill limit_min limit_max tx_bytes \
                 tx_packets tx_stop tx_wake stall_cnt stall_max
@@ -205,6 +213,8 @@ function __bqltool_complete
             __bqltool_commands $__bqltool_bin
         case replay apply
             __fish_complete_path $cur
+        case sim
+            # options only
         case set
             if string match -q '*=*' -- $cur
                 __bqltool_keyvals $__bqltool_bin $cur

@@ -551,11 +551,17 @@ int replay_queue_stats(const struct replay *r, unsigned int idx,
 	st->starvations = q->d.starvations;
 	st->stall_cnt = q->d.stall_cnt;
 	st->stall_max = q->d.stall_max;
-	if (!st->completions)
-		st->limit_mean = 0;
-	else if (q->t_prev == q->t_first)
-		st->limit_mean = (double)q->lsum / (double)st->completions;
-	else
-		st->limit_mean = (double)q->wsum / (double)(q->t_prev - q->t_first);
+	st->limit_mean = replay_limit_mean(q->wsum, q->lsum, st->completions, q->t_first,
+					   q->t_prev);
 	return 0;
+}
+
+double replay_limit_mean(unsigned __int128 wsum, unsigned __int128 lsum, uint64_t n,
+			 uint64_t t_first, uint64_t t_last)
+{
+	if (!n)
+		return 0;
+	if (t_last == t_first)
+		return (double)lsum / (double)n;
+	return (double)wsum / (double)(t_last - t_first);
 }

@@ -144,6 +144,14 @@ struct replay_stats {
 	uint64_t nq_disagree;
 };
 
+/*
+ * replay_limit_mean - @limit_mean of struct replay_stats from the sums of
+ * @n completions between @t_first and @t_last: @wsum = sum Li * (t(i+1) - ti),
+ * @lsum = sum Li. (Shared with the simulator, which keeps the same series.)
+ */
+double replay_limit_mean(unsigned __int128 wsum, unsigned __int128 lsum, uint64_t n,
+			 uint64_t t_first, uint64_t t_last);
+
 struct replay_queue;	/* private */
 
 struct replay {

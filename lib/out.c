@@ -175,6 +175,16 @@ void out_dbl(struct bql_ctx *c, enum out_mode m, const char *key,
 		attach(c, key, json_object_new_double(v));
 }
 
+void out_dbl_fixed(struct bql_ctx *c, const char *key, double v, int decimals)
+{
+	char s[64];
+
+	if (!json_on(c, OUT_JSON))
+		return;
+	snprintf(s, sizeof(s), "%.*f", decimals, v);
+	attach(c, key, json_object_new_double_s(v, s));
+}
+
 void out_str(struct bql_ctx *c, enum out_mode m, const char *key,
 	     const char *fmt, const char *v)
 {

@@ -43,6 +43,8 @@ void out_str(struct bql_ctx *c, enum out_mode m, const char *key,
 void out_bool(struct bql_ctx *c, enum out_mode m, const char *key,
 	      const char *fmt, bool v);
 void out_null(struct bql_ctx *c, const char *key);		/* JSON only */
+/* JSON only: a number written with @decimals digits after the point */
+void out_dbl_fixed(struct bql_ctx *c, const char *key, double v, int decimals);
 /* Attach an already-built json-c value (JSON only; takes ownership). */
 void out_json(struct bql_ctx *c, const char *key, struct json_object *v);
 /* Text only helpers. */

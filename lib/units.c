@@ -195,7 +195,8 @@ int units_parse_sec_ns(const char *what, const char *s, uint64_t *ns,
 	static const struct {
 		const char *sfx;
 		uint64_t mult;
-	} t[] = { { "", 1000000000ull }, { "s", 1000000000ull }, { "ms", 1000000ull } };
+	} t[] = { { "", 1000000000ull }, { "s", 1000000000ull }, { "ms", 1000000ull },
+		  { "us", 1000ull }, { "ns", 1ull } };
 	struct dec d;
 	int ret;
 
@@ -205,7 +206,7 @@ int units_parse_sec_ns(const char *what, const char *s, uint64_t *ns,
 	if (ret == -ERANGE)
 		return bad(e, ERANGE, what, s, "too large");
 	if (ret)
-		return bad(e, EINVAL, what, s, "expected seconds like 1, 0.5 or 200ms");
+		return bad(e, EINVAL, what, s, "expected seconds like 1, 0.5, 200ms or 50us");
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		if (strcmp(d.suffix, t[i].sfx))
 			continue;
@@ -216,7 +217,7 @@ int units_parse_sec_ns(const char *what, const char *s, uint64_t *ns,
 			return bad(e, ERANGE, what, s, "too large");
 		return 0;
 	}
-	return bad(e, EINVAL, what, s, "unknown unit (use s or ms)");
+	return bad(e, EINVAL, what, s, "unknown unit (use s, ms, us or ns)");
 }
 
 char *units_fmt_bytes(char *buf, size_t n, uint64_t v)

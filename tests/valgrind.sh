@@ -48,6 +48,14 @@ vg "$bin" replay --timeline "$tmp/t.csv.zst" "$tmp/d.bqlt.gz"
 head -c 300 "$tmp/d.bqlt.gz" >"$tmp/cut.gz"
 vg "$bin" replay "$tmp/cut.gz"
 vg "$bin" replay --verify "$here/data/traces/mismatch.bqlt"
+vg "$bin" sim --duration 0.05 --queues 2 --traffic poisson:500M --traffic bulk --stall 10ms:5ms \
+	--trace "$tmp/s.bqlt" --timeline "$tmp/s.csv" --plot "$tmp/s.svg"
+vg "$bin" -j sim --duration 0.02 --set limit_max=3000
+vg "$bin" sim --set stall_thrs=1
+vg "$bin" tune --coalesce-usecs 500 --duration 0.02 --threads 2
+vg "$bin" -j tune --from "$tmp/s.bqlt" --duration 0.01
+vg "$bin" $R tune eth0 --duration 0.01
+vg "$bin" tune --keep 2
 vg "$bin" help set
 vg "$bin" record -d 1 -c 1 eth0
 vg "$bin" record nosuchdev -d 1
@@ -57,7 +65,7 @@ if [ "$(id -u)" -eq 0 ] && [ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limit
 	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" record eth0 -d 1 -o "$tmp/r.bqt"
 	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" record --queued eth0 -d 1
 fi
-for t in test_dql test_trace test_replay test_sel test_units test_profile test_out \
+for t in test_dql test_trace test_replay test_sim test_tune test_sel test_units test_profile test_out \
 	test_ofile test_tinput test_recwriter; do
 	[ -x "$build/tests/unit/$t" ] && vg "$build/tests/unit/$t"
 done

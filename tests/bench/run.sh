@@ -351,6 +351,65 @@ bench_record() {
 	grep -h "lost C" "$BENCH_DIR/rec-dl.err" | sed 's/^bqltool: record: /  --no-spin: /'
 	rec_during rec-spin 0
 	grep -h "lost C" "$BENCH_DIR/rec-spin.err" | sed 's/^bqltool: record: /  spinners:  /'
+# ------------------------------------------------------------ sim
+
+# sim_row LABEL CPU_S PACKETS RSS [BASE_CPU_S]
+sim_row() {
+	awk -v l="$1" -v c="$2" -v n="$3" -v rss="$4" -v base="${5:-}" 'BEGIN {
+		printf "  %-36s %7.3f s CPU %9d packets %7.2f M packets/s", l, c, n, (c > 0 ? n / c / 1e6 : 0)
+		if (base != "" && base > 0) printf "  %5.2fx sim", c / base
+		printf "  maxRSS %s KiB\n", rss
+	}'
+}
+
+# sim_one LABEL ARGS: CPU, packets per second and max RSS of one sim run
+sim_one() {
+	local label=$1 args=$2 n cr
+	n=$("$BQLTOOL" -j sim $args | jq .packets)
+	cr=$(cpu_rss "$BQLTOOL sim -q $args")
+	sim_row "$label" "${cr% *}" "$n" "${cr#* }"
+}
+
+# Simulated packets per CPU second (user+sys of the whole process) and max
+# RSS, on a few models; memory with a 4x longer run (it must stay flat);
+# and the same packets simulated vs replayed from the run's --trace.
+bench_sim() {
+	local d=${BENCH_SIM_SECONDS:-2} t="$BENCH_DIR/sim.bqlt" n cs cr lines
+	echo "sim: simulated packets per CPU second (one core), max RSS"
+	sim_one "100G bulk 1514 B, ${d} s" "--link 100G --ring 4096 --duration $d"
+	sim_one "100G bulk 1514 B, $((4 * d)) s" "--link 100G --ring 4096 --duration $((4 * d))"
+	sim_one "400G bulk imix, ${d} s" "--link 400G --ring 4096 --size imix --duration $d"
+	sim_one "40G 4 queues poisson+cbr imix" "--link 40G --queues 4 --traffic poisson:15G --traffic cbr:10G --traffic poisson:10G --size imix --irq-latency 5us:2us --duration $d"
+	sim_one "10G 64 queues 64 bulk flows" "--link 10G --queues 64 $(printf -- '--traffic bulk %.0s' $(seq 64)) --duration $d"
+	echo "sim vs replay of the same packets (10G bulk, 4x longer, --trace then replay)"
+	"$BQLTOOL" sim -q --link 10G --duration "$((4 * d))" --trace "$t"
+	lines=$(wc -l <"$t")
+	n=$(grep -c ' Q ' "$t")
+	cs=$(cpu_rss "$BQLTOOL sim -q --link 10G --duration $((4 * d))")
+	sim_row "sim" "${cs% *}" "$n" "${cs#* }"
+	cr=$(cpu_rss "$BQLTOOL replay -q $t")
+	sim_row "replay of its trace ($lines lines)" "${cr% *}" "$n" "${cr#* }" "${cs% *}"
+	cr=$(cpu_rss "$BQLTOOL sim -q --link 10G --duration $((4 * d)) --trace $t")
+	sim_row "sim --trace (writing it)" "${cr% *}" "$n" "${cr#* }" "${cs% *}"
+	rm -f "$t"
+	echo "sim vs replay of the same packets (40G, 4 queues, poisson+cbr imix)"
+	local m="--link 40G --queues 4 --traffic poisson:15G --traffic cbr:10G --traffic poisson:10G --size imix --irq-latency 5us:2us --duration $d"
+	"$BQLTOOL" sim -q $m --trace "$t"
+	lines=$(wc -l <"$t")
+	n=$(grep -c ' Q ' "$t")
+	cs=$(cpu_rss "$BQLTOOL sim -q $m")
+	sim_row "sim" "${cs% *}" "$n" "${cs#* }"
+	cr=$(cpu_rss "$BQLTOOL replay -q $t")
+	sim_row "replay of its trace ($lines lines)" "${cr% *}" "$n" "${cr#* }" "${cs% *}"
+	rm -f "$t"
+	echo "tune: wall time of the whole search (10G backlogged, 200 us coalescing, 1 s per run)"
+	local args="tune --link 10G --coalesce-usecs 200" n1 nall w1 wall
+	n1=$("$BQLTOOL" -j $args --threads 1 | jq '.candidates | length')
+	if [ -x /usr/bin/time ]; then
+		w1=$(/usr/bin/time -f %e "$BQLTOOL" $args --threads 1 2>&1 >/dev/null | tail -1)
+		wall=$(/usr/bin/time -f %e "$BQLTOOL" $args 2>&1 >/dev/null | tail -1)
+		printf '  %d candidates + baseline: %s s on 1 thread, %s s on %s\n' "$n1" "$w1" "$wall" "$(nproc) threads"
+	fi
 }
 
 # ------------------------------------------------------------ main

@@ -130,6 +130,19 @@ MULTI="$DATA/sysfs/multi"
 	assert_line record
 	zcomp "$BQLTOOL record --q"
 	assert_line -- --queued
+@test "bash: sim's value lists, and no selectors after sim" {
+	bcomp "$BQLTOOL sim --traffic "
+	assert_equal "$(sort <<<"$output")" "$(sorted bulk cbr: onoff: poisson:)"
+	bcomp "$BQLTOOL sim --size b"
+	assert_output bimodal:
+	bcomp "$BQLTOOL sim --link 10"
+	assert_equal "$(sort <<<"$output")" "$(sorted 10G 10M 100G 100M)"
+	bcomp "$BQLTOOL sim --kernel 6.1"
+	assert_line 6.1
+	bcomp "$BQLTOOL --sysfs-root $MULTI sim "
+	assert_output ""
+	bcomp "$BQLTOOL sim --trace $BATS_TEST_DIRNAME/../da"
+	assert_output "$BATS_TEST_DIRNAME/../data"
 }
 
 @test "bash: -n and --sysfs-root arguments are skipped when finding the command" {
@@ -183,4 +196,8 @@ MULTI="$DATA/sysfs/multi"
 	assert_output limit_max=max
 	fcomp "$BQLTOOL show --format="
 	assert_equal "$(sort <<<"$output")" "$(sorted --format=json --format=prometheus --format=text)"
+	fcomp "$BQLTOOL sim --traffic "
+	assert_equal "$(sort <<<"$output")" "$(sorted bulk cbr: onoff: poisson:)"
+	fcomp "$BQLTOOL --sysfs-root $MULTI sim "
+	assert_output ""
 }

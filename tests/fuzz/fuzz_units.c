@@ -146,7 +146,7 @@ static const struct sfx ms_sfx[] = {
 };
 static const struct sfx sec_sfx[] = {
 	{ "", 1000000000u, 1, 1 }, { "s", 1000000000u, 1, 1 },
-	{ "ms", 1000000u, 1, 1 },
+	{ "ms", 1000000u, 1, 1 }, { "us", 1000u, 1, 1 }, { "ns", 1u, 1, 1 },
 };
 
 #define N(a)	(sizeof(a) / sizeof((a)[0]))

@@ -84,6 +84,30 @@ static void test_json_plain(void **state)
 	free(buf);
 }
 
+/* out_dbl_fixed: the digits asked for, in JSON only */
+static void test_dbl_fixed(void **state)
+{
+	struct bql_ctx c;
+
+	(void)state;
+	open_ctx(&c, true, false);
+	out_begin(&c, false);
+	out_dbl_fixed(&c, "u", 0.99988123, 6);
+	out_dbl_fixed(&c, "m", 15137.84, 1);
+	out_dbl_fixed(&c, "one", 1, 4);
+	assert_int_equal(out_end(&c), 0);
+	close_ctx(&c);
+	assert_string_equal(buf, "{\"u\":0.999881,\"m\":15137.8,\"one\":1.0000}\n");
+	free(buf);
+	open_ctx(&c, false, false);
+	out_begin(&c, false);
+	out_dbl_fixed(&c, "u", 0.5, 2);
+	assert_int_equal(out_end(&c), 0);
+	close_ctx(&c);
+	assert_string_equal(buf, "");
+	free(buf);
+}
+
 static void test_json_pretty_and_discard(void **state)
 {
 	struct bql_ctx c;
@@ -127,6 +151,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json_plain),
+		cmocka_unit_test(test_dbl_fixed),
 		cmocka_unit_test(test_json_pretty_and_discard),
 		cmocka_unit_test(test_write_error),
 	};

@@ -190,6 +190,44 @@ static void test_ms(void **state)
 	run_ms(c, sizeof(c) / sizeof(c[0]));
 }
 
+/* seconds into ns: s, ms, us and ns, exact, whole ns only */
+static void test_sec_ns(void **state)
+{
+	static const struct {
+		const char *in;
+		int ret;
+		uint64_t want;
+		const char *msg;
+	} c[] = {
+		{ "1", 0, 1000000000ull, NULL },
+		{ "0.5", 0, 500000000ull, NULL },
+		{ "200ms", 0, 200000000ull, NULL },
+		{ "50us", 0, 50000ull, NULL },
+		{ "1.5us", 0, 1500ull, NULL },
+		{ "800ns", 0, 800ull, NULL },
+		{ "0ns", 0, 0, NULL },
+		{ "0.5ns", -EINVAL, 0, "finer than a nanosecond" },
+		{ "1.0001us", -EINVAL, 0, "finer than a nanosecond" },
+		{ "5min", -EINVAL, 0, "unknown unit (use s, ms, us or ns)" },
+		{ "-1", -EINVAL, 0, "must not be negative" },
+		{ "x", -EINVAL, 0, "expected seconds like 1, 0.5, 200ms or 50us" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct bql_err e = { 0 };
+		uint64_t v = 12345;
+		int ret = units_parse_sec_ns("--duration", c[i].in, &v, &e);
+
+		if (ret != c[i].ret)
+			fail_msg("'%s': ret %d, want %d (%s)", c[i].in, ret, c[i].ret, e.msg);
+		if (!ret && v != c[i].want)
+			fail_msg("'%s': %" PRIu64 ", want %" PRIu64, c[i].in, v, c[i].want);
+		if (ret && (!strstr(e.msg, "--duration") || !strstr(e.msg, c[i].msg)))
+			fail_msg("'%s': message '%s'", c[i].in, e.msg);
+	}
+}
+
 static void test_u64_strict(void **state)
 {
 	uint64_t v;
@@ -217,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_bytes_max_word),
 		cmocka_unit_test(test_bytes_garbage),
 		cmocka_unit_test(test_ms),
+		cmocka_unit_test(test_sec_ns),
 		cmocka_unit_test(test_u64_strict),
 	};
 

@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The model options shared by `bqltool sim` and `bqltool tune`: traffic,
+ * packet sizes, link, ring, coalescing, NAPI, HZ, kernel, settings.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/sim_opts.h"
+#include "dql/dql.h"
+#include "lib/units.h"
+
+void sim_opts_init(struct sim_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	sim_config_init(&o->cfg);
+	o->cfg.nflows = 0;	/* default bulk flow added by finish */
+	o->size.kind = SIM_SIZE_FIXED;
+	o->size.a = 1514;
+}
+
+/* ------------------------------------------------------------ values */
+
+int sim_parse_rate(const char *what, const char *s, uint64_t *bps, struct bql_err *e)
+{
+	static const struct {
+		const char *sfx;
+		uint64_t mult;
+	} t[] = {
+		{ "", 1 }, { "k", 1000 }, { "K", 1000 }, { "M", 1000000 },
+		{ "G", 1000000000 }, { "T", 1000000000000ull },
+	};
+	uint64_t ip = 0, fp = 0, fscale = 1;
+	const char *p = s;
+	char sfx[8];
+	size_t n;
+
+	if (*p < '0' || *p > '9')
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (ip > (UINT64_MAX - 9) / 10)
+			return bql_err_set(e, ERANGE, "%s: '%s': too large", what, s);
+		ip = ip * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			goto bad;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			if (fscale >= 1000000000000ull)
+				return bql_err_set(e, EINVAL, "%s: '%s': too many decimals", what, s);
+			fp = fp * 10 + (uint64_t)(*p - '0');
+			fscale *= 10;
+		}
+	}
+	/* the unit: K/M/G/T, then an optional "bit", "bit/s" or "bps" */
+	n = strcspn(p, "bB");
+	if (n >= sizeof(sfx))
+		goto bad;
+	memcpy(sfx, p, n);
+	sfx[n] = '\0';
+	if (p[n] && strcmp(p + n, "bit") && strcmp(p + n, "bit/s") && strcmp(p + n, "bps"))
+		goto bad;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		unsigned __int128 v;
+
+		if (strcmp(sfx, t[i].sfx))
+			continue;
+		v = (unsigned __int128)ip * t[i].mult +
+		    (unsigned __int128)fp * t[i].mult / fscale;
+		if ((unsigned __int128)fp * t[i].mult % fscale)
+			return bql_err_set(e, EINVAL, "%s: '%s': not a whole number of bit/s",
+					   what, s);
+		if (v > UINT64_MAX)
+			return bql_err_set(e, ERANGE, "%s: '%s': too large", what, s);
+		if (!v)
+			return bql_err_set(e, EINVAL, "%s: '%s': a rate must be positive", what, s);
+		*bps = (uint64_t)v;
+		return 0;
+	}
+bad:
+	return bql_err_set(e, EINVAL, "%s: '%s': expected a rate in bit/s like 100M, 2.5G or 400G",
+			   what, s);
+}
+
+/* a time that must be positive unless @zero_ok */
+static int parse_time(const char *what, const char *s, bool zero_ok, uint64_t *ns,
+		      struct bql_err *e)
+{
+	int ret = units_parse_sec_ns(what, s, ns, e);
+
+	if (!ret && !zero_ok && !*ns)
+		return bql_err_set(e, EINVAL, "%s: '%s': must be more than 0", what, s);
+	return ret;
+}
+
+static int parse_uint(const char *what, const char *s, uint64_t lo, uint64_t hi,
+		      unsigned int *out, struct bql_err *e)
+{
+	uint64_t v;
+
+	if (units_parse_u64(s, &v) || v < lo || v > hi)
+		return bql_err_set(e, EINVAL, "%s: '%s': expected an integer %" PRIu64 "..%" PRIu64,
+				   what, s, lo, hi);
+	*out = (unsigned int)v;
+	return 0;
+}
+
+/* split "A:B:C" in place into at most @max fields; the count */
+static int split(char *s, char **f, int max)
+{
+	int n = 0;
+
+	f[n++] = s;
+	while (n < max && (s = strchr(s, ':'))) {
+		*s++ = '\0';
+		f[n++] = s;
+	}
+	return n;
+}
+
+static int parse_pkt_bytes(const char *s, const char *spec, uint32_t *out, struct bql_err *e)
+{
+	uint64_t v;
+
+	if (units_parse_bytes("--size", s, 0, &v, e))
+		return -EINVAL;
+	if (v < 1 || v > SIM_PKT_MAX)
+		return bql_err_set(e, EINVAL, "--size: '%s': %" PRIu64 " bytes: expected 1..%u (64K)",
+				   spec, v, SIM_PKT_MAX);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_size(const char *spec, struct sim_size *sz, struct bql_err *e)
+{
+	char buf[128], *f[5];
+	int n;
+
+	if (strlen(spec) >= sizeof(buf))
+		return bql_err_set(e, EINVAL, "--size: '%s': too long", spec);
+	strcpy(buf, spec);
+	n = split(buf, f, 5);
+	memset(sz, 0, sizeof(*sz));
+	if (!strcmp(f[0], "fixed") && n == 2) {
+		sz->kind = SIM_SIZE_FIXED;
+		return parse_pkt_bytes(f[1], spec, &sz->a, e);
+	}
+	if (!strcmp(f[0], "tso") && n == 2) {
+		sz->kind = SIM_SIZE_TSO;
+		return parse_pkt_bytes(f[1], spec, &sz->a, e);
+	}
+	if (!strcmp(f[0], "imix") && n == 1) {
+		sz->kind = SIM_SIZE_IMIX;
+		return 0;
+	}
+	if (!strcmp(f[0], "uniform") && n == 3) {
+		sz->kind = SIM_SIZE_UNIFORM;
+		if (parse_pkt_bytes(f[1], spec, &sz->a, e) || parse_pkt_bytes(f[2], spec, &sz->b, e))
+			return -EINVAL;
+		if (sz->a > sz->b)
+			return bql_err_set(e, EINVAL, "--size: '%s': A must not exceed B", spec);
+		return 0;
+	}
+	if (!strcmp(f[0], "bimodal") && n == 4) {
+		char *end;
+
+		sz->kind = SIM_SIZE_BIMODAL;
+		if (parse_pkt_bytes(f[1], spec, &sz->a, e) || parse_pkt_bytes(f[2], spec, &sz->b, e))
+			return -EINVAL;
+		errno = 0;
+		sz->p = strtod(f[3], &end);
+		if (errno || end == f[3] || *end || !(sz->p >= 0 && sz->p <= 1))
+			return bql_err_set(e, EINVAL, "--size: '%s': P must be a probability 0..1",
+					   spec);
+		return 0;
+	}
+	return bql_err_set(e, EINVAL,
+			   "--size: '%s': unknown size (fixed:N, uniform:A:B, imix, bimodal:A:B:P, tso:N)",
+			   spec);
+}
+
+static int parse_traffic(const char *spec, struct sim_flow *fl, struct bql_err *e)
+{
+	char buf[128], *f[5];
+	int n;
+
+	if (strlen(spec) >= sizeof(buf))
+		return bql_err_set(e, EINVAL, "--traffic: '%s': too long", spec);
+	strcpy(buf, spec);
+	n = split(buf, f, 5);
+	memset(fl, 0, sizeof(*fl));
+	if (!strcmp(f[0], "bulk")) {
+		if (n != 1)
+			return bql_err_set(e, EINVAL, "--traffic: '%s': bulk takes no rate", spec);
+		fl->kind = SIM_T_BULK;
+		return 0;
+	}
+	if (!strcmp(f[0], "cbr"))
+		fl->kind = SIM_T_CBR;
+	else if (!strcmp(f[0], "poisson"))
+		fl->kind = SIM_T_POISSON;
+	else if (!strcmp(f[0], "onoff"))
+		fl->kind = SIM_T_ONOFF;
+	else
+		return bql_err_set(e, EINVAL,
+				   "--traffic: '%s': unknown traffic kind '%s' (bulk, cbr:RATE, poisson:RATE, onoff:RATE:ON:OFF)",
+				   spec, f[0]);
+	if (n != (fl->kind == SIM_T_ONOFF ? 4 : 2))
+		return bql_err_set(e, EINVAL, "--traffic: '%s': expected %s", spec,
+				   fl->kind == SIM_T_ONOFF ? "onoff:RATE:ON:OFF" :
+				   fl->kind == SIM_T_CBR ? "cbr:RATE" : "poisson:RATE");
+	if (sim_parse_rate("--traffic", f[1], &fl->rate_bps, e))
+		return -EINVAL;
+	if (fl->rate_bps > SIM_LINK_MAX)
+		return bql_err_set(e, EINVAL, "--traffic: '%s': rate above 400G", spec);
+	if (fl->kind == SIM_T_ONOFF) {
+		if (parse_time("--traffic ON", f[2], false, &fl->on_ns, e) ||
+		    parse_time("--traffic OFF", f[3], true, &fl->off_ns, e))
+			return -EINVAL;
+		if (fl->on_ns > SIM_DURATION_MAX || fl->off_ns > SIM_DURATION_MAX)
+			return bql_err_set(e, EINVAL, "--traffic: '%s': ON and OFF at most 1 h", spec);
+	}
+	return 0;
+}
+
+/* KEY=VALUE of a BQL setting, in sysfs units */
+static int parse_kv(const char *what, const char *arg, struct sim_kv *kv, struct bql_err *e)
+{
+	char key[32], w[64];
+	const char *eq = strchr(arg, '=');
+	size_t n;
+
+	if (!eq || eq == arg || (n = (size_t)(eq - arg)) >= sizeof(key))
+		return bql_err_set(e, EINVAL, "%s: expected KEY=VALUE, got '%s'", what, arg);
+	memcpy(key, arg, n);
+	key[n] = '\0';
+	snprintf(w, sizeof(w), "%s %s", what, key);
+	if (!strcmp(key, "limit_min") || !strcmp(key, "limit_max")) {
+		kv->key = key[6] == 'm' && key[7] == 'i' ? BQLT_K_LIMIT_MIN : BQLT_K_LIMIT_MAX;
+		if (units_parse_bytes(w, eq + 1, DQL_MAX_LIMIT, &kv->val, e))
+			return -EINVAL;
+		if (kv->val > DQL_MAX_LIMIT)
+			return bql_err_set(e, ERANGE, "%s=%s: above the kernel's maximum %u",
+					   w, eq + 1, (unsigned int)DQL_MAX_LIMIT);
+		return 0;
+	}
+	if (!strcmp(key, "hold_time") || !strcmp(key, "stall_thrs")) {
+		kv->key = key[0] == 'h' ? BQLT_K_HOLD_TIME : BQLT_K_STALL_THRS;
+		return units_parse_ms(w, eq + 1, &kv->val, e);
+	}
+	return bql_err_set(e, EINVAL,
+			   "%s %s: unknown setting (limit_min, limit_max, hold_time, stall_thrs)",
+			   what, key);
+}
+
+/* ------------------------------------------------------------ options */
+
+static int add_flow(struct sim_opts *o, const char *arg, struct bql_err *e)
+{
+	struct sim_flow fl;
+
+	if (parse_traffic(arg, &fl, e))
+		return -EINVAL;
+	if (o->cfg.nflows >= SIM_MAX_FLOWS)
+		return bql_err_set(e, EINVAL, "--traffic: at most %u flows", SIM_MAX_FLOWS);
+	if (o->size_given) {
+		fl.size = o->size;
+		o->flow_sized[o->cfg.nflows] = true;
+	}
+	o->cfg.flows[o->cfg.nflows++] = fl;
+	o->traffic_given = true;
+	return 0;
+}
+
+static int set_size(struct sim_opts *o, const char *arg, struct bql_err *e)
+{
+	if (parse_size(arg, &o->size, e))
+		return -EINVAL;
+	/* the first --size also covers the flows given before it */
+	if (!o->size_given)
+		for (unsigned int i = 0; i < o->cfg.nflows; i++) {
+			o->cfg.flows[i].size = o->size;
+			o->flow_sized[i] = true;
+		}
+	o->size_given = true;
+	return 0;
+}
+
+static int parse_at(struct sim_opts *o, const char *arg, struct bql_err *e)
+{
+	const char *colon = strchr(arg, ':');
+	char t[64];
+	struct sim_at *a;
+
+	if (!colon || colon == arg || (size_t)(colon - arg) >= sizeof(t))
+		return bql_err_set(e, EINVAL, "--at: expected TIME:KEY=VALUE, got '%s'", arg);
+	if (o->cfg.nat >= SIM_MAX_AT)
+		return bql_err_set(e, EINVAL, "--at: at most %u", SIM_MAX_AT);
+	memcpy(t, arg, (size_t)(colon - arg));
+	t[colon - arg] = '\0';
+	a = &o->cfg.at[o->cfg.nat];
+	if (parse_time("--at", t, true, &a->t_ns, e) || parse_kv("--at", colon + 1, &a->kv, e))
+		return -EINVAL;
+	o->cfg.nat++;
+	return 0;
+}
+
+static int parse_stall(struct sim_opts *o, const char *arg, struct bql_err *e)
+{
+	char buf[128], *f[3];
+	struct sim_stall *st;
+
+	if (strlen(arg) >= sizeof(buf))
+		return bql_err_set(e, EINVAL, "--stall: '%s': too long", arg);
+	strcpy(buf, arg);
+	if (split(buf, f, 3) != 2)
+		return bql_err_set(e, EINVAL, "--stall: expected TIME:DURATION, got '%s'", arg);
+	if (o->cfg.nstalls >= SIM_MAX_STALLS)
+		return bql_err_set(e, EINVAL, "--stall: at most %u", SIM_MAX_STALLS);
+	st = &o->cfg.stalls[o->cfg.nstalls];
+	if (parse_time("--stall TIME", f[0], true, &st->t_ns, e) ||
+	    parse_time("--stall DURATION", f[1], false, &st->len_ns, e))
+		return -EINVAL;
+	o->cfg.nstalls++;
+	return 0;
+}
+
+static int parse_irq(struct sim_opts *o, const char *arg, struct bql_err *e)
+{
+	char buf[64], *f[3];
+	int n;
+
+	if (strlen(arg) >= sizeof(buf))
+		return bql_err_set(e, EINVAL, "--irq-latency: '%s': too long", arg);
+	strcpy(buf, arg);
+	n = split(buf, f, 3);
+	if (n > 2)
+		return bql_err_set(e, EINVAL, "--irq-latency: expected MEAN[:JITTER], got '%s'", arg);
+	o->cfg.irq_jitter_ns = 0;
+	if (parse_time("--irq-latency", f[0], true, &o->cfg.irq_latency_ns, e) ||
+	    (n == 2 && parse_time("--irq-latency JITTER", f[1], true, &o->cfg.irq_jitter_ns, e)))
+		return -EINVAL;
+	if (o->cfg.irq_latency_ns > SIM_IRQ_LAT_MAX || o->cfg.irq_jitter_ns > SIM_IRQ_LAT_MAX)
+		return bql_err_set(e, EINVAL, "--irq-latency: '%s': at most 1 s", arg);
+	return 0;
+}
+
+int sim_opts_parse(struct bql_ctx *c, struct sim_opts *o, int opt, const char *arg)
+{
+	struct sim_config *cfg = &o->cfg;
+	struct bql_err e;
+	uint64_t v;
+	int ret = 0;
+
+	switch (opt) {
+	case SO_TRAFFIC:
+		ret = add_flow(o, arg, &e);
+		break;
+	case SO_SIZE:
+		ret = set_size(o, arg, &e);
+		break;
+	case SO_LINK:
+		ret = sim_parse_rate("--link", arg, &cfg->link_bps, &e);
+		if (!ret && (cfg->link_bps < SIM_LINK_MIN || cfg->link_bps > SIM_LINK_MAX))
+			ret = bql_err_set(&e, EINVAL, "--link: '%s': expected 10M..400G", arg);
+		o->link_given = true;
+		break;
+	case SO_QUEUES:
+		ret = parse_uint("--queues", arg, 1, SIM_MAX_QUEUES, &cfg->nqueues, &e);
+		o->queues_given = true;
+		break;
+	case SO_QLEN:
+		ret = parse_uint("--qlen", arg, 1, SIM_QLEN_MAX, &cfg->qlen, &e);
+		break;
+	case SO_RING:
+		ret = parse_uint("--ring", arg, 1, SIM_RING_MAX, &cfg->ring, &e);
+		break;
+	case SO_COAL_USECS:
+		ret = parse_uint("--coalesce-usecs", arg, 0, 1000000, &cfg->coalesce_usecs, &e);
+		break;
+	case SO_COAL_FRAMES:
+		ret = parse_uint("--coalesce-frames", arg, 0, SIM_RING_MAX, &cfg->coalesce_frames, &e);
+		break;
+	case SO_NAPI_BUDGET:
+		ret = parse_uint("--napi-budget", arg, 1, SIM_RING_MAX, &cfg->napi_budget, &e);
+		break;
+	case SO_IRQ_LATENCY:
+		ret = parse_irq(o, arg, &e);
+		break;
+	case SO_HZ:
+		if (units_parse_u64(arg, &v) || !dql_hz_valid((unsigned int)v) || v > DQL_HZ_MAX)
+			ret = bql_err_set(&e, EINVAL, "--hz: '%s': expected %u..%u (100, 250, 300, 1000)",
+					  arg, DQL_HZ_MIN, DQL_HZ_MAX);
+		else
+			cfg->hz = (unsigned int)v;
+		break;
+	case SO_KERNEL:
+		ret = dql_kernel_parse(arg, &cfg->kflags, &e);
+		if (ret)
+			return cmd_usage(c, "--%s", e.msg);
+		o->kernel = arg;
+		break;
+	case SO_DURATION:
+		ret = parse_time("--duration", arg, false, &cfg->duration_ns, &e);
+		if (!ret && cfg->duration_ns > SIM_DURATION_MAX)
+			ret = bql_err_set(&e, EINVAL, "--duration: '%s': at most 1 h", arg);
+		break;
+	case SO_SEED:
+		if (units_parse_u64(arg, &cfg->seed))
+			ret = bql_err_set(&e, EINVAL, "--seed: '%s': expected an unsigned integer", arg);
+		break;
+	case SO_SET:
+		if (cfg->nset >= SIM_MAX_SET)
+			ret = bql_err_set(&e, EINVAL, "--set: at most %u", SIM_MAX_SET);
+		else if (!(ret = parse_kv("--set", arg, &cfg->set[cfg->nset], &e)))
+			cfg->nset++;
+		break;
+	case SO_AT:
+		ret = parse_at(o, arg, &e);
+		break;
+	case SO_STALL:
+		ret = parse_stall(o, arg, &e);
+		break;
+	default:
+		return 1;
+	}
+	return ret ? cmd_usage(c, "%s", e.msg) : 0;
+}
+
+int sim_opts_finish(struct bql_ctx *c, struct sim_opts *o)
+{
+	struct bql_err e;
+
+	if (!o->cfg.nflows) {
+		o->cfg.flows[0].kind = SIM_T_BULK;
+		o->cfg.flows[0].size = o->size;
+		o->cfg.nflows = 1;
+	}
+	for (unsigned int i = 0; i < o->cfg.nflows; i++)
+		if (!o->flow_sized[i])
+			o->cfg.flows[i].size = o->size;
+	if (sim_config_check(&o->cfg, &e))
+		return cmd_usage(c, "%s", e.msg);
+	return 0;
+}
+
+/* ------------------------------------------------------------ text */
+
+char *sim_fmt_rate(char *buf, size_t n, double bps)
+{
+	static const char *const u[] = { "bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s" };
+	int i = 0;
+
+	while (bps >= 1000 && i < 4) {
+		bps /= 1000;
+		i++;
+	}
+	snprintf(buf, n, "%.4g %s", bps, u[i]);
+	return buf;
+}
+
+char *sim_fmt_ns(char *buf, size_t n, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, n, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, n, "%.3g us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, n, "%.3g ms", (double)ns / 1e6);
+	else
+		snprintf(buf, n, "%.3g s", (double)ns / 1e9);
+	return buf;
+}
+
+static void fmt_size(char *buf, size_t n, const struct sim_size *sz)
+{
+	switch (sz->kind) {
+	case SIM_SIZE_FIXED:
+		snprintf(buf, n, "fixed:%" PRIu32, sz->a);
+		break;
+	case SIM_SIZE_TSO:
+		snprintf(buf, n, "tso:%" PRIu32, sz->a);
+		break;
+	case SIM_SIZE_UNIFORM:
+		snprintf(buf, n, "uniform:%" PRIu32 ":%" PRIu32, sz->a, sz->b);
+		break;
+	case SIM_SIZE_BIMODAL:
+		snprintf(buf, n, "bimodal:%" PRIu32 ":%" PRIu32 ":%g", sz->a, sz->b, sz->p);
+		break;
+	case SIM_SIZE_IMIX:
+		snprintf(buf, n, "imix");
+		break;
+	}
+}
+
+char *sim_fmt_traffic(char *buf, size_t n, const struct sim_config *cfg)
+{
+	static const char *const kind[] = {
+		[SIM_T_BULK] = "bulk", [SIM_T_CBR] = "cbr", [SIM_T_POISSON] = "poisson",
+		[SIM_T_ONOFF] = "onoff",
+	};
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < cfg->nflows && len + 1 < n; i++) {
+		const struct sim_flow *f = &cfg->flows[i];
+		char rate[32] = "", sz[48];
+
+		if (f->kind != SIM_T_BULK) {
+			sim_fmt_rate(rate, sizeof(rate), (double)f->rate_bps);
+			/* "1 Gbit/s" -> ":1G" style is kept readable: ":1 Gbit/s" */
+		}
+		fmt_size(sz, sizeof(sz), &f->size);
+		len += (size_t)snprintf(buf + len, n - len, "%s%s%s%s %s -> tx-%u", i ? ", " : "",
+					kind[f->kind], *rate ? " " : "", rate, sz,
+					sim_flow_queue(cfg, i));
+	}
+	return buf;
+}

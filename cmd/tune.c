@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bqltool tune [SEL]: recommend limit_min, limit_max and hold_time for a
+ * latency/throughput goal by simulating candidates (dql/tune.c, dql/sim.c)
+ * on all cores; the model comes from options, a trace (--from) or the live
+ * device (read-only). --apply writes through set's all-or-nothing path.
+ * The report is in tune_out.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/common.h"
+#include "cmd/plan_cmd.h"
+#include "cmd/replay.h"
+#include "cmd/tune.h"
+#include "dql/replay.h"
+#include "dql/trace.h"
+#include "lib/plan.h"
+#include "lib/sysfs.h"
+#include "lib/units.h"
+
+#define MAX_THREADS	256
+
+/* ------------------------------------------------------------ the trace */
+
+struct fitctx {
+	struct tune_fit f;
+	const struct bqlt_parser *p;
+};
+
+static void fit_event(void *arg, const struct replay_event *ev)
+{
+	struct fitctx *fc = arg;
+
+	tune_fit_event(&fc->f, ev, fc->p->hz);
+}
+
+/* replay the trace into the fitter, through replay's own reading path */
+static int fit_trace(struct tx *x, struct fitctx *fc)
+{
+	static const struct replay_ops ops = {
+		.event = fit_event, .event_kinds = (1u << BQLT_Q) | (1u << BQLT_C),
+	};
+	struct rfile rf;
+	struct rx rx;
+	int ret;
+
+	memset(&rf, 0, sizeof(rf));
+	rx_init(&rx, x->c);
+	rx.opts.kflags = x->o.cfg.kflags;
+	rx.ops = &ops;
+	rx.ops_arg = fc;
+	rf.path = x->from;
+	fc->p = &rf.p;
+	tune_fit_init(&fc->f);
+	ret = rx_replay_one(&rx, &rf);
+	if (rf.live) {
+		replay_free(&rf.r);
+		bqlt_parser_free(&rf.p);
+	}
+	return ret;
+}
+
+/* ------------------------------------------------------------ the model */
+
+static int model_from_trace(struct tx *x)
+{
+	struct fitctx *fc = calloc(1, sizeof(*fc));
+	struct bql_err e;
+	int ret;
+
+	if (!fc)
+		return cmd_fail(x->c, "%s", strerror(ENOMEM));
+	ret = fit_trace(x, fc);
+	if (!ret && tune_fit_finish(&fc->f, &x->o.cfg, x->o.link_given, x->o.queues_given,
+				    x->o.traffic_given, &x->fit, &e))
+		ret = cmd_fail(x->c, "%s: %s", x->from, e.msg);
+	if (!ret) {
+		x->fitted = true;
+		if (x->fit.link_assumed)
+			cmd_warn(x->c, "%s: the link rate cannot be fitted (the queue never stayed busy between completions): assuming %" PRIu64 " Mbit/s, the smallest common rate above the offered load; give --link",
+				 x->from, x->o.cfg.link_bps / 1000000);
+		/* the fitted flows keep their sizes */
+		if (!x->o.traffic_given)
+			for (unsigned int i = 0; i < x->o.cfg.nflows; i++)
+				x->o.flow_sized[i] = true;
+	}
+	free(fc);
+	return ret;
+}
+
+/* the selected device's link speed and queues, read-only */
+static int model_from_device(struct tx *x, const struct sel_result *t)
+{
+	const struct sel_target *d = &t->t[0];
+	struct sim_config *cfg = &x->o.cfg;
+
+	x->from_device = true;
+	snprintf(x->dev, sizeof(x->dev), "%s", d->ifname);
+	x->dev_mbps = sysfs_link_speed(x->c, d->ifname);
+	x->dev_queues = d->nqueues;
+	if (!x->o.link_given) {
+		if (x->dev_mbps * 1000000 >= SIM_LINK_MIN && x->dev_mbps * 1000000 <= SIM_LINK_MAX)
+			cfg->link_bps = x->dev_mbps * 1000000;
+		else
+			cmd_warn(x->c, "%s: link speed unknown: assuming %" PRIu64 " Mbit/s; give --link",
+				 d->ifname, cfg->link_bps / 1000000);
+	}
+	if (!x->o.queues_given)
+		cfg->nqueues = d->nqueues > SIM_MAX_QUEUES ? SIM_MAX_QUEUES : d->nqueues;
+	if (!x->o.traffic_given) {
+		/* every queue backlogged: the case where the limit matters */
+		cfg->nflows = cfg->nqueues;
+		for (unsigned int i = 0; i < cfg->nflows; i++) {
+			memset(&cfg->flows[i], 0, sizeof(cfg->flows[i]));
+			cfg->flows[i].kind = SIM_T_BULK;
+			cfg->flows[i].pinned = true;
+			cfg->flows[i].queue = i;
+			cfg->flows[i].size = x->o.size;
+			x->o.flow_sized[i] = true;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ the search */
+
+struct batch {
+	const struct sim_config *cfg;
+	const struct tune_settings *set;
+	struct tune_result *res;
+	unsigned int n;
+	atomic_uint next;
+};
+
+static void *worker(void *arg)
+{
+	struct batch *b = arg;
+	unsigned int i;
+
+	while ((i = atomic_fetch_add(&b->next, 1)) < b->n)
+		tune_eval(b->cfg, &b->set[i], &b->res[i]);
+	return NULL;
+}
+
+/* evaluate @n settings into @res on up to x->threads threads */
+static void run_batch(struct tx *x, const struct tune_settings *set, struct tune_result *res,
+		      unsigned int n)
+{
+	pthread_t th[MAX_THREADS];
+	unsigned int nt = x->threads < n ? x->threads : n, started = 0;
+	struct batch b = { &x->o.cfg, set, res, n, 0 };
+
+	for (unsigned int i = 1; i < nt; i++) {
+		if (pthread_create(&th[started], NULL, worker, &b))
+			break;
+		started++;
+	}
+	worker(&b);
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+}
+
+static int search(struct tx *x)
+{
+	struct tune_settings def, set[TUNE_MAX_CAND];
+	unsigned int n;
+
+	x->res = calloc(TUNE_MAX_CAND, sizeof(*x->res));
+	if (!x->res)
+		return cmd_fail(x->c, "%s", strerror(ENOMEM));
+	tune_defaults(&def);
+	tune_eval(&x->o.cfg, &def, &x->base);
+	if (x->base.err)
+		return cmd_fail(x->c, "cannot simulate the model: %s", strerror(-x->base.err));
+	x->base.feasible = true;
+	n = tune_coarse(&x->o.cfg, &x->base, set, TUNE_MAX_CAND);
+	run_batch(x, set, x->res, n);
+	x->nres = x->ncoarse = n;
+	tune_mark(x->res, x->nres, &x->base, x->keep);
+	/* two rounds of refinement around the best so far */
+	for (int round = 0; round < 2; round++) {
+		n = tune_refine(x->res, x->nres, set, TUNE_MAX_CAND - x->nres);
+		if (!n)
+			break;
+		run_batch(x, set, x->res + x->nres, n);
+		x->nres += n;
+		tune_mark(x->res, x->nres, &x->base, x->keep);
+	}
+	x->pick = tune_pick(x->res, x->nres, &x->base, x->min_gain,
+			    tune_min_gain_ns(&x->o.cfg), &x->best);
+	return 0;
+}
+
+/* ------------------------------------------------------------ the advice */
+
+static void advise(struct tx *x)
+{
+	char a[32], b[32];
+
+	x->command[0] = '\0';
+	if (x->pick < 0) {
+		snprintf(x->reason, sizeof(x->reason),
+			 "no setting cuts the kernel defaults' p99 ring delay of %s by %.0f%% (and %s) with throughput within %.1f%% of theirs",
+			 sim_fmt_ns(a, sizeof(a), x->base.p99), x->min_gain * 100,
+			 sim_fmt_ns(b, sizeof(b), tune_min_gain_ns(&x->o.cfg)), (1 - x->keep) * 100);
+		return;
+	}
+	{
+		const struct tune_result *r = &x->res[x->pick];
+
+		snprintf(x->reason, sizeof(x->reason),
+			 "p99 ring delay %s -> %s at %.1f%% of default throughput",
+			 sim_fmt_ns(a, sizeof(a), x->base.p99), sim_fmt_ns(b, sizeof(b), r->p99),
+			 x->base.bytes_tx ? 100.0 * (double)r->bytes_tx / (double)x->base.bytes_tx : 100.0);
+		snprintf(x->command, sizeof(x->command),
+			 "bqltool set %s limit_min=%" PRIu32 " limit_max=%" PRIu32 " hold_time=%" PRIu32,
+			 x->sel ? x->sel : "DEV", r->set.limit_min, r->set.limit_max, r->set.hold_time);
+	}
+}
+
+/* --apply: the recommendation through set's all-or-nothing path */
+static int apply(struct tx *x, const struct sel_result *t)
+{
+	const struct tune_result *r = &x->res[x->pick];
+	const struct { enum bql_attr a; uint64_t v; } kv[] = {
+		{ BQL_LIMIT_MIN, r->set.limit_min },
+		{ BQL_LIMIT_MAX, r->set.limit_max },
+		{ BQL_HOLD_TIME, r->set.hold_time },
+	};
+	unsigned int hz = cmd_plan_hz(x->c, true);
+	struct bql_err e;
+	struct plan p;
+	int ret = 0;
+
+	plan_init(&p, hz);
+	for (size_t d = 0; d < t->n && !ret; d++)
+		for (unsigned int k = 0; k < t->t[d].nqueues && !ret; k++)
+			for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]) && !ret; i++) {
+				struct plan_value pv;
+
+				if (plan_value(kv[i].a, kv[i].v, hz, bql_attrs[kv[i].a].name, &pv, &e) ||
+				    plan_add(&p, t->t[d].ifname, t->t[d].queues[k], kv[i].a, &pv, false, &e))
+					ret = -1;
+			}
+	if (!ret && plan_read(x->c, &p, &e))
+		ret = -1;
+	if (ret) {
+		cmd_error(x->c, &e);
+		plan_free(&p);
+		return BQL_EXIT_FAIL;
+	}
+	printf("\napplying (old -> new):\n");
+	fflush(stdout);
+	ret = cmd_plan_commit(x->c, &p, false);
+	plan_free(&p);
+	return ret;
+}
+
+/* ------------------------------------------------------------ options */
+
+enum {
+	OPT_FROM = 256,
+	OPT_KEEP,
+	OPT_MIN_GAIN,
+	OPT_THREADS,
+	OPT_APPLY,
+};
+
+static int parse_fraction(struct tx *x, const char *opt, const char *arg, double lo, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > lo && v <= 1))
+		return cmd_usage(x->c, "%s: '%s': expected a fraction above %g, at most 1 (0.995)",
+				 opt, arg, lo);
+	*out = v;
+	return 0;
+}
+
+static int parse_opts(struct tx *x, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		SIM_OPTS_LONG,
+		{ "from",	required_argument,	NULL, OPT_FROM },
+		{ "keep",	required_argument,	NULL, OPT_KEEP },
+		{ "min-gain",	required_argument,	NULL, OPT_MIN_GAIN },
+		{ "threads",	required_argument,	NULL, OPT_THREADS },
+		{ "apply",	no_argument,		NULL, OPT_APPLY },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int opt, ret;
+
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_FROM:
+			if (!*optarg)
+				return cmd_usage(x->c, "--from: expected a trace file (- for standard input)");
+			x->from = optarg;
+			break;
+		case OPT_KEEP:
+			ret = parse_fraction(x, "--keep", optarg, 0, &x->keep);
+			if (ret)
+				return ret;
+			break;
+		case OPT_MIN_GAIN:
+			ret = parse_fraction(x, "--min-gain", optarg, -1e-12, &x->min_gain);
+			if (ret)
+				return ret;
+			break;
+		case OPT_THREADS:
+			if (units_parse_u64(optarg, &v) || !v || v > MAX_THREADS)
+				return cmd_usage(x->c, "--threads: '%s': expected 1..%u", optarg,
+						 MAX_THREADS);
+			x->threads = (unsigned int)v;
+			break;
+		case OPT_APPLY:
+			x->apply = true;
+			break;
+		case ':':
+		case '?':
+			return cmd_bad_option(x->c, opt, argv);
+		default:
+			ret = sim_opts_parse(x->c, &x->o, opt, optarg);
+			if (ret)
+				return ret == 1 ? cmd_bad_option(x->c, '?', argv) : ret;
+			break;
+		}
+	}
+	if (argc - optind > 1)
+		return cmd_usage(x->c, "one selector at most, got '%s' and '%s'", argv[optind],
+				 argv[optind + 1]);
+	if (optind < argc)
+		x->sel = argv[optind];
+	if (x->apply && !x->sel)
+		return cmd_usage(x->c, "--apply needs a selector (the queues to write)");
+	if (x->apply && x->c->json)
+		return cmd_usage(x->c, "--apply reports its writes as text: run without -j");
+	return 0;
+}
+
+static int tune_run(struct bql_ctx *c, int argc, char **argv)
+{
+	struct cmd_state st;
+	bool have_st = false;
+	struct tx *x;
+	long ncpu;
+	int ret;
+
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return cmd_fail(c, "%s", strerror(ENOMEM));
+	x->c = c;
+	x->keep = 0.995;
+	x->min_gain = 0.10;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	x->threads = ncpu < 1 ? 1 : ncpu > MAX_THREADS ? MAX_THREADS : (unsigned int)ncpu;
+	sim_opts_init(&x->o);
+	ret = parse_opts(x, argc, argv);
+	if (ret)
+		goto out;
+	if (x->sel) {
+		ret = cmd_select(c, 1, &x->sel, &st);
+		if (ret)
+			goto out;
+		have_st = true;
+	}
+	if (x->from)
+		ret = model_from_trace(x);
+	else if (x->sel)
+		ret = model_from_device(x, &st.targets);
+	if (ret)
+		goto out;
+	ret = sim_opts_finish(c, &x->o);
+	if (ret)
+		goto out;
+	ret = search(x);
+	if (ret)
+		goto out;
+	advise(x);
+	ret = tx_report(x);
+	if (!ret && x->apply) {
+		if (x->pick < 0)
+			printf("\nnothing applied: the defaults stay\n");
+		else
+			ret = apply(x, &st.targets);
+	}
+out:
+	if (have_st)
+		cmd_state_free(&st);
+	free(x->res);
+	free(x);
+	return ret;
+}
+
+const struct cmd_entry cmd_tune_entry = {
+	.name = "tune",
+	.synopsis = "tune [SEL] [--from TRACE] [--keep FRACTION] [--min-gain FRACTION] "
+		    "[--threads N] [--apply] [MODEL OPTIONS]",
+	.summary = "Recommend limit_min, limit_max and hold_time for a latency goal, by simulation",
+	.help = "  --from TRACE         fit the model (link rate, completion batches and\n"
+		"                       intervals, offered load, packet sizes, queues) from a\n"
+		"                       bqltrace, plain, .gz or .zst (- reads standard input)\n"
+		"  --keep FRACTION      keep throughput within this fraction of the kernel\n"
+		"                       defaults' on the same traffic (0.995)\n"
+		"  --min-gain FRACTION  recommend a change only if it cuts the defaults' p99 ring\n"
+		"                       delay by this much (0.1); else keep the defaults\n"
+		"  --threads N          simulations in parallel (all CPUs); results do not depend\n"
+		"                       on it\n"
+		"  --apply              write the recommendation to SEL, all-or-nothing as set\n"
+		"MODEL OPTIONS, as for sim (they override what was fitted or read):\n"
+		SIM_OPTS_HELP
+		"\nWith SEL and no --from, the link speed and queue count come from the device\n"
+		"(read-only) and each queue carries a backlogged flow. The search: a sweep of\n"
+		"limit_max x hold_time, then two refinements around the best. Ring delay is\n"
+		"from netdev_tx_sent_queue() to the wire (see bqltool-sim(8)).\n",
+	.flags = 0,
+	.run = tune_run,
+};

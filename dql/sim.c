@@ -1,0 +1,827 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The closed-loop NIC model behind `bqltool sim` and `bqltool tune`: an
+ * event loop over a handful of sources (settings changes, the link, one
+ * interrupt/NAPI state per queue, one arrival process per flow) that calls
+ * the DQL engine as a driver does. See sim.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+#include "sim.h"
+#include "sim_rng.h"
+#include "dql_util.h"		/* last: poisons the I/O functions */
+
+#define NS_PER_SEC	1000000000ull
+#define T_NEVER		UINT64_MAX
+#define PROGRESS_EVERY	(1u << 20)	/* events between progress calls */
+
+/* ------------------------------------------------------------ state */
+
+struct pkt {
+	uint64_t t;		/* when it entered the qdisc / the ring */
+	uint32_t bytes;
+};
+
+enum napi_state {
+	NAPI_IDLE,		/* interrupt enabled, nothing pending */
+	NAPI_ARMED,		/* coalescing timer running */
+	NAPI_POLL,		/* interrupt raised, poll scheduled */
+};
+
+struct flow {
+	const struct sim_flow *f;
+	unsigned int q;
+	struct sim_rng rng;
+	uint64_t rem;		/* CBR: ns fraction carried, times rate */
+	struct wtime wt;	/* CBR: per-size times at the rate */
+	double ns_per_byte;	/* POISSON: mean gap per byte */
+	double frac;		/* POISSON: ns fraction carried */
+	uint64_t on_end;	/* ONOFF: end of the current on period */
+	uint64_t period;	/* ONOFF: start of the current period */
+};
+
+struct squeue {
+	struct dql d;
+	/* qdisc: a FIFO of qd_cap slots */
+	struct pkt *qd;
+	uint32_t qd_cap, qd_head, qd_cnt;
+	/* ring: counters run freely, slot = counter & ring_mask */
+	struct pkt *ring;
+	uint32_t ring_mask, ring_size, wake;
+	uint32_t r_reap, r_tx, r_tail;	/* reap <= tx <= tail */
+	bool stack_xoff, drv_xoff;
+	enum napi_state napi;
+	uint32_t pending;		/* completed since the interrupt was enabled */
+	unsigned int nbulk, bulk_rr;
+	unsigned int bulk[SIM_MAX_FLOWS];
+	struct sim_rng rng;		/* interrupt jitter */
+	bool starving;
+	uint64_t starve_since;
+	/* limit series, as replay computes it */
+	uint64_t t_first, t_prev;
+	uint32_t l_prev;
+	unsigned __int128 wsum, lsum;
+	struct sim_qstats st;
+};
+
+struct sim {
+	struct sim_config cfg;
+	const struct sim_ops *ops;
+	void *arg;
+	uint64_t now;
+	/* jiffies cache: jiffies of [.., j_next) is j */
+	uint64_t j, j_next;
+	/* event heap over sources: 0 settings, 1 link, 2.. queues, then flows */
+	unsigned int nsrc, *heap, *pos;
+	bool linear;			/* few sources: scan tm[], no heap */
+	uint64_t *tm;
+	unsigned int at_next;
+	/* link */
+	bool busy;
+	unsigned int cur_q, rr;
+	uint64_t wire_rem;		/* ns fraction carried, times link_bps */
+	struct wtime wire;		/* per-size times on the link */
+	uint64_t bytes_tx;
+	unsigned int nonempty;		/* queues whose qdisc has packets */
+	bool link_starving;
+	uint64_t link_starve_since, link_starved;
+	struct squeue *q;
+	struct flow *fl;
+	struct sim_hist tot_ring, tot_qdisc;
+	struct zig zig;
+};
+
+#define SRC_AT		0u
+#define SRC_LINK	1u
+#define SRC_Q(i)	(2u + (i))
+#define SRC_FLOW(s, i)	(2u + (s)->cfg.nqueues + (i))
+
+/* ------------------------------------------------------------ event heap */
+
+static inline bool ev_less(const struct sim *s, unsigned int a, unsigned int b)
+{
+	return s->tm[a] < s->tm[b] || (s->tm[a] == s->tm[b] && a < b);
+}
+
+static inline void heap_swap(struct sim *s, unsigned int i, unsigned int j)
+{
+	unsigned int a = s->heap[i], b = s->heap[j];
+
+	s->heap[i] = b;
+	s->heap[j] = a;
+	s->pos[b] = i;
+	s->pos[a] = j;
+}
+
+/* source @id fires at @t next (T_NEVER: not at all) */
+static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
+{
+	unsigned int i;
+
+	s->tm[id] = t;
+	if (s->linear)
+		return;
+	i = s->pos[id];
+	while (i && ev_less(s, s->heap[i], s->heap[(i - 1) / 2])) {
+		heap_swap(s, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		unsigned int l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < s->nsrc && ev_less(s, s->heap[l], s->heap[m]))
+			m = l;
+		if (r < s->nsrc && ev_less(s, s->heap[r], s->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		heap_swap(s, i, m);
+		i = m;
+	}
+}
+
+/*
+ * The next source: with few sources a scan of their times beats the heap
+ * (no pointer chasing); the lowest id wins a tie, as in the heap.
+ */
+static inline unsigned int ev_next(const struct sim *s)
+{
+	const uint64_t *tm = s->tm;
+	uint64_t best;
+	unsigned int id = 0;
+
+	if (!s->linear)
+		return s->heap[0];
+	/* branch-free: which source is next is not predictable */
+	best = tm[0];
+	for (unsigned int i = 1; i < s->nsrc; i++) {
+		uint64_t t = tm[i];
+		bool lt = t < best;
+
+		best = lt ? t : best;
+		id = lt ? i : id;
+	}
+	return id;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static inline uint64_t jiffies_at(struct sim *s, uint64_t t)
+{
+	if (t >= s->j_next) {
+		s->j = bqlt_ns_to_jiffies(t, s->cfg.hz);
+		s->j_next = ((s->j + 1) * NS_PER_SEC + s->cfg.hz - 1) / s->cfg.hz;
+	}
+	return s->j;
+}
+
+static inline uint32_t size_draw(const struct sim_size *sz, struct sim_rng *r)
+{
+	uint64_t x;
+
+	switch (sz->kind) {
+	case SIM_SIZE_UNIFORM:
+		return sz->a + (uint32_t)rng_below(r, (uint64_t)sz->b - sz->a + 1);
+	case SIM_SIZE_IMIX:
+		x = rng_below(r, 12);
+		return x < 7 ? 60 : x < 11 ? 590 : 1514;
+	case SIM_SIZE_BIMODAL:
+		return rng_unit(r) < sz->p ? sz->a : sz->b;
+	case SIM_SIZE_FIXED:
+	case SIM_SIZE_TSO:
+	default:
+		return sz->a;
+	}
+}
+
+static void emit(struct sim *s, enum bqlt_kind kind, unsigned int qi,
+		 uint32_t bytes, const struct sim_kv *kv)
+{
+	struct squeue *q = &s->q[qi];
+	struct sim_rec r;
+
+	r.kind = kind;
+	r.queue = qi;
+	r.t_ns = s->now;
+	r.jiffies = jiffies_at(s, s->now);
+	r.bytes = bytes;
+	r.limit = q->d.limit;
+	r.inflight = dql_inflight(&q->d);
+	if (kv)
+		r.kv = *kv;
+	else
+		memset(&r.kv, 0, sizeof(r.kv));
+	s->ops->record(s->arg, &r);
+}
+
+/* starvation bookkeeping, after anything that may change the conditions */
+static inline void q_starve(struct sim *s, struct squeue *q)
+{
+	bool starving = q->qd_cnt && q->r_tail == q->r_tx;
+
+	if (starving == q->starving)
+		return;
+	if (starving)
+		q->starve_since = s->now;
+	else
+		q->st.starved_ns += s->now - q->starve_since;
+	q->starving = starving;
+}
+
+static inline void link_starve(struct sim *s)
+{
+	bool starving = !s->busy && s->nonempty;
+
+	if (starving == s->link_starving)
+		return;
+	if (starving)
+		s->link_starve_since = s->now;
+	else
+		s->link_starved += s->now - s->link_starve_since;
+	s->link_starving = starving;
+}
+
+static void store(struct sim *s, struct squeue *q, const struct sim_kv *kv)
+{
+	uint64_t j = jiffies_at(s, s->now);
+
+	/* validated by sim_config_check(): the stores cannot fail */
+	switch (kv->key) {
+	case BQLT_K_LIMIT_MIN:
+		dql_store_limit_min(&q->d, kv->val);
+		break;
+	case BQLT_K_LIMIT_MAX:
+		dql_store_limit_max(&q->d, kv->val);
+		break;
+	case BQLT_K_HOLD_TIME:
+		dql_store_hold_time_ms(&q->d, kv->val, s->cfg.hz);
+		break;
+	case BQLT_K_STALL_THRS:
+		dql_store_stall_thrs_ms(&q->d, kv->val, s->cfg.hz, j);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ------------------------------------------------------------ the link */
+
+/* put the next packet of queue @qi on the wire */
+static void link_start(struct sim *s, unsigned int qi)
+{
+	struct squeue *q = &s->q[qi];
+	const struct pkt *p = &q->ring[q->r_tx & q->ring_mask];
+	uint64_t d = s->now - p->t;
+
+	sim_hist_add(&q->st.ring_delay, d);
+	s->busy = true;
+	s->cur_q = qi;
+	ev_set(s, SRC_LINK, s->now + wtime(&s->wire, p->bytes, &s->wire_rem));
+}
+
+/* the next queue after @from (round robin) with a descriptor to send */
+static bool link_pick(struct sim *s, unsigned int from, unsigned int *out)
+{
+	unsigned int n = s->cfg.nqueues;
+
+	for (unsigned int k = 1; k <= n; k++) {
+		unsigned int i = from + k >= n ? from + k - n : from + k;
+
+		if (s->q[i].r_tail != s->q[i].r_tx) {
+			*out = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------ interrupts */
+
+static uint64_t stall_defer(const struct sim *s, uint64_t t)
+{
+	bool moved = true;
+
+	/* a deferred poll may land in a later stall: repeat until none */
+	while (moved) {
+		moved = false;
+		for (unsigned int i = 0; i < s->cfg.nstalls; i++) {
+			const struct sim_stall *st = &s->cfg.stalls[i];
+
+			if (t >= st->t_ns && t - st->t_ns < st->len_ns) {
+				t = st->t_ns + st->len_ns;
+				moved = true;
+			}
+		}
+	}
+	return t;
+}
+
+/* the interrupt is raised now: the poll runs after the latency */
+static void irq_fire(struct sim *s, unsigned int qi)
+{
+	struct squeue *q = &s->q[qi];
+	uint64_t lat = s->cfg.irq_latency_ns;
+
+	if (s->cfg.irq_jitter_ns) {
+		uint64_t j = s->cfg.irq_jitter_ns;
+		uint64_t lo = lat > j ? lat - j : 0;
+
+		lat = lo + rng_below(&q->rng, lat + j - lo + 1);
+	}
+	q->napi = NAPI_POLL;
+	ev_set(s, SRC_Q(qi), stall_defer(s, s->now + lat));
+}
+
+/* a packet of queue @qi finished on the wire: the coalescing logic */
+static void irq_on_done(struct sim *s, unsigned int qi)
+{
+	struct squeue *q = &s->q[qi];
+
+	switch (q->napi) {
+	case NAPI_IDLE:
+		q->pending = 1;
+		if (!s->cfg.coalesce_usecs || s->cfg.coalesce_frames == 1) {
+			irq_fire(s, qi);
+			return;
+		}
+		q->napi = NAPI_ARMED;
+		ev_set(s, SRC_Q(qi), s->now + (uint64_t)s->cfg.coalesce_usecs * 1000);
+		return;
+	case NAPI_ARMED:
+		q->pending++;
+		if (s->cfg.coalesce_frames && q->pending >= s->cfg.coalesce_frames)
+			irq_fire(s, qi);
+		return;
+	case NAPI_POLL:
+		return;		/* masked until the poll completes */
+	}
+}
+
+/* ------------------------------------------------------------ transmit */
+
+static void qdisc_push(struct sim *s, struct squeue *q, uint32_t bytes)
+{
+	uint32_t i = q->qd_head + q->qd_cnt;
+	struct pkt *p = &q->qd[i >= q->qd_cap ? i - q->qd_cap : i];
+
+	p->t = s->now;
+	p->bytes = bytes;
+	if (!q->qd_cnt++)
+		s->nonempty++;
+}
+
+/* keep the backlogged flows' packets in the qdisc */
+static void bulk_refill(struct sim *s, struct squeue *q)
+{
+	while (q->qd_cnt < q->qd_cap) {
+		struct flow *f = &s->fl[q->bulk[q->bulk_rr]];
+
+		if (++q->bulk_rr == q->nbulk)
+			q->bulk_rr = 0;
+		qdisc_push(s, q, size_draw(&f->f->size, &f->rng));
+	}
+}
+
+/*
+ * qdisc_run: move packets from the qdisc into the ring while the queue
+ * runs, each through netdev_tx_sent_queue(): dql_queued(), then STACK_XOFF
+ * if dql_avail() < 0. The driver stops the queue itself when the ring is
+ * full.
+ */
+static void xmit(struct sim *s, unsigned int qi)
+{
+	struct squeue *q = &s->q[qi];
+	uint64_t j = 0;
+
+	if (q->stack_xoff || q->drv_xoff || !q->qd_cnt)
+		return;
+	j = jiffies_at(s, s->now);
+	while (q->qd_cnt && !q->stack_xoff && !q->drv_xoff) {
+		struct pkt p = q->qd[q->qd_head];
+		struct pkt *slot;
+
+		if (++q->qd_head == q->qd_cap)
+			q->qd_head = 0;
+		if (!--q->qd_cnt)
+			s->nonempty--;
+		sim_hist_add(&q->st.qdisc_delay, s->now - p.t);
+		slot = &q->ring[q->r_tail++ & q->ring_mask];
+		slot->t = s->now;
+		slot->bytes = p.bytes;
+		dql_queued(&q->d, p.bytes, j);
+		q->st.packets_queued++;
+		q->st.bytes_queued += p.bytes;
+		if (s->ops->record)
+			emit(s, BQLT_Q, qi, p.bytes, NULL);
+		if (dql_avail(&q->d) < 0) {
+			q->stack_xoff = true;
+			q->st.stops++;
+		}
+		if (q->r_tail - q->r_reap == q->ring_size) {
+			q->drv_xoff = true;
+			q->st.ring_stops++;
+		}
+		if (!s->busy)
+			link_start(s, qi);
+		if (q->nbulk)
+			bulk_refill(s, q);
+	}
+}
+
+/* ------------------------------------------------------------ handlers */
+
+static void on_link(struct sim *s)
+{
+	unsigned int qi = s->cur_q, next;
+	struct squeue *q = &s->q[qi];
+	const struct pkt *p = &q->ring[q->r_tx & q->ring_mask];
+
+	q->r_tx++;
+	q->st.packets++;
+	q->st.bytes_tx += p->bytes;
+	s->bytes_tx += p->bytes;
+	s->busy = false;
+	irq_on_done(s, qi);
+	if (link_pick(s, qi, &next))
+		link_start(s, next);
+	else
+		ev_set(s, SRC_LINK, T_NEVER);
+	q_starve(s, q);
+}
+
+static void limit_series(struct squeue *q, uint64_t t)
+{
+	uint32_t l = q->d.limit;
+
+	if (!q->st.completions) {
+		q->t_first = t;
+		q->st.limit_min = l;
+		q->st.limit_max = l;
+	} else {
+		q->wsum += (unsigned __int128)q->l_prev * (t - q->t_prev);
+		if (l < q->st.limit_min)
+			q->st.limit_min = l;
+		if (l > q->st.limit_max)
+			q->st.limit_max = l;
+	}
+	q->lsum += l;
+	q->t_prev = t;
+	q->l_prev = l;
+	q->st.completions++;
+}
+
+/*
+ * The NAPI poll: reap up to the budget, netdev_tx_completed_queue() (which
+ * ignores 0 bytes; clears STACK_XOFF once dql_avail() >= 0), the driver's
+ * own wake; then poll again while the budget is used up, or complete and
+ * let the qdisc run.
+ */
+static void napi_poll(struct sim *s, unsigned int qi)
+{
+	struct squeue *q = &s->q[qi];
+	uint32_t n = q->r_tx - q->r_reap, bytes = 0;
+
+	if (n > s->cfg.napi_budget)
+		n = s->cfg.napi_budget;
+	for (uint32_t k = 0; k < n; k++)
+		bytes += q->ring[(q->r_reap + k) & q->ring_mask].bytes;
+	q->r_reap += n;
+	if (bytes) {
+		dql_completed(&q->d, bytes, jiffies_at(s, s->now));
+		q->st.bytes_completed += bytes;
+		limit_series(q, s->now);
+		if (s->ops->record)
+			emit(s, BQLT_C, qi, bytes, NULL);
+		if (q->stack_xoff && dql_avail(&q->d) >= 0)
+			q->stack_xoff = false;
+	}
+	if (q->drv_xoff && q->ring_size - (q->r_tail - q->r_reap) >= q->wake)
+		q->drv_xoff = false;
+	if (n == s->cfg.napi_budget && q->r_tx != q->r_reap) {
+		/* budget spent: net_rx_action() polls again at once */
+		ev_set(s, SRC_Q(qi), stall_defer(s, s->now));
+		return;
+	}
+	q->napi = NAPI_IDLE;	/* napi_complete: interrupt enabled */
+	q->pending = 0;
+	ev_set(s, SRC_Q(qi), T_NEVER);
+	/*
+	 * The wake (netif_schedule) raised NET_TX_SOFTIRQ, which runs after
+	 * the NET_RX softirq's polling loop: the qdisc runs now.
+	 */
+	xmit(s, qi);
+	q_starve(s, q);
+}
+
+static void on_queue(struct sim *s, unsigned int qi)
+{
+	if (s->q[qi].napi == NAPI_ARMED)
+		irq_fire(s, qi);	/* coalescing timer expired */
+	else
+		napi_poll(s, qi);
+}
+
+static uint64_t flow_gap(const struct sim *s, struct flow *f, uint32_t bytes)
+{
+	if (f->f->kind == SIM_T_POISSON) {
+		/* whole ns now, the fraction carried: the mean rate holds */
+		double mean = (double)bytes * f->ns_per_byte;
+		double g = zig_exp(&s->zig, &f->rng) * mean + f->frac;
+		uint64_t whole;
+
+		if (g >= 9e18)
+			return (uint64_t)9e18;
+		whole = (uint64_t)g;	/* g >= 0: truncation is floor() */
+		f->frac = g - (double)whole;
+		return whole;
+	}
+	return wtime(&f->wt, bytes, &f->rem);
+}
+
+static void on_flow(struct sim *s, unsigned int fi)
+{
+	struct flow *f = &s->fl[fi];
+	struct squeue *q = &s->q[f->q];
+	uint32_t bytes = size_draw(&f->f->size, &f->rng);
+	uint64_t next;
+
+	if (q->qd_cnt < q->qd_cap)
+		qdisc_push(s, q, bytes);
+	else
+		q->st.drops++;
+	next = s->now + flow_gap(s, f, bytes);
+	if (f->f->kind == SIM_T_ONOFF && next >= f->on_end) {
+		f->period += f->f->on_ns + f->f->off_ns;
+		f->on_end = f->period + f->f->on_ns;
+		f->rem = 0;
+		if (next < f->period)
+			next = f->period;
+	}
+	ev_set(s, SRC_FLOW(s, fi), next);
+	xmit(s, f->q);
+	q_starve(s, q);
+}
+
+static void on_at(struct sim *s)
+{
+	const struct sim_at *a = &s->cfg.at[s->at_next++];
+
+	for (unsigned int i = 0; i < s->cfg.nqueues; i++) {
+		store(s, &s->q[i], &a->kv);
+		if (s->ops->record)
+			emit(s, BQLT_P, i, 0, &a->kv);
+	}
+	ev_set(s, SRC_AT, s->at_next < s->cfg.nat ? s->cfg.at[s->at_next].t_ns : T_NEVER);
+}
+
+/* ------------------------------------------------------------ setup */
+
+int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
+{
+	struct sim *s;
+	unsigned int i;
+	int ret;
+
+	*sp = NULL;
+	ret = sim_config_check(cfg, e);
+	if (ret)
+		return ret;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return bql_err_set(e, ENOMEM, "out of memory");
+	s->cfg = *cfg;
+	zig_init(&s->zig);
+	wtime_init(&s->wire, cfg->link_bps);
+	/* --at in time order, ties in the order given (insertion sort: stable) */
+	for (i = 1; i < s->cfg.nat; i++) {
+		struct sim_at a = s->cfg.at[i];
+		unsigned int k = i;
+
+		while (k && s->cfg.at[k - 1].t_ns > a.t_ns) {
+			s->cfg.at[k] = s->cfg.at[k - 1];
+			k--;
+		}
+		s->cfg.at[k] = a;
+	}
+	s->nsrc = 2 + cfg->nqueues + cfg->nflows;
+	s->linear = s->nsrc <= 16;
+	s->heap = calloc(s->nsrc, sizeof(*s->heap));
+	s->pos = calloc(s->nsrc, sizeof(*s->pos));
+	s->tm = calloc(s->nsrc, sizeof(*s->tm));
+	s->q = calloc(cfg->nqueues, sizeof(*s->q));
+	s->fl = calloc(cfg->nflows, sizeof(*s->fl));
+	if (!s->heap || !s->pos || !s->tm || !s->q || !s->fl)
+		goto nomem;
+	for (i = 0; i < cfg->nqueues; i++) {
+		struct squeue *q = &s->q[i];
+		uint32_t sz = 1;
+
+		while (sz < cfg->ring)
+			sz <<= 1;
+		q->ring = calloc(sz, sizeof(*q->ring));
+		q->qd = calloc(cfg->qlen, sizeof(*q->qd));
+		if (!q->ring || !q->qd)
+			goto nomem;
+		q->ring_mask = sz - 1;
+		q->ring_size = cfg->ring;
+		q->wake = cfg->ring >= 4 ? cfg->ring / 4 : 1;
+		q->qd_cap = cfg->qlen;
+		rng_seed(&q->rng, cfg->seed, 1000 + i);
+	}
+	for (i = 0; i < cfg->nflows; i++) {
+		struct flow *f = &s->fl[i];
+
+		f->f = &s->cfg.flows[i];
+		f->q = sim_flow_queue(cfg, i);
+		rng_seed(&f->rng, cfg->seed, i);
+		if (f->f->rate_bps) {
+			wtime_init(&f->wt, f->f->rate_bps);
+			f->ns_per_byte = 8e9 / (double)f->f->rate_bps;
+		}
+		if (f->f->kind == SIM_T_BULK) {
+			struct squeue *q = &s->q[f->q];
+
+			q->bulk[q->nbulk++] = i;
+		}
+	}
+	*sp = s;
+	return 0;
+nomem:
+	sim_free(s);
+	return bql_err_set(e, ENOMEM, "out of memory for %u queues of %u ring and %u qdisc slots",
+			   cfg->nqueues, cfg->ring, cfg->qlen);
+}
+
+void sim_free(struct sim *s)
+{
+	if (!s)
+		return;
+	for (unsigned int i = 0; s->q && i < s->cfg.nqueues; i++) {
+		free(s->q[i].ring);
+		free(s->q[i].qd);
+	}
+	free(s->q);
+	free(s->fl);
+	free(s->heap);
+	free(s->pos);
+	free(s->tm);
+	free(s);
+}
+
+/* time zero: each queue born as the kernel makes it, then reset at ifup */
+static void sim_start(struct sim *s)
+{
+	unsigned int i;
+	uint64_t j0;
+
+	s->now = 0;
+	s->j_next = 0;
+	j0 = jiffies_at(s, 0);
+	for (i = 0; i < s->nsrc; i++) {
+		s->heap[i] = i;
+		s->pos[i] = i;
+		s->tm[i] = T_NEVER;
+	}
+	for (i = 0; i < s->cfg.nqueues; i++) {
+		struct squeue *q = &s->q[i];
+
+		dql_init(&q->d, s->cfg.hz, s->cfg.kflags, j0);
+		for (unsigned int k = 0; k < s->cfg.nset; k++)
+			store(s, q, &s->cfg.set[k]);
+		dql_reset(&q->d, j0);
+		if (s->ops->record)
+			emit(s, BQLT_R, i, 0, NULL);
+	}
+	if (s->cfg.nat)
+		ev_set(s, SRC_AT, s->cfg.at[0].t_ns);
+	for (i = 0; i < s->cfg.nflows; i++) {
+		struct flow *f = &s->fl[i];
+
+		if (f->f->kind == SIM_T_BULK)
+			continue;
+		f->on_end = f->f->on_ns;
+		ev_set(s, SRC_FLOW(s, i), 0);
+	}
+	/* the backlogged queues start full and start sending */
+	for (i = 0; i < s->cfg.nqueues; i++) {
+		if (s->q[i].nbulk) {
+			bulk_refill(s, &s->q[i]);
+			xmit(s, i);
+		}
+	}
+}
+
+static void sim_finish(struct sim *s)
+{
+	unsigned int i;
+
+	s->now = s->cfg.duration_ns;
+	if (s->link_starving)
+		s->link_starved += s->now - s->link_starve_since;
+	s->link_starving = false;
+	memset(&s->tot_ring, 0, sizeof(s->tot_ring));
+	memset(&s->tot_qdisc, 0, sizeof(s->tot_qdisc));
+	for (i = 0; i < s->cfg.nqueues; i++) {
+		struct squeue *q = &s->q[i];
+		struct sim_qstats *st = &q->st;
+
+		if (q->starving)
+			st->starved_ns += s->now - q->starve_since;
+		q->starving = false;
+		st->inflight = dql_inflight(&q->d);
+		st->limit_final = q->d.limit;
+		st->stall_cnt = q->d.stall_cnt;
+		st->stall_max = q->d.stall_max;
+		st->limit_mean = replay_limit_mean(q->wsum, q->lsum, st->completions,
+						   q->t_first, q->t_prev);
+		sim_hist_merge(&s->tot_ring, &st->ring_delay);
+		sim_hist_merge(&s->tot_qdisc, &st->qdisc_delay);
+	}
+}
+
+void sim_run(struct sim *s, const struct sim_ops *ops, void *arg)
+{
+	static const struct sim_ops none;
+	struct sim_ops o = ops ? *ops : none;
+	uint64_t end = s->cfg.duration_ns;
+	unsigned int countdown = PROGRESS_EVERY;
+
+	s->ops = &o;
+	s->arg = arg;
+	sim_start(s);
+	for (;;) {
+		unsigned int id = ev_next(s);
+		uint64_t t = s->tm[id];
+
+		if (t >= end)
+			break;
+		s->now = t;
+		if (id == SRC_LINK)
+			on_link(s);
+		else if (id >= SRC_Q(0) && id < SRC_Q(s->cfg.nqueues))
+			on_queue(s, id - SRC_Q(0));
+		else if (id == SRC_AT)
+			on_at(s);
+		else
+			on_flow(s, id - SRC_FLOW(s, 0));
+		link_starve(s);
+		if (!--countdown) {
+			countdown = PROGRESS_EVERY;
+			if (o.progress)
+				o.progress(arg, t);
+		}
+	}
+	sim_finish(s);
+	s->ops = NULL;
+}
+
+/* ------------------------------------------------------------ results */
+
+const struct sim_config *sim_cfg(const struct sim *s)
+{
+	return &s->cfg;
+}
+
+const struct sim_qstats *sim_queue_stats(const struct sim *s, unsigned int q)
+{
+	return q < s->cfg.nqueues ? &s->q[q].st : NULL;
+}
+
+const struct dql *sim_queue_dql(const struct sim *s, unsigned int q)
+{
+	return q < s->cfg.nqueues ? &s->q[q].d : NULL;
+}
+
+void sim_get_totals(const struct sim *s, struct sim_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->duration_ns = s->cfg.duration_ns;
+	t->link_bps = s->cfg.link_bps;
+	t->starved_ns = s->link_starved;
+	for (unsigned int i = 0; i < s->cfg.nqueues; i++) {
+		const struct sim_qstats *st = &s->q[i].st;
+
+		t->packets += st->packets;
+		t->bytes_tx += st->bytes_tx;
+		t->packets_queued += st->packets_queued;
+		t->bytes_queued += st->bytes_queued;
+		t->bytes_completed += st->bytes_completed;
+		t->inflight += st->inflight;
+		t->completions += st->completions;
+		t->stops += st->stops;
+		t->ring_stops += st->ring_stops;
+		t->drops += st->drops;
+		t->stall_cnt += st->stall_cnt;
+		if (st->stall_max > t->stall_max)
+			t->stall_max = st->stall_max;
+	}
+	t->throughput_bps = (double)t->bytes_tx * 8.0 * 1e9 / (double)t->duration_ns;
+	t->utilization = t->throughput_bps / (double)t->link_bps;
+	t->ring_delay = &s->tot_ring;
+	t->qdisc_delay = &s->tot_qdisc;
+}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A deterministic discrete-event model of one NIC's transmit path driven by
+ * the kernel-exact DQL engine (dql.c): traffic generators, a pfifo qdisc and
+ * a descriptor ring per TX queue, one link shared round-robin by the
+ * queues, interrupt coalescing, NAPI polls with a budget, and BQL exactly as
+ * netdev_tx_sent_queue()/netdev_tx_completed_queue() drive it.
+ *
+ * Pure: no I/O. Memory is allocated by sim_new() only (qdisc and ring
+ * slots, fixed-size delay histograms), so it does not grow with the
+ * simulated duration, and the event loop allocates nothing. Results come
+ * back through callbacks (every DQL call, as a bqltrace record) and the
+ * statistics accessors below.
+ */
+#ifndef BQLTOOL_DQL_SIM_H
+#define BQLTOOL_DQL_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dql.h"
+#include "err.h"
+#include "trace.h"
+
+#define SIM_MAX_QUEUES		64
+#define SIM_MAX_FLOWS		64
+#define SIM_MAX_SET		16
+#define SIM_MAX_AT		64
+#define SIM_MAX_STALLS		16
+#define SIM_LINK_MIN		10000000ull		/* 10M */
+#define SIM_LINK_MAX		400000000000ull		/* 400G */
+#define SIM_RING_MAX		65536
+#define SIM_QLEN_MAX		100000
+#define SIM_PKT_MAX		65536			/* a TSO super-packet */
+#define SIM_DURATION_MAX	(3600ull * 1000000000ull)	/* one hour */
+#define SIM_IRQ_LAT_MAX		(1000000000ull)		/* 1 s */
+
+/* packet size distributions (--size) */
+enum sim_size_kind {
+	SIM_SIZE_FIXED,		/* a */
+	SIM_SIZE_UNIFORM,	/* a..b inclusive */
+	SIM_SIZE_IMIX,		/* 60, 590, 1514 bytes in 7:4:1 */
+	SIM_SIZE_BIMODAL,	/* a with probability p, else b */
+	SIM_SIZE_TSO,		/* a (a super-packet, up to 64 KiB) */
+};
+
+struct sim_size {
+	enum sim_size_kind kind;
+	uint32_t a, b;
+	double p;
+};
+
+/* traffic kinds (--traffic) */
+enum sim_traffic_kind {
+	SIM_T_BULK,		/* backlogged: the qdisc is never empty */
+	SIM_T_CBR,		/* constant bit rate */
+	SIM_T_POISSON,		/* exponential gaps, mean rate */
+	SIM_T_ONOFF,		/* CBR for on_ns, silent for off_ns, repeated */
+};
+
+struct sim_flow {
+	enum sim_traffic_kind kind;
+	bool pinned;		/* on queue @queue, not hashed */
+	unsigned int queue;
+	uint64_t rate_bps;	/* CBR/POISSON/ONOFF: offered bits/s */
+	uint64_t on_ns, off_ns;	/* ONOFF */
+	struct sim_size size;
+};
+
+/* a setting: key is BQLT_K_LIMIT_MIN/LIMIT_MAX/HOLD_TIME/STALL_THRS, sysfs units */
+struct sim_kv {
+	enum bqlt_key key;
+	uint64_t val;
+};
+
+/* --at TIME:KEY=VALUE */
+struct sim_at {
+	uint64_t t_ns;
+	struct sim_kv kv;
+};
+
+/* --stall TIME:DURATION: NAPI polls due in [t_ns, t_ns + len_ns) run at the end */
+struct sim_stall {
+	uint64_t t_ns, len_ns;
+};
+
+/*
+ * struct sim_config - the model. sim_config_init() sets the defaults:
+ * 1 Gbit/s, 1 queue, qlen 1000, ring 256, coalescing 50 us / 0 frames,
+ * a TX clean budget of 256 per poll, IRQ latency 5 us without jitter, HZ 250, newest kernel,
+ * 1 s, seed 1, and one bulk flow of 1514-byte packets.
+ *
+ * Coalescing: a queue's interrupt is raised coalesce_usecs after the first
+ * packet completed on the wire since the last poll, or as soon as
+ * coalesce_frames have completed (0 = no frame limit), whichever is first;
+ * coalesce_usecs 0 raises it for every packet. The NAPI poll runs
+ * irq_latency +- irq_jitter later (uniform) and reaps at most napi_budget
+ * descriptors (the driver's TX work limit: 256 in ixgbe and i40e), polling
+ * again at once while the budget is exhausted; the qdisc runs after the
+ * last poll, as NET_TX_SOFTIRQ runs after the NET_RX polling loop.
+ */
+struct sim_config {
+	uint64_t link_bps;
+	unsigned int nqueues;
+	unsigned int qlen;		/* qdisc backlog limit, packets */
+	unsigned int ring;		/* descriptors per queue */
+	unsigned int coalesce_usecs;
+	unsigned int coalesce_frames;
+	unsigned int napi_budget;
+	uint64_t irq_latency_ns, irq_jitter_ns;
+	unsigned int hz;
+	unsigned int kflags;		/* DQL_K_* */
+	uint64_t duration_ns;
+	uint64_t seed;
+	unsigned int nflows;
+	struct sim_flow flows[SIM_MAX_FLOWS];
+	unsigned int nset;		/* initial settings, applied in order */
+	struct sim_kv set[SIM_MAX_SET];
+	unsigned int nat;		/* sorted by time by sim_new() */
+	struct sim_at at[SIM_MAX_AT];
+	unsigned int nstalls;
+	struct sim_stall stalls[SIM_MAX_STALLS];
+};
+
+void sim_config_init(struct sim_config *cfg);
+/*
+ * sim_config_check - every value in range, every setting accepted by the
+ * kernel's sysfs stores at this HZ. 0 or -EINVAL/-ERANGE with @e naming
+ * the option ("--link", "--set stall_thrs", ...) and the value.
+ */
+int sim_config_check(const struct sim_config *cfg, struct bql_err *e);
+/* the TX queue of a flow: its pinned queue, or hashed (depends on the seed) */
+unsigned int sim_flow_queue(const struct sim_config *cfg, unsigned int flow);
+
+/*
+ * Fixed-size log-linear histogram of nanosecond delays: exact below 64 ns,
+ * then 64 buckets per power of two (relative error below 1/64). Mergeable
+ * by adding bucket counts.
+ */
+#define SIM_HIST_SUB_BITS	6
+#define SIM_HIST_SUB		(1u << SIM_HIST_SUB_BITS)
+#define SIM_HIST_BUCKETS	((64 - SIM_HIST_SUB_BITS + 1) * SIM_HIST_SUB)
+
+struct sim_hist {
+	uint64_t n, max, sum;
+	uint64_t b[SIM_HIST_BUCKETS];
+};
+
+void sim_hist_add(struct sim_hist *h, uint64_t v);
+void sim_hist_merge(struct sim_hist *dst, const struct sim_hist *src);
+/*
+ * sim_hist_quantile - the q-quantile (0 < q <= 1): the upper bound of the
+ * bucket that holds the ceil(q * n)-th smallest value, capped at the exact
+ * maximum; 0 when empty.
+ */
+uint64_t sim_hist_quantile(const struct sim_hist *h, double q);
+
+/*
+ * struct sim_qstats - one TX queue at the end of the run.
+ * @packets, @bytes_tx:	sent on the wire
+ * @packets_queued, @bytes_queued: passed to dql_queued() (entered the ring)
+ * @bytes_completed:	passed to dql_completed()
+ * @inflight:		dql_inflight() at the end
+ * @completions:	dql_completed() calls (NAPI polls that reaped bytes)
+ * @stops:		BQL stops (STACK_XOFF set by netdev_tx_sent_queue)
+ * @ring_stops:		driver stops because the ring was full
+ * @drops:		packets refused by a full qdisc (not bulk flows)
+ * @starved_ns:		this queue's ring had nothing to send while its
+ *			qdisc had packets
+ * @limit_*:		the limit after each completion: min, max, mean
+ *			weighted by time between completions (as replay
+ *			computes it), and the final limit
+ * @ring_delay:		ring enqueue (netdev_tx_sent_queue) -> start on the wire
+ * @qdisc_delay:	qdisc enqueue -> dequeue into the ring
+ */
+struct sim_qstats {
+	uint64_t packets, bytes_tx;
+	uint64_t packets_queued, bytes_queued, bytes_completed;
+	uint32_t inflight;
+	uint64_t completions, stops, ring_stops, drops;
+	uint64_t starved_ns;
+	uint32_t limit_min, limit_max, limit_final;
+	double limit_mean;
+	uint64_t stall_cnt;
+	uint32_t stall_max;		/* jiffies */
+	struct sim_hist ring_delay, qdisc_delay;
+};
+
+/* the link: sums over queues, merged histograms */
+struct sim_totals {
+	uint64_t duration_ns, link_bps;
+	uint64_t packets, bytes_tx;
+	double throughput_bps, utilization;
+	uint64_t starved_ns;		/* link idle while a qdisc had packets */
+	uint64_t packets_queued, bytes_queued, bytes_completed, inflight;
+	uint64_t completions, stops, ring_stops, drops;
+	uint64_t stall_cnt;
+	uint32_t stall_max;
+	const struct sim_hist *ring_delay, *qdisc_delay;
+};
+
+/* struct sim_rec - one DQL call or sysfs write, as a bqltrace record */
+struct sim_rec {
+	enum bqlt_kind kind;	/* BQLT_R, BQLT_Q, BQLT_C or BQLT_P */
+	unsigned int queue;
+	uint64_t t_ns;
+	uint64_t jiffies;
+	uint32_t bytes;		/* Q, C */
+	uint32_t limit;		/* the limit after the call */
+	uint32_t inflight;	/* after the call */
+	struct sim_kv kv;	/* P */
+};
+
+/*
+ * struct sim_ops - callbacks, each may be NULL.
+ * @record:	every dql_reset/queued/completed call and sysfs write, in
+ *		time order. At t=0 each queue gets an R (the driver's
+ *		netdev_tx_reset_queue() at ifup), after dql_init() and the
+ *		initial settings, which is how replay creates a queue.
+ * @progress:	now and then, with the simulated time reached
+ */
+struct sim_ops {
+	void (*record)(void *arg, const struct sim_rec *r);
+	void (*progress)(void *arg, uint64_t t_ns);
+};
+
+/*
+ * sim_rec_to_bqlt - the record as bqlt_parse_line() would return it from
+ * the trace line `bqltool sim --trace` writes (on line @line, queue @qname,
+ * which must outlive @rec), C records with limit=.
+ */
+void sim_rec_to_bqlt(const struct sim_rec *r, const char *qname, unsigned int hz,
+		     uint64_t line, struct bqlt_rec *rec);
+
+/*
+ * sim_queue_to_bqlt - the `queue` directive of queue @q (named @qname) in
+ * that trace: the model's initial settings, in order.
+ */
+void sim_queue_to_bqlt(const struct sim_config *cfg, unsigned int q, const char *qname,
+		       uint64_t line, struct bqlt_rec *rec);
+
+struct sim;
+
+/* sim_new - check @cfg (as sim_config_check) and allocate; 0 or -errno. */
+int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e);
+/* sim_run - run once, from 0 to the duration. */
+void sim_run(struct sim *s, const struct sim_ops *ops, void *arg);
+const struct sim_config *sim_cfg(const struct sim *s);
+const struct sim_qstats *sim_queue_stats(const struct sim *s, unsigned int q);
+const struct dql *sim_queue_dql(const struct sim *s, unsigned int q);
+void sim_get_totals(const struct sim *s, struct sim_totals *t);
+void sim_free(struct sim *s);
+
+#endif

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The simulator's configuration (defaults, the checks the kernel's sysfs
+ * would make, flow to queue hashing), its delay histograms, and its records
+ * as bqltrace records. See sim.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim.h"
+#include "sim_rng.h"
+#include "dql_util.h"		/* last: poisons the I/O functions */
+
+#define NS_PER_SEC	1000000000ull
+
+/* ------------------------------------------------------------ histogram */
+
+static inline unsigned int hist_idx(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < SIM_HIST_SUB)
+		return (unsigned int)v;
+	e = 63u - (unsigned int)__builtin_clzll(v);	/* >= SUB_BITS */
+	return (e - SIM_HIST_SUB_BITS + 1) * SIM_HIST_SUB +
+	       (unsigned int)((v >> (e - SIM_HIST_SUB_BITS)) & (SIM_HIST_SUB - 1));
+}
+
+/* the largest value of bucket @i */
+static uint64_t hist_upper(unsigned int i)
+{
+	unsigned int e, sub;
+
+	if (i < SIM_HIST_SUB)
+		return i;
+	e = i / SIM_HIST_SUB + SIM_HIST_SUB_BITS - 1;
+	sub = i % SIM_HIST_SUB;
+	if (e == 63 && sub == SIM_HIST_SUB - 1)
+		return UINT64_MAX;
+	return (((uint64_t)SIM_HIST_SUB + sub + 1) << (e - SIM_HIST_SUB_BITS)) - 1;
+}
+
+void sim_hist_add(struct sim_hist *h, uint64_t v)
+{
+	h->n++;
+	h->sum += v;
+	if (v > h->max)
+		h->max = v;
+	h->b[hist_idx(v)]++;
+}
+
+void sim_hist_merge(struct sim_hist *dst, const struct sim_hist *src)
+{
+	dst->n += src->n;
+	dst->sum += src->sum;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	for (unsigned int i = 0; i < SIM_HIST_BUCKETS; i++)
+		dst->b[i] += src->b[i];
+}
+
+uint64_t sim_hist_quantile(const struct sim_hist *h, double q)
+{
+	uint64_t rank, cum = 0;
+	double r;
+
+	if (!h->n)
+		return 0;
+	r = ceil(q * (double)h->n);
+	rank = r < 1 ? 1 : r > (double)h->n ? h->n : (uint64_t)r;
+	for (unsigned int i = 0; i < SIM_HIST_BUCKETS; i++) {
+		cum += h->b[i];
+		if (cum >= rank) {
+			uint64_t u = hist_upper(i);
+
+			return u < h->max ? u : h->max;
+		}
+	}
+	return h->max;
+}
+
+/* ------------------------------------------------------------ config */
+
+void sim_config_init(struct sim_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->link_bps = 1000000000ull;
+	cfg->nqueues = 1;
+	cfg->qlen = 1000;
+	cfg->ring = 256;
+	cfg->coalesce_usecs = 50;
+	cfg->coalesce_frames = 0;
+	cfg->napi_budget = 256;
+	cfg->irq_latency_ns = 5000;
+	cfg->irq_jitter_ns = 0;
+	cfg->hz = 250;
+	cfg->kflags = DQL_K_NEWEST;
+	cfg->duration_ns = NS_PER_SEC;
+	cfg->seed = 1;
+	cfg->nflows = 1;
+	cfg->flows[0].kind = SIM_T_BULK;
+	cfg->flows[0].size.kind = SIM_SIZE_FIXED;
+	cfg->flows[0].size.a = 1514;
+}
+
+static int check_size(const struct sim_size *sz, unsigned int f,
+		      struct bql_err *e)
+{
+	switch (sz->kind) {
+	case SIM_SIZE_FIXED:
+	case SIM_SIZE_TSO:
+		if (sz->a < 1 || sz->a > SIM_PKT_MAX)
+			return bql_err_set(e, EINVAL, "--size: flow %u: %" PRIu32
+					   " bytes: expected 1..%u", f, sz->a, SIM_PKT_MAX);
+		return 0;
+	case SIM_SIZE_UNIFORM:
+	case SIM_SIZE_BIMODAL:
+		if (sz->a < 1 || sz->a > SIM_PKT_MAX || sz->b < 1 || sz->b > SIM_PKT_MAX)
+			return bql_err_set(e, EINVAL, "--size: flow %u: sizes %" PRIu32 " and %"
+					   PRIu32 ": expected 1..%u", f, sz->a, sz->b, SIM_PKT_MAX);
+		if (sz->kind == SIM_SIZE_UNIFORM && sz->a > sz->b)
+			return bql_err_set(e, EINVAL, "--size: flow %u: uniform:%" PRIu32 ":%"
+					   PRIu32 ": A must not exceed B", f, sz->a, sz->b);
+		if (sz->kind == SIM_SIZE_BIMODAL && !(sz->p >= 0 && sz->p <= 1))
+			return bql_err_set(e, EINVAL, "--size: flow %u: probability %g: expected 0..1",
+					   f, sz->p);
+		return 0;
+	case SIM_SIZE_IMIX:
+		return 0;
+	}
+	return bql_err_set(e, EINVAL, "--size: flow %u: unknown kind", f);
+}
+
+/* the kernel's sysfs store for @kv on a scratch queue */
+static int check_kv(const struct sim_kv *kv, unsigned int hz, const char *what,
+		    struct bql_err *e)
+{
+	struct dql d;
+
+	dql_init(&d, hz, DQL_K_NEWEST, 0);
+	switch (kv->key) {
+	case BQLT_K_LIMIT_MIN:
+	case BQLT_K_LIMIT_MAX:
+		if (kv->val > DQL_MAX_LIMIT)
+			return bql_err_set(e, ERANGE, "%s %s=%" PRIu64
+					   ": above the kernel's maximum %u",
+					   what, bqlt_key_name(kv->key), kv->val,
+					   (unsigned int)DQL_MAX_LIMIT);
+		return 0;
+	case BQLT_K_HOLD_TIME:
+		if (dql_store_hold_time_ms(&d, kv->val, hz))
+			return bql_err_set(e, ERANGE, "%s hold_time=%" PRIu64
+					   ": above the kernel's maximum %u ms",
+					   what, kv->val, UINT32_MAX);
+		return 0;
+	case BQLT_K_STALL_THRS:
+		if (dql_store_stall_thrs_ms(&d, kv->val, hz, 0))
+			return bql_err_set(e, ERANGE, "%s stall_thrs=%" PRIu64
+					   ": %" PRIu64 " jiffies at HZ %u, outside the kernel's window %u..%u",
+					   what, kv->val,
+					   (uint64_t)(uint32_t)dql_msecs_to_jiffies(kv->val, hz),
+					   hz, DQL_STALL_THRS_MIN, DQL_STALL_THRS_MAX);
+		return 0;
+	default:
+		return bql_err_set(e, EINVAL, "%s: %s: not a setting (limit_min, limit_max, hold_time, stall_thrs)",
+				   what, bqlt_key_name(kv->key));
+	}
+}
+
+int sim_config_check(const struct sim_config *cfg, struct bql_err *e)
+{
+	unsigned int i;
+	int ret;
+
+	if (cfg->link_bps < SIM_LINK_MIN || cfg->link_bps > SIM_LINK_MAX)
+		return bql_err_set(e, EINVAL, "--link: %" PRIu64 " bit/s: expected 10M..400G",
+				   cfg->link_bps);
+	if (cfg->nqueues < 1 || cfg->nqueues > SIM_MAX_QUEUES)
+		return bql_err_set(e, EINVAL, "--queues: %u: expected 1..%u", cfg->nqueues,
+				   SIM_MAX_QUEUES);
+	if (cfg->qlen < 1 || cfg->qlen > SIM_QLEN_MAX)
+		return bql_err_set(e, EINVAL, "--qlen: %u: expected 1..%u", cfg->qlen, SIM_QLEN_MAX);
+	if (cfg->ring < 1 || cfg->ring > SIM_RING_MAX)
+		return bql_err_set(e, EINVAL, "--ring: %u: expected 1..%u", cfg->ring, SIM_RING_MAX);
+	if (cfg->coalesce_usecs > 1000000)
+		return bql_err_set(e, EINVAL, "--coalesce-usecs: %u: expected 0..1000000",
+				   cfg->coalesce_usecs);
+	if (cfg->napi_budget < 1 || cfg->napi_budget > SIM_RING_MAX)
+		return bql_err_set(e, EINVAL, "--napi-budget: %u: expected 1..%u",
+				   cfg->napi_budget, SIM_RING_MAX);
+	if (cfg->irq_latency_ns > SIM_IRQ_LAT_MAX || cfg->irq_jitter_ns > SIM_IRQ_LAT_MAX)
+		return bql_err_set(e, EINVAL, "--irq-latency: at most 1 s");
+	if (!dql_hz_valid(cfg->hz))
+		return bql_err_set(e, EINVAL, "--hz: %u: expected %u..%u", cfg->hz,
+				   DQL_HZ_MIN, DQL_HZ_MAX);
+	if (!cfg->duration_ns || cfg->duration_ns > SIM_DURATION_MAX)
+		return bql_err_set(e, EINVAL, "--duration: %" PRIu64 " ns: expected more than 0, at most 1 h",
+				   cfg->duration_ns);
+	if (cfg->nflows < 1 || cfg->nflows > SIM_MAX_FLOWS)
+		return bql_err_set(e, EINVAL, "--traffic: %u flows: expected 1..%u", cfg->nflows,
+				   SIM_MAX_FLOWS);
+	for (i = 0; i < cfg->nflows; i++) {
+		const struct sim_flow *f = &cfg->flows[i];
+
+		if (f->kind != SIM_T_BULK && (f->rate_bps < 1 || f->rate_bps > SIM_LINK_MAX))
+			return bql_err_set(e, EINVAL, "--traffic: flow %u: rate %" PRIu64
+					   " bit/s: expected 1..400G", i, f->rate_bps);
+		if (f->kind == SIM_T_ONOFF && (!f->on_ns || f->on_ns > SIM_DURATION_MAX ||
+					       f->off_ns > SIM_DURATION_MAX))
+			return bql_err_set(e, EINVAL, "--traffic: flow %u: on/off times must be positive, at most 1 h",
+					   i);
+		if (f->pinned && f->queue >= cfg->nqueues)
+			return bql_err_set(e, EINVAL, "--traffic: flow %u on queue %u of %u", i,
+					   f->queue, cfg->nqueues);
+		ret = check_size(&f->size, i, e);
+		if (ret)
+			return ret;
+	}
+	if (cfg->nset > SIM_MAX_SET || cfg->nat > SIM_MAX_AT || cfg->nstalls > SIM_MAX_STALLS)
+		return bql_err_set(e, EINVAL, "too many --set, --at or --stall options");
+	for (i = 0; i < cfg->nset; i++) {
+		ret = check_kv(&cfg->set[i], cfg->hz, "--set", e);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < cfg->nat; i++) {
+		ret = check_kv(&cfg->at[i].kv, cfg->hz, "--at", e);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < cfg->nstalls; i++)
+		if (!cfg->stalls[i].len_ns || cfg->stalls[i].len_ns > SIM_DURATION_MAX)
+			return bql_err_set(e, EINVAL, "--stall: duration must be positive, at most 1 h");
+	return 0;
+}
+
+unsigned int sim_flow_queue(const struct sim_config *cfg, unsigned int flow)
+{
+	uint64_t x = cfg->seed ^ ((uint64_t)flow << 32);
+
+	if (cfg->flows[flow].pinned)
+		return cfg->flows[flow].queue;
+	if (cfg->nqueues <= 1)
+		return 0;
+	return (unsigned int)(splitmix64(&x) % cfg->nqueues);
+}
+
+/* ------------------------------------------------------------ records */
+
+void sim_queue_to_bqlt(const struct sim_config *cfg, unsigned int q, const char *qname,
+		       uint64_t line, struct bqlt_rec *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = BQLT_QUEUE;
+	rec->line = line;
+	rec->hz = cfg->hz;
+	rec->queue = q;
+	rec->qname = qname;
+	for (unsigned int k = 0; k < cfg->nset && k < BQLT_KV_MAX; k++) {
+		rec->kv[k].key = cfg->set[k].key;
+		rec->kv[k].val = cfg->set[k].val;
+		rec->nkv++;
+	}
+}
+
+void sim_rec_to_bqlt(const struct sim_rec *r, const char *qname, unsigned int hz,
+		     uint64_t line, struct bqlt_rec *rec)
+{
+	rec->kind = r->kind;
+	rec->has = r->kind == BQLT_C ? BQLT_HAS_LIMIT : 0;
+	rec->line = line;
+	rec->hz = hz;
+	rec->queue = r->queue;
+	rec->qname = qname;
+	rec->t_ns = r->t_ns;
+	rec->jiffies = r->jiffies;
+	rec->bytes = r->bytes;
+	rec->limit = r->limit;
+	rec->nkv = 0;
+	if (r->kind == BQLT_P) {
+		rec->kv[0].key = r->kv.key;
+		rec->kv[0].val = r->kv.val;
+		rec->nkv = 1;
+	}
+}

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The search of `bqltool tune` (candidates, evaluation, choice) and the
+ * model it fits from a trace. See tune.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "tune.h"
+#include "dql_util.h"		/* last: poisons the I/O functions */
+
+#define NS_PER_SEC	1000000000ull
+#define GRID		12		/* limit_max values of the sweep */
+
+static const uint32_t holds[] = { 1000, 100, 20 };
+#define NHOLDS	(sizeof(holds) / sizeof(holds[0]))
+
+void tune_defaults(struct tune_settings *s)
+{
+	s->limit_min = 0;
+	s->limit_max = DQL_MAX_LIMIT;
+	s->hold_time = 1000;
+}
+
+bool tune_is_default(const struct tune_settings *s)
+{
+	return !s->limit_min && s->limit_max == DQL_MAX_LIMIT && s->hold_time == 1000;
+}
+
+static bool same(const struct tune_settings *a, const struct tune_settings *b)
+{
+	return a->limit_min == b->limit_min && a->limit_max == b->limit_max &&
+	       a->hold_time == b->hold_time;
+}
+
+void tune_eval(const struct sim_config *cfg, const struct tune_settings *s,
+	       struct tune_result *r)
+{
+	struct sim_config c = *cfg;
+	struct sim_totals t;
+	struct bql_err e;
+	struct sim *sim;
+	unsigned int i, n = 0, nc = 0;
+	double msum = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->set = *s;
+	/* the searched keys replace the model's; stall_thrs and others stay */
+	for (i = 0; i < c.nset; i++)
+		if (c.set[i].key != BQLT_K_LIMIT_MIN && c.set[i].key != BQLT_K_LIMIT_MAX &&
+		    c.set[i].key != BQLT_K_HOLD_TIME)
+			c.set[n++] = c.set[i];
+	if (n + 3 > SIM_MAX_SET) {
+		r->err = -E2BIG;
+		return;
+	}
+	c.set[n++] = (struct sim_kv){ BQLT_K_LIMIT_MIN, s->limit_min };
+	c.set[n++] = (struct sim_kv){ BQLT_K_LIMIT_MAX, s->limit_max };
+	c.set[n++] = (struct sim_kv){ BQLT_K_HOLD_TIME, s->hold_time };
+	c.nset = n;
+	r->err = sim_new(&sim, &c, &e);
+	if (r->err)
+		return;
+	sim_run(sim, NULL, NULL);
+	sim_get_totals(sim, &t);
+	r->bytes_tx = t.bytes_tx;
+	r->throughput_bps = t.throughput_bps;
+	r->p50 = sim_hist_quantile(t.ring_delay, 0.50);
+	r->p99 = sim_hist_quantile(t.ring_delay, 0.99);
+	r->max = t.ring_delay->max;
+	r->starved_ns = t.starved_ns;
+	for (i = 0; i < c.nqueues; i++) {
+		const struct sim_qstats *st = sim_queue_stats(sim, i);
+
+		if (!st->completions)
+			continue;
+		if (st->limit_max > r->peak_limit)
+			r->peak_limit = st->limit_max;
+		msum += st->limit_mean;
+		nc++;
+	}
+	n = nc;
+	r->mean_limit = n ? msum / n : 0;
+	sim_free(sim);
+}
+
+/* the largest packet the traffic sends */
+static uint32_t max_packet(const struct sim_config *cfg)
+{
+	uint32_t m = 0;
+
+	for (unsigned int i = 0; i < cfg->nflows; i++) {
+		const struct sim_size *sz = &cfg->flows[i].size;
+		uint32_t v = sz->kind == SIM_SIZE_IMIX ? 1514 :
+			     sz->kind == SIM_SIZE_UNIFORM || sz->kind == SIM_SIZE_BIMODAL ?
+			     (sz->a > sz->b ? sz->a : sz->b) : sz->a;
+
+		if (v > m)
+			m = v;
+	}
+	return m ? m : 1514;
+}
+
+static unsigned int add(struct tune_settings *out, unsigned int n, unsigned int max,
+			const struct tune_settings *s)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (same(&out[i], s))
+			return n;
+	if (n < max)
+		out[n++] = *s;
+	return n;
+}
+
+unsigned int tune_coarse(const struct sim_config *cfg, const struct tune_result *base,
+			 struct tune_settings *out, unsigned int max)
+{
+	double lo = max_packet(cfg), hi = 2.0 * base->peak_limit;
+	unsigned int n = 0;
+
+	if (hi < 4 * lo)
+		hi = 4 * lo;
+	if (hi > DQL_MAX_LIMIT)
+		hi = DQL_MAX_LIMIT;
+	for (unsigned int h = 0; h < NHOLDS; h++) {
+		struct tune_settings s = { 0, DQL_MAX_LIMIT, holds[h] };
+
+		for (unsigned int g = 0; g < GRID; g++) {
+			s.limit_max = (uint32_t)llround(lo * pow(hi / lo, (double)g / (GRID - 1)));
+			n = add(out, n, max, &s);
+		}
+		if (h) {	/* no cap, another hold time */
+			s.limit_max = DQL_MAX_LIMIT;
+			n = add(out, n, max, &s);
+		}
+	}
+	return n;
+}
+
+static bool done_has(const struct tune_result *done, unsigned int n, const struct tune_settings *s)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (same(&done[i].set, s))
+			return true;
+	return false;
+}
+
+unsigned int tune_refine(const struct tune_result *done, unsigned int ndone,
+			 struct tune_settings *out, unsigned int max)
+{
+	const struct tune_result *b = NULL;
+	uint32_t lower = 0;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ndone; i++)
+		if (done[i].feasible && !done[i].err &&
+		    (!b || done[i].p99 < b->p99 ||
+		     (done[i].p99 == b->p99 && done[i].bytes_tx > b->bytes_tx)))
+			b = &done[i];
+	if (!b || b->set.limit_max == DQL_MAX_LIMIT)
+		return 0;
+	/* the highest limit_max below the best's that was tried: infeasible or worse */
+	for (i = 0; i < ndone; i++)
+		if (done[i].set.limit_max < b->set.limit_max && done[i].set.limit_max > lower)
+			lower = done[i].set.limit_max;
+	if (!lower)
+		lower = b->set.limit_max / 2;
+	for (i = 1; i <= 5 && lower + 1 < b->set.limit_max; i++) {
+		struct tune_settings s = b->set;
+
+		s.limit_max = (uint32_t)llround((double)lower *
+			       pow((double)b->set.limit_max / lower, i / 6.0));
+		if (s.limit_max <= lower || s.limit_max >= b->set.limit_max)
+			continue;
+		if (s.limit_min > s.limit_max)
+			s.limit_min = 0;
+		if (!done_has(done, ndone, &s))
+			n = add(out, n, max, &s);
+	}
+	/* a floor under the limit: less decay after bursts, at the same cap */
+	for (i = 1; i <= 2; i++) {
+		struct tune_settings s = b->set;
+
+		s.limit_min = b->set.limit_max / 4 * (i + 1);	/* 1/2, 3/4 */
+		if (!done_has(done, ndone, &s))
+			n = add(out, n, max, &s);
+	}
+	return n;
+}
+
+void tune_mark(struct tune_result *r, unsigned int n, const struct tune_result *base,
+	       double keep)
+{
+	for (unsigned int i = 0; i < n; i++)
+		r[i].feasible = !r[i].err && (double)r[i].bytes_tx >= keep * (double)base->bytes_tx;
+}
+
+uint64_t tune_min_gain_ns(const struct sim_config *cfg)
+{
+	return (uint64_t)max_packet(cfg) * 2 * 8 * NS_PER_SEC / cfg->link_bps;
+}
+
+int tune_pick(const struct tune_result *r, unsigned int n, const struct tune_result *base,
+	      double min_gain, uint64_t min_ns, int *best)
+{
+	int b = -1;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (!r[i].feasible)
+			continue;
+		if (b < 0 || r[i].p99 < r[b].p99 ||
+		    (r[i].p99 == r[b].p99 && r[i].bytes_tx > r[b].bytes_tx))
+			b = (int)i;
+	}
+	if (best)
+		*best = b;
+	if (b < 0 || (double)r[b].p99 > (1.0 - min_gain) * (double)base->p99 ||
+	    r[b].p99 + min_ns > base->p99)
+		return -1;
+	return b;
+}
+
+/* ------------------------------------------------------------ fitting */
+
+void tune_fit_init(struct tune_fit *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->pkt_min = UINT32_MAX;
+}
+
+static void fit_pkt(struct tune_fit *f, uint32_t bytes)
+{
+	f->pkts++;
+	f->pkt_bytes += bytes;
+	if (bytes < f->pkt_min)
+		f->pkt_min = bytes;
+	if (bytes > f->pkt_max)
+		f->pkt_max = bytes;
+}
+
+void tune_fit_event(struct tune_fit *f, const struct replay_event *ev, unsigned int hz)
+{
+	unsigned int q = ev->queue;
+	uint64_t total = 0;
+
+	if (f->err)
+		return;
+	if (q >= SIM_MAX_QUEUES) {
+		f->err = -E2BIG;
+		return;
+	}
+	if (q >= f->nq)
+		f->nq = q + 1;
+	if (!f->any) {
+		f->t_first = ev->t_ns;
+		f->any = true;
+	}
+	f->hz = hz;
+	if (ev->t_ns > f->t_last)
+		f->t_last = ev->t_ns;
+	f->inflight[q] = ev->inflight;
+	if (ev->kind == BQLT_Q) {
+		f->q_bytes[q] += ev->bytes;
+		f->q_pkts[q]++;
+		fit_pkt(f, ev->bytes);
+		return;
+	}
+	if (ev->kind != BQLT_C)
+		return;
+	f->c_bytes[q] += ev->bytes;
+	if (f->c_cnt[q]++ && ev->t_ns > f->c_last[q])
+		sim_hist_add(&f->c_gap, ev->t_ns - f->c_last[q]);
+	f->c_last[q] = ev->t_ns;
+	sim_hist_add(&f->c_size, ev->bytes);
+	/*
+	 * The link was busy from the previous completion (of any queue) to
+	 * this one if what was in flight then covers what completed since:
+	 * the NIC had that much to send all along.
+	 */
+	if (f->have_c && ev->t_ns > f->last_c && f->total_at_c >= ev->bytes) {
+		f->busy_bytes += ev->bytes;
+		f->busy_ns += ev->t_ns - f->last_c;
+		f->busy_n++;
+		sim_hist_add(&f->busy_gap, ev->t_ns - f->last_c);
+	}
+	for (unsigned int i = 0; i < f->nq; i++)
+		total += f->inflight[i];
+	f->total_at_c = total;
+	f->last_c = ev->t_ns;
+	f->have_c = true;
+}
+
+int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_link,
+		    bool keep_queues, bool keep_traffic, struct tune_fitted *out,
+		    struct bql_err *e)
+{
+	uint64_t cbytes = 0, qbytes = 0, dur;
+	unsigned int i;
+
+	memset(out, 0, sizeof(*out));
+	if (f->err)
+		return bql_err_set(e, E2BIG, "the trace has more than %u queues", SIM_MAX_QUEUES);
+	if (!f->c_size.n)
+		return bql_err_set(e, EINVAL, "the trace has no completion (C record) to fit");
+	dur = f->t_last > f->t_first ? f->t_last - f->t_first : 1;
+	out->duration_ns = dur;
+	out->hz = f->hz;
+	out->nqueues = f->nq;
+	for (i = 0; i < f->nq; i++) {
+		cbytes += f->c_bytes[i];
+		qbytes += f->q_bytes[i];
+		if (f->c_cnt[i] || f->q_pkts[i])
+			out->active++;
+	}
+	/* the link: bytes over time while busy, if that was seen often enough */
+	out->busy_intervals = f->busy_n;
+	out->link_ok = f->busy_n >= 10 && f->busy_ns > 0;
+	if (out->link_ok)
+		out->link_bps = (uint64_t)llround((double)f->busy_bytes * 8e9 / (double)f->busy_ns);
+	if (out->link_ok && !keep_link) {
+		cfg->link_bps = out->link_bps;
+		if (cfg->link_bps < SIM_LINK_MIN)
+			cfg->link_bps = SIM_LINK_MIN;
+		if (cfg->link_bps > SIM_LINK_MAX)
+			cfg->link_bps = SIM_LINK_MAX;
+	}
+	/* offered load, over the trace */
+	out->offered_bps = (double)(qbytes ? qbytes : cbytes) * 8e9 / (double)dur;
+	if (!out->link_ok && !keep_link) {
+		/* never busy: the smallest common rate that carries the load at 90% */
+		static const uint64_t rates[] = {
+			10000000ull, 100000000ull, 1000000000ull, 2500000000ull, 5000000000ull,
+			10000000000ull, 25000000000ull, 40000000000ull, 50000000000ull,
+			100000000000ull, 200000000000ull, 400000000000ull,
+		};
+
+		for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+			if (out->offered_bps <= 0.9 * (double)rates[i] || rates[i] == SIM_LINK_MAX) {
+				cfg->link_bps = rates[i];
+				break;
+			}
+		out->link_assumed = true;
+	}
+	/* completions: how often and how much */
+	out->gap_p50_ns = sim_hist_quantile(&f->c_gap, 0.5);
+	out->gap_p10_ns = sim_hist_quantile(&f->c_gap, 0.1);
+	out->batch_p50 = sim_hist_quantile(&f->c_size, 0.5);
+	{
+		/* the interrupt interval while busy is coalescing + IRQ latency */
+		uint64_t gap = f->busy_gap.n >= 10 ? sim_hist_quantile(&f->busy_gap, 0.5)
+						   : out->gap_p10_ns;
+		uint64_t lat = cfg->irq_latency_ns;
+
+		out->coalesce_usecs = gap > lat ? (unsigned int)((gap - lat + 500) / 1000) : 0;
+		if (out->coalesce_usecs > 1000000)
+			out->coalesce_usecs = 1000000;
+		cfg->coalesce_usecs = out->coalesce_usecs;
+		cfg->coalesce_frames = 0;
+	}
+	/* packet sizes */
+	if (f->pkts) {
+		out->pkt_seen = true;
+		out->pkt_min = f->pkt_min;
+		out->pkt_max = f->pkt_max > SIM_PKT_MAX ? SIM_PKT_MAX : f->pkt_max;
+		out->pkt_mean = (double)f->pkt_bytes / (double)f->pkts;
+	} else {
+		out->pkt_min = out->pkt_max = 1514;
+		out->pkt_mean = 1514;
+	}
+	out->load = out->offered_bps / (double)cfg->link_bps;
+	out->bulk = out->load >= 0.95;
+	if (dql_hz_valid(f->hz))
+		cfg->hz = f->hz;
+	if (!keep_queues)
+		cfg->nqueues = f->nq ? f->nq : 1;
+	if (!keep_traffic) {
+		struct sim_size sz;
+
+		memset(&sz, 0, sizeof(sz));
+		if (out->pkt_min == out->pkt_max || out->pkt_min < 1) {
+			sz.kind = SIM_SIZE_FIXED;
+			sz.a = (uint32_t)llround(out->pkt_mean);
+		} else {
+			/* the extremes, mixed to give the mean */
+			sz.kind = SIM_SIZE_BIMODAL;
+			sz.a = out->pkt_min;
+			sz.b = out->pkt_max;
+			sz.p = ((double)sz.b - out->pkt_mean) / ((double)sz.b - sz.a);
+			if (sz.p < 0)
+				sz.p = 0;
+			if (sz.p > 1)
+				sz.p = 1;
+		}
+		if (sz.a < 1)
+			sz.a = 1;
+		cfg->nflows = 0;
+		for (i = 0; i < f->nq && i < cfg->nqueues; i++) {
+			uint64_t b = f->q_bytes[i] ? f->q_bytes[i] : f->c_bytes[i];
+			struct sim_flow *fl;
+
+			if (!b)
+				continue;
+			fl = &cfg->flows[cfg->nflows++];
+			memset(fl, 0, sizeof(*fl));
+			fl->pinned = true;
+			fl->queue = i;
+			fl->size = sz;
+			if (out->bulk) {
+				fl->kind = SIM_T_BULK;
+			} else {
+				fl->kind = SIM_T_POISSON;
+				fl->rate_bps = (uint64_t)llround((double)b * 8e9 / (double)dur);
+				if (fl->rate_bps < 1)
+					fl->rate_bps = 1;
+			}
+		}
+		if (!cfg->nflows) {
+			cfg->flows[0].kind = SIM_T_BULK;
+			cfg->flows[0].size = sz;
+			cfg->nflows = 1;
+		}
+	}
+	return 0;
+}

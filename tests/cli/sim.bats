@@ -1,0 +1,189 @@
+#!/usr/bin/env bats
+# bqltool sim: the summary and its -j keys, determinism, --trace that
+# replay --verify accepts (across several models), --timeline/--plot as
+# replay writes them, and usage errors that name the option and the value.
+bats_require_minimum_version 1.5.0
+load helpers
+
+# sim ARGS...: bqltool sim, output in $output, stderr in $stderr
+sim() {
+	run --separate-stderr timeout 60 "$BQLTOOL" "$@"
+}
+
+@test "sim: text summary of the defaults" {
+	sim sim
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	assert_line --partial "sim: 1 Gbit/s link, 1 queue, 1 s simulated, seed 1, HZ 250, kernel newest"
+	assert_line --regexp '^link: .*, 99\.[0-9]+% of the link; starved'
+	assert_line --regexp '^ring delay: p50 .*, p99 .*, max '
+	assert_line --regexp '^ +queue +throughput +starved +ring_p50'
+	assert_line --regexp '^ +sim:tx-0 '
+}
+
+@test "sim: -j has the keys of the issue, and adds up" {
+	sim -j sim --duration 0.2
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	for k in link_bps throughput_bps utilization starved_ns ring_delay_ns bytes_queued \
+		bytes_completed inflight packets completions queues; do
+		jq -e "has(\"$k\")" <<<"$output" >/dev/null || fail "no key $k"
+	done
+	jq -e '.ring_delay_ns | has("p50") and has("p99") and has("max")' <<<"$output"
+	jq -e '.queues[0].limit | has("min") and has("max") and has("mean") and has("final")' <<<"$output"
+	jq -e '.queues[0] | has("stops")' <<<"$output"
+	# conservation and the link's capacity
+	jq -e '.bytes_queued == .bytes_completed + .inflight' <<<"$output"
+	jq -e '.throughput_bps <= .link_bps and .utilization >= 0.99' <<<"$output"
+	jq -e '.link_bps == 1000000000' <<<"$output"
+}
+
+@test "sim: conservation per queue with four queues and mixed traffic" {
+	sim -j sim --queues 4 --link 10G --traffic poisson:3G --traffic cbr:2G --size imix \
+		--traffic onoff:8G:5ms:15ms --traffic bulk --size tso:64K --duration 0.2
+	[ "$status" -eq 0 ]
+	[ "$(jq '.queues | length' <<<"$output")" -eq 4 ]
+	jq -e 'all(.queues[]; .bytes_queued == .bytes_completed + .inflight)' <<<"$output"
+	jq -e '.throughput_bps <= .link_bps' <<<"$output"
+}
+
+@test "sim: the same seed gives the same output, byte for byte; another seed does not" {
+	args=(sim --traffic poisson:700M --size uniform:64:1514 --irq-latency 5us:3us --duration 0.2)
+	sim -j "${args[@]}" --seed 9
+	a=$output
+	sim -j "${args[@]}" --seed 9
+	[ "$output" = "$a" ]
+	sim -j "${args[@]}" --seed 10
+	[ "$output" != "$a" ]
+	"$BQLTOOL" "${args[@]}" --seed 9 -q --trace "$BATS_TEST_TMPDIR/a.bqlt"
+	"$BQLTOOL" "${args[@]}" --seed 9 -q --trace "$BATS_TEST_TMPDIR/b.bqlt"
+	cmp "$BATS_TEST_TMPDIR/a.bqlt" "$BATS_TEST_TMPDIR/b.bqlt"
+}
+
+@test "sim: a tiny limit_max on 10G starves the link" {
+	sim -j sim --link 10G --duration 0.2
+	full=$output
+	sim -j sim --link 10G --duration 0.2 --set limit_max=3000
+	[ "$status" -eq 0 ]
+	jq -e '.utilization < 0.5 and .starved_ns > 100000000' <<<"$output"
+	jq -e '.queues[0].limit.max <= 3000' <<<"$output"
+	jq -e '.utilization > 0.99' <<<"$full"
+}
+
+@test "sim: the stall detector sees an injected stall only with stall_thrs set" {
+	sim -j sim --traffic cbr:300M --hz 1000 --stall 80ms:40ms --set stall_thrs=20 --duration 0.3
+	[ "$status" -eq 0 ]
+	jq -e '.stall_cnt == 1 and .stall_max >= 20' <<<"$output"
+	sim -j sim --traffic cbr:300M --hz 1000 --stall 80ms:40ms --duration 0.3
+	jq -e '.stall_cnt == 0' <<<"$output"
+}
+
+# verify ARGS...: sim --trace, then replay --verify of it: every limit agrees
+verify() {
+	local t="$BATS_TEST_TMPDIR/v.bqlt" kernel=()
+	"$BQLTOOL" sim -q --trace "$t" "$@"
+	for ((i = 1; i <= $#; i++)); do
+		[ "${!i}" = --kernel ] && j=$((i + 1)) && kernel=(--kernel "${!j}")
+	done
+	run --separate-stderr "$BQLTOOL" -j replay --verify "${kernel[@]}" "$t"
+	[ "$status" -eq 0 ] || fail "replay --verify failed for sim $*: $stderr"
+	jq -e 'all(.queues[]; .verify.mismatches == 0)' <<<"$output" >/dev/null
+	[ "$(jq '[.queues[].verify.checked] | add' <<<"$output")" -gt 100 ] ||
+		fail "too few completions checked for sim $*"
+}
+
+@test "sim -> replay --verify: 0 mismatches across several models" {
+	verify --duration 0.2
+	verify --link 10G --queues 4 --traffic poisson:3G --traffic cbr:2G --size imix \
+		--traffic bulk --size tso:64K --duration 0.1
+	verify --link 100M --ring 8 --coalesce-usecs 0 --napi-budget 3 --kernel 3.5 --duration 0.3
+	verify --link 1G --traffic onoff:2G:2ms:3ms --size bimodal:64:1514:0.3 \
+		--set hold_time=20 --set limit_min=3000 --at 50ms:limit_max=8000 --duration 0.2
+	verify --traffic cbr:300M --hz 1000 --stall 80ms:40ms --set stall_thrs=20 --duration 0.2
+	verify --link 25G --coalesce-usecs 100 --coalesce-frames 32 --irq-latency 20us:15us \
+		--kernel 3.3 --duration 0.05
+}
+
+@test "sim: the replay of the trace has the summary's limits and stops" {
+	t="$BATS_TEST_TMPDIR/s.bqlt"
+	sim -j sim --traffic poisson:800M --duration 0.2 --trace "$t"
+	s=$output
+	run --separate-stderr "$BQLTOOL" -j replay "$t"
+	[ "$(jq -c '.queues[0].limit' <<<"$output")" = "$(jq -c '.queues[0].limit' <<<"$s")" ]
+	[ "$(jq '.queues[0].stops' <<<"$output")" = "$(jq '.queues[0].stops' <<<"$s")" ]
+	[ "$(jq '.queues[0].completions' <<<"$output")" = "$(jq '.queues[0].completions' <<<"$s")" ]
+}
+
+@test "sim: --timeline and --plot are replay's, of the same records" {
+	d=$BATS_TEST_TMPDIR
+	"$BQLTOOL" sim -q --queues 2 --traffic poisson:500M --traffic cbr:300M --duration 0.1 \
+		--trace "$d/t.bqlt" --timeline "$d/s.csv" --plot "$d/s.svg"
+	"$BQLTOOL" replay -q --timeline "$d/r.csv" "$d/t.bqlt"
+	head -1 "$d/s.csv" | grep -qx 'line,t_ns,queue,event,bytes,inflight,limit'
+	cmp "$d/s.csv" "$d/r.csv"
+	grep -q '<svg' "$d/s.svg"
+	grep -q 'sim:tx-0 limit' "$d/s.svg"
+	"$BQLTOOL" sim -q --duration 0.05 --timeline "$d/a.jsonl" --all-events
+	head -1 "$d/a.jsonl" | jq -e '.event == "R"'
+}
+
+@test "sim: bad options are usage errors naming the option and the value" {
+	check() {
+		local re=$1
+		shift
+		sim sim "$@"
+		[ "$status" -eq 2 ] || fail "sim $*: exit $status, expected 2"
+		[ -z "$output" ] || fail "sim $*: wrote to stdout"
+		[[ $stderr =~ $re ]] || fail "sim $*: stderr '$stderr' does not match '$re'"
+	}
+	check "--traffic: 'burst:1G': unknown traffic kind 'burst'" --traffic burst:1G
+	check "--traffic: '0': a rate must be positive" --traffic cbr:0
+	check "--link: '0': a rate must be positive" --link 0
+	check "--link: '1T': expected 10M..400G" --link 1T
+	check "--link: 'fast': expected a rate" --link fast
+	check "--duration: invalid value '-1': must not be negative" --duration -1
+	check "--duration: '0': must be more than 0" --duration 0
+	check "--set limit_max=3G: above the kernel's maximum" --set limit_max=3G
+	check "--set stall_thrs=2: 1 jiffies at HZ 250, outside the kernel's window 4..128" \
+		--set stall_thrs=2
+	check "--set stall_thrs=600: 150 jiffies at HZ 250" --set stall_thrs=600
+	check "--set foo: unknown setting" --set foo=1
+	check "--size: 'huge': unknown size" --size huge
+	check "--size: 'fixed:70000': 70000 bytes: expected 1..65536" --size fixed:70000
+	check "--queues: '0': expected an integer 1..64" --queues 0
+	check "--at: expected TIME:KEY=VALUE" --at 5
+	check "--stall: expected TIME:DURATION" --stall 1s
+	check "--kernel" --kernel 2.6
+	check "unknown option '--bogus'" --bogus
+	check "unexpected argument 'eth0'" eth0
+	check "--trace: expected a file name" --trace -
+	check "--all-events needs --timeline" --all-events
+	[[ $stderr == *"Try 'bqltool help sim'"* ]]
+}
+
+@test "sim: --trace FILE.zst and FILE.gz are compressed, and replay verifies them" {
+	d=$BATS_TEST_TMPDIR
+	"$BQLTOOL" sim -q --queues 2 --traffic poisson:600M --traffic bulk --duration 0.1 --trace "$d/t.bqlt"
+	for z in zst gz; do
+		"$BQLTOOL" sim -q --queues 2 --traffic poisson:600M --traffic bulk --duration 0.1 \
+			--trace "$d/t.bqlt.$z"
+		run --separate-stderr "$BQLTOOL" replay --verify -q "$d/t.bqlt.$z"
+		[ "$status" -eq 0 ] || fail "$z: $stderr"
+	done
+	cmp "$d/t.bqlt" <(zstd -dc "$d/t.bqlt.zst")
+	cmp "$d/t.bqlt" <(gzip -dc "$d/t.bqlt.gz")
+}
+
+@test "sim: a failed --trace leaves nothing behind" {
+	sim sim --trace /nonexistent/dir/t.bqlt
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"/nonexistent/dir/t.bqlt"* ]]
+	[ -z "$output" ]
+}
+
+@test "sim: help" {
+	sim help sim
+	[ "$status" -eq 0 ]
+	assert_line --partial "Usage: bqltool [GLOBAL OPTIONS] sim"
+	assert_line --partial "--traffic SPEC"
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env bats
+# bqltool tune: the known case (coarse coalescing on 1G), a case where the
+# defaults are best, --from a simulated trace, a live (fake) device read
+# and never written, determinism across thread counts, the -j keys and
+# usage errors. --apply against a real kernel is in tests/integration.
+bats_require_minimum_version 1.5.0
+load helpers
+
+tn() {
+	run --separate-stderr timeout 60 "$BQLTOOL" "$@"
+}
+
+@test "tune: backlogged 1G with coarse coalescing: a lower p99 within --keep" {
+	tn -j tune --coalesce-usecs 500 --duration 0.3
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	for k in baseline recommended candidates command reason keep_defaults model; do
+		jq -e "has(\"$k\")" <<<"$output" >/dev/null || fail "no key $k"
+	done
+	jq -e '.keep_defaults == false' <<<"$output"
+	jq -e '.recommended.ring_delay_ns.p99 < .baseline.ring_delay_ns.p99' <<<"$output"
+	jq -e '.recommended.throughput_bps >= 0.995 * .baseline.throughput_bps' <<<"$output"
+	jq -e '.recommended.settings | has("limit_min") and has("limit_max") and has("hold_time")' <<<"$output"
+	jq -e '.baseline.settings == {"limit_min":0,"limit_max":1879048192,"hold_time":1000}' <<<"$output"
+	jq -e '.candidates | length > 30' <<<"$output"
+	jq -e 'all(.candidates[]; has("settings") and has("throughput_bps") and has("ring_delay_ns") and has("feasible"))' <<<"$output"
+	cmd=$(jq -r .command <<<"$output")
+	lmax=$(jq .recommended.settings.limit_max <<<"$output")
+	[[ $cmd == "bqltool set DEV limit_min="*" limit_max=$lmax hold_time="* ]] || fail "command: $cmd"
+}
+
+@test "tune: text names the choice, its reason and the set line" {
+	tn tune --coalesce-usecs 500 --duration 0.3
+	[ "$status" -eq 0 ]
+	assert_line --regexp '^baseline \(kernel defaults: limit_min 0, limit_max max, hold_time 1000 ms\)'
+	assert_line --regexp '^ +limit_min +limit_max +hold_time +throughput +of_default +ring_p50 +ring_p99'
+	assert_line --regexp '^recommended \(\*\): p99 ring delay [0-9.]+ [mu]?s -> [0-9.]+ [mu]?s at [0-9.]+% of default throughput$'
+	assert_line --regexp '^  bqltool set DEV limit_min=[0-9]+ limit_max=[0-9]+ hold_time=[0-9]+$'
+}
+
+@test "tune: where the defaults are best it says so and exits 0" {
+	tn -j tune --traffic poisson:300M --duration 0.3
+	[ "$status" -eq 0 ]
+	jq -e '.keep_defaults == true and .command == null' <<<"$output"
+	jq -e '.recommended.settings == .baseline.settings' <<<"$output"
+	tn tune --traffic poisson:300M --duration 0.3
+	[ "$status" -eq 0 ]
+	assert_line --regexp '^keep the defaults: no setting cuts'
+	refute_line --partial 'bqltool set'
+}
+
+@test "tune: the same result whatever the thread count" {
+	args=(tune --traffic poisson:950M --irq-latency 5us:3us --coalesce-usecs 300 --duration 0.2 --seed 3)
+	tn -j "${args[@]}" --threads 1
+	[ "$status" -eq 0 ]
+	one=$output
+	tn -j "${args[@]}" --threads 4
+	[ "$output" = "$one" ]
+}
+
+@test "tune --from: fits the link of a simulated trace within 5%" {
+	t="$BATS_TEST_TMPDIR/t.bqlt"
+	for link in 1G 10G; do
+		"$BQLTOOL" sim -q --link $link --coalesce-usecs 100 --ring 1024 --duration 0.2 --trace "$t"
+		tn -j tune --from "$t" --duration 0.1
+		[ "$status" -eq 0 ] || fail "$stderr"
+		want=$(( ${link%G} * 1000000000 ))
+		jq -e --argjson w "$want" '.fitted.link_bps > 0.95 * $w and .fitted.link_bps < 1.05 * $w' <<<"$output" ||
+			fail "fitted $(jq .fitted.link_bps <<<"$output") for $link"
+		jq -e '.fitted.backlogged and .model.link_bps == .fitted.link_bps' <<<"$output"
+		jq -e '.fitted.coalesce_usecs >= 90 and .fitted.coalesce_usecs <= 110' <<<"$output"
+	done
+	tn tune --from "$t" --duration 0.1
+	assert_line --regexp "^fitted from .*t.bqlt: link 10 Gbit/s \\(over [0-9]+ busy intervals\\); completions every"
+}
+
+@test "tune --from: reads standard input; an option overrides the fit" {
+	t="$BATS_TEST_TMPDIR/t.bqlt"
+	"$BQLTOOL" sim -q --link 10G --duration 0.1 --trace "$t"
+	run --separate-stderr bash -c "cat '$t' | '$BQLTOOL' -j tune --from - --link 25G --duration 0.05"
+	[ "$status" -eq 0 ]
+	jq -e '.model.link_bps == 25000000000' <<<"$output"
+}
+
+@test "tune --from: a compressed trace fits as the plain one" {
+	d=$BATS_TEST_TMPDIR
+	"$BQLTOOL" sim -q --link 10G --duration 0.1 --trace "$d/t.bqlt"
+	"$BQLTOOL" sim -q --link 10G --duration 0.1 --trace "$d/t.bqlt.zst"
+	gzip -c "$d/t.bqlt" >"$d/t.bqlt.gz"
+	tn -j tune --from "$d/t.bqlt" --duration 0.05
+	plain=$(jq -c 'del(.fitted.trace)' <<<"$output")
+	for f in t.bqlt.zst t.bqlt.gz; do
+		tn -j tune --from "$d/$f" --duration 0.05
+		[ "$status" -eq 0 ] || fail "$f: $stderr"
+		[ "$(jq -c 'del(.fitted.trace)' <<<"$output")" = "$plain" ]
+	done
+}
+
+@test "tune --from: a trace without completions, a bad one, a damaged one" {
+	d=$BATS_TEST_TMPDIR
+	printf 'bqltrace 1\nqueue q\n0 q Q 100\n' >"$d/noc.bqlt"
+	tn tune --from "$d/noc.bqlt"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"noc.bqlt: the trace has no completion"* ]]
+	printf 'bqltrace 1\nqueue q\n0 q X 100\n' >"$d/bad.bqlt"
+	tn tune --from "$d/bad.bqlt"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"bad.bqlt:3:"* ]]
+	printf '\x1f\x8b\x08\x00junk' >"$d/c.bqlt.gz"
+	tn tune --from "$d/c.bqlt.gz"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"c.bqlt.gz:1: "* ]]
+	tn tune --from "$d/none.bqlt"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"none.bqlt: No such file"* ]]
+}
+
+@test "tune SEL: link speed and queues from the device, read-only" {
+	use_tree multi
+	before=$(tree_digest)
+	bq -j tune eth0 --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.device.ifname == "eth0" and .device.speed_mbps == 10000 and .device.queues == 4' <<<"$output"
+	jq -e '.model.link_bps == 10000000000 and .model.queues == 4' <<<"$output"
+	[ "$(tree_digest)" = "$before" ]
+	cmd=$(jq -r '.command // empty' <<<"$output")
+	[ -z "$cmd" ] || [[ $cmd == "bqltool set eth0 "* ]]
+}
+
+@test "tune: usage errors name the option" {
+	check() {
+		local re=$1
+		shift
+		tn tune "$@"
+		[ "$status" -eq 2 ] || fail "tune $*: exit $status, expected 2"
+		[ -z "$output" ] || fail "tune $*: wrote to stdout"
+		[[ $stderr =~ $re ]] || fail "tune $*: stderr '$stderr' does not match '$re'"
+	}
+	check "--keep: '2': expected a fraction" --keep 2
+	check "--keep: 'abc': expected a fraction" --keep abc
+	check "--min-gain: 'x'" --min-gain x
+	check "--threads: '0': expected 1..256" --threads 0
+	check "--apply needs a selector" --apply
+	check "one selector at most" eth0 eth1
+	check "--link: '0': a rate must be positive" --link 0
+	check "--traffic: 'x': unknown traffic kind" --traffic x
+	check "unknown option '--bogus'" --bogus
+	tn -j tune --apply eth0
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"--apply reports its writes as text"* ]]
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bats
+# tune --apply against the real kernel, in a namespace of our own with a
+# 4-queue ifb (never the host's devices): exactly the recommended values
+# land in every queue, and nothing is written when the defaults are best.
+bats_require_minimum_version 1.5.0
+load netns
+
+setup_file() {
+	netns_create tune || return 0
+	ip -n "$NS" link add t0 numtxqueues 4 type ifb || true
+}
+
+teardown_file() {
+	netns_destroy
+}
+
+setup() {
+	netns_require
+	ip netns exec "$NS" test -d /sys/class/net/t0/queues/tx-3/byte_queue_limits ||
+		skip "no 4-queue ifb with byte_queue_limits in the namespace (ifb module?)"
+	unset BQLTOOL_HZ
+}
+
+bqn() {
+	run --separate-stderr timeout 60 "$BQLTOOL" -n "$NS" "$@"
+}
+
+# all4 ATTR: the values of t0's 4 queues, space separated
+all4() {
+	local q out=""
+	for q in 0 1 2 3; do
+		out+="$(nsr t0 $q "$1") "
+	done
+	echo "${out% }"
+}
+
+@test "netns: tune --apply writes exactly the recommended values to every queue" {
+	# ifb has no link speed: give the model's
+	args=(tune t0 --link 1G --coalesce-usecs 500 --duration 0.2)
+	bqn -j "${args[@]}"
+	assert_success
+	jq -e '.keep_defaults == false' <<<"$output"
+	min=$(jq .recommended.settings.limit_min <<<"$output")
+	max=$(jq .recommended.settings.limit_max <<<"$output")
+	hold=$(jq .recommended.settings.hold_time <<<"$output")
+	[[ $(jq -r .command <<<"$output") == "bqltool set t0 limit_min=$min limit_max=$max hold_time=$hold" ]]
+	bqn "${args[@]}" --apply
+	assert_success
+	assert_line "applying (old -> new):"
+	assert_line "t0:tx-0 limit_max: max -> $max"
+	assert_equal "$(all4 limit_min)" "$min $min $min $min"
+	assert_equal "$(all4 limit_max)" "$max $max $max $max"
+	assert_equal "$(all4 hold_time)" "$hold $hold $hold $hold"
+}
+
+@test "netns: tune --apply writes nothing when the defaults are best" {
+	bqn reset t0
+	assert_success
+	nsw t0 1 limit_max 5000
+	bqn tune t0 --link 1G --traffic poisson:300M --duration 0.2 --apply
+	assert_success
+	assert_line "nothing applied: the defaults stay"
+	assert_equal "$(all4 limit_max)" "1879048192 5000 1879048192 1879048192"
+}
+
+@test "netns: tune reads the device: its queues, without writing" {
+	bqn reset t0
+	bqn -j tune t0 --link 10G --duration 0.05
+	assert_success
+	jq -e '.device.ifname == "t0" and .device.queues == 4 and .model.queues == 4' <<<"$output"
+	assert_equal "$(all4 limit_max)" "1879048192 1879048192 1879048192 1879048192"
+}
