@@ -130,6 +130,8 @@ MULTI="$DATA/sysfs/multi"
 	assert_line record
 	zcomp "$BQLTOOL record --q"
 	assert_line -- --queued
+}
+
 @test "bash: sim's value lists, and no selectors after sim" {
 	bcomp "$BQLTOOL sim --traffic "
 	assert_equal "$(sort <<<"$output")" "$(sorted bulk cbr: onoff: poisson:)"
