@@ -21,6 +21,7 @@
 #include "dql/dql.h"
 #include "lib/hz.h"
 #include "lib/nl.h"
+#include "lib/esc.h"
 #include "lib/out.h"
 #include "lib/sysfs.h"
 #include "lib/units.h"
@@ -375,36 +376,43 @@ static int row_name(const struct row *r, char *buf, size_t n)
 static void print_text(struct check *k, const size_t cnt[4])
 {
 	static const char *const col[] = { "\033[32m", "\033[33m", "\033[31m" };
-	FILE *f = k->c->out;
+	struct bql_ctx *c = k->c;
 	char name[48];
 	int w = 0;
 
+	/* names and messages quote the outside: printed escaped by out_text() */
 	for (size_t i = 0; i < k->nrows; i++) {
-		int l = row_name(&k->rows[i], name, sizeof(name));
+		int l;
 
+		row_name(&k->rows[i], name, sizeof(name));
+		l = (int)esc_text_width(name);
 		w = l > w ? l : w;
 	}
 	for (size_t i = 0; i < k->nrows; i++) {
 		const struct row *r = &k->rows[i];
-		bool color = k->c->color && !r->nobql;
+		bool color = !r->nobql;
 		const char *verdict = row_verdict(r);
 
 		row_name(r, name, sizeof(name));
-		fprintf(f, "%-*s  %s%s%s", w, name, color ? col[row_level(r)] : "", verdict,
-			color ? "\033[0m" : "");
+		out_text(c, "%s%*s  ", name, w - (int)esc_text_width(name), "");
+		if (color)
+			out_color(c, col[row_level(r)]);
+		out_text(c, "%s", verdict);
+		if (color)
+			out_color(c, "\033[0m");
 		/* the first reason on the verdict line, the others below it */
 		for (int j = 0; j < r->nr; j++)
-			fprintf(f, "%*s%s\n", j ? w + 10 : 8 - (int)strlen(verdict), "",
-				r->r[j].msg);
+			out_text(c, "%*s%s\n", j ? w + 10 : 8 - (int)strlen(verdict), "",
+				 r->r[j].msg);
 		if (!r->nr)
-			fputc('\n', f);
+			out_nl(c);
 	}
 	for (int j = 0; j < k->nnotes; j++)
-		fprintf(f, "note: %s\n", k->notes[j].msg);
-	fprintf(f, "checked: %zu ok, %zu warn, %zu fail", cnt[0], cnt[1], cnt[2]);
+		out_text(c, "note: %s\n", k->notes[j].msg);
+	out_text(c, "checked: %zu ok, %zu warn, %zu fail", cnt[0], cnt[1], cnt[2]);
 	if (cnt[3])
-		fprintf(f, ", %zu without BQL", cnt[3]);
-	fputc('\n', f);
+		out_text(c, ", %zu without BQL", cnt[3]);
+	out_nl(c);
 }
 
 static bool item_matches(const struct sel_item *it, const char *name)

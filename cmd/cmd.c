@@ -4,10 +4,12 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "lib/bql.h"
+#include "lib/esc.h"
 #include "lib/netns.h"
 
 const struct cmd_entry *const cmd_table[] = {
@@ -57,24 +59,49 @@ const struct cmd_entry *cmd_find(const char *word, struct bql_err *e)
 	return NULL;
 }
 
-static void vmsg(const struct bql_ctx *c, const char *kind, const char *fmt,
-		 va_list ap)
+/*
+ * Every message is one line on stderr, and whatever it quotes (device
+ * names, sysfs contents, profile keys, trace names, arguments) is escaped
+ * for the terminal: lib/esc.h.
+ */
+static void put_msg(const char *kind, const char *msg)
 {
 	fputs("bqltool: ", stderr);
 	if (kind)
 		fprintf(stderr, "%s: ", kind);
-	else if (c && c->cmd)
-		fprintf(stderr, "%s: ", c->cmd);
-	vfprintf(stderr, fmt, ap);
+	esc_text_fputs(msg, stderr);
 	fputc('\n', stderr);
+}
+
+static void vmsg(const struct bql_ctx *c, const char *kind, const char *fmt,
+		 va_list ap)
+{
+	char *msg = NULL;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	if (!kind && c && c->cmd) {
+		fprintf(stderr, "bqltool: %s: ", c->cmd);
+		esc_text_fputs(msg ? msg : fmt, stderr);
+		fputc('\n', stderr);
+	} else {
+		put_msg(kind, msg ? msg : fmt);
+	}
+	free(msg);
 }
 
 void cmd_error(const struct bql_ctx *c, const struct bql_err *e)
 {
-	if (c && c->cmd)
-		fprintf(stderr, "bqltool: %s: %s\n", c->cmd, e->msg);
-	else
-		fprintf(stderr, "bqltool: %s\n", e->msg);
+	put_msg(c && c->cmd ? c->cmd : NULL, e->msg);
+}
+
+void cmd_note(const struct bql_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(c, "note", fmt, ap);
+	va_end(ap);
 }
 
 int cmd_check_netns(const struct bql_ctx *c, const char *name)
@@ -89,6 +116,8 @@ int cmd_output_done(const struct bql_ctx *c, int ret)
 {
 	if (!ret)
 		return BQL_EXIT_OK;
+	if (ret == -ENOMEM)	/* out_end(): a json-c allocation failed */
+		return cmd_fail(c, "out of memory building the JSON output (nothing printed)");
 	return cmd_fail(c, "write error on standard output: %s", strerror(-ret));
 }
 

@@ -36,17 +36,21 @@ int cmd_fail(const struct bql_ctx *c, const char *fmt, ...)
 /* "bqltool: warning: ..." on stderr; never changes the exit code. */
 void cmd_warn(const struct bql_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/*
- * Usage error: "bqltool: CMD: MSG" + "Try 'bqltool help CMD'."; returns
- * BQL_EXIT_USAGE.
- */
+/* "bqltool: note: ..." on stderr (callers decide when: -v, dry runs). */
+void cmd_note(const struct bql_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /*
  * cmd_output_done - @ret from out_end() (0 or -errno): BQL_EXIT_OK, or
- * "write error on standard output: REASON" and BQL_EXIT_FAIL.
+ * "write error on standard output: REASON" and BQL_EXIT_FAIL; -ENOMEM is
+ * "out of memory building the JSON output (nothing printed)".
  */
 int cmd_output_done(const struct bql_ctx *c, int ret);
 /* -n NAME: 0 if `ip netns` would accept @name, else a usage error (2). */
 int cmd_check_netns(const struct bql_ctx *c, const char *name);
+/*
+ * Usage error: "bqltool: CMD: MSG" + "Try 'bqltool help CMD'."; returns
+ * BQL_EXIT_USAGE.
+ */
 int cmd_usage(const struct bql_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /*

@@ -70,9 +70,8 @@ int cmd_collect(struct bql_ctx *c, int argc, char **argv, struct cmd_state *st)
 		const struct hz_info *hz = hz_get();
 
 		if (st->snap.note[0])
-			fprintf(stderr, "bqltool: note: %s\n", st->snap.note);
-		fprintf(stderr, "bqltool: note: HZ %u (%s)\n", hz->hz,
-			hz_source_name(hz->src));
+			cmd_note(c, "%s", st->snap.note);
+		cmd_note(c, "HZ %u (%s)", hz->hz, hz_source_name(hz->src));
 	}
 	return BQL_EXIT_OK;
 }

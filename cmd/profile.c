@@ -259,7 +259,7 @@ static int build_dev(struct apply *ap, const struct profile_dev *d)
 	if (ret) {
 		if (o->skip_missing) {
 			if (!o->check && ap->c->verbose)
-				fprintf(stderr, "bqltool: note: %s: not present, skipped\n", d->ifname);
+				cmd_note(ap->c, "%s: not present, skipped", d->ifname);
 			return BQL_EXIT_OK;
 		}
 		if (o->check)
@@ -357,7 +357,7 @@ static int check_print(struct apply *ap)
 	if (cmd_output_done(c, out_end(c)))
 		return BQL_EXIT_FAIL;
 	if (!ndiff && c->verbose)
-		fprintf(stderr, "bqltool: note: the live state matches %s\n", ap->o->file);
+		cmd_note(c, "the live state matches %s", ap->o->file);
 	return ndiff ? BQL_EXIT_FAIL : BQL_EXIT_OK;
 }
 
@@ -397,8 +397,8 @@ static int apply_profile(struct apply *ap, const char *text, size_t len)
 	}
 	ap->prof.ndev = keep;
 	if (!keep && ap->o->nonly && ap->c->verbose)
-		fprintf(stderr, "bqltool: note: %s has no entry for the devices given with --only\n",
-			ap->o->file);
+		cmd_note(ap->c, "%s has no entry for the devices given with --only",
+			 ap->o->file);
 	for (size_t i = 0; i < ap->prof.ndev && !ret; i++)
 		ret = build_dev(ap, &ap->prof.dev[i]);
 	if (ret)

@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "dql/dql.h"
+#include "lib/esc.h"
 #include "lib/hz.h"
 
 enum prom_src {
@@ -105,25 +106,15 @@ static bool family_value(const struct prom_family *fam, const struct snap_queue 
 	return true;
 }
 
-/* Label value escaping of the text exposition format: \ " and newline. */
+/*
+ * Label values: \ " and newline as the text exposition format escapes
+ * them, other controls and invalid UTF-8 as visible text (lib/esc.h): the
+ * exposition must be valid UTF-8 and may be read on a terminal.
+ */
 static void put_label(FILE *f, const char *name, const char *v, bool first)
 {
 	fprintf(f, "%s%s=\"", first ? "" : ",", name);
-	for (; *v; v++) {
-		switch (*v) {
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		default:
-			fputc(*v, f);
-		}
-	}
+	esc_prom_fputs(v, f);
 	fputc('"', f);
 }
 

@@ -16,6 +16,7 @@
 #include "cmd/cmd.h"
 #include "cmd/replay.h"
 #include "dql/dql.h"
+#include "lib/esc.h"
 #include "lib/tinput.h"
 #include "lib/units.h"
 
@@ -124,8 +125,9 @@ static void progress_show(struct rx *x)
 		return;
 	el = (double)(now.tv_sec - x->t0.tv_sec) +
 	     (double)(now.tv_nsec - x->t0.tv_nsec) / 1e9;
-	fprintf(stderr, "\r\033[Kbqltool: replay: %s: %" PRIu64 " records, %.1f MB/s",
-		x->path, x->records, el > 0 ? (double)x->bytes / el / 1e6 : 0.0);
+	fputs("\r\033[Kbqltool: replay: ", stderr);
+	esc_text_fputs(x->path, stderr);
+	fprintf(stderr, ": %" PRIu64 " records, %.1f MB/s", x->records, el > 0 ? (double)x->bytes / el / 1e6 : 0.0);
 	x->shown = now;
 	x->drawn = true;
 }

@@ -174,14 +174,13 @@ int rx_verify_report(struct rx *x)
 	for (i = 0; i < x->nmismatch && i < MAX_LISTED; i++) {
 		const struct mismatch *m = &x->listed[i];
 
-		fprintf(stderr, "bqltool: replay: %s:%" PRIu64 ": queue %s: limit observed %"
-			PRIu32 ", computed %" PRIu32 "\n", m->path, m->line, m->queue,
-			m->observed, m->computed);
+		cmd_fail(x->c, "%s:%" PRIu64 ": queue %s: limit observed %" PRIu32
+			 ", computed %" PRIu32, m->path, m->line, m->queue,
+			 m->observed, m->computed);
 	}
 	if (x->nmismatch > MAX_LISTED)
-		fprintf(stderr, "bqltool: replay: ... and %" PRIu64 " more\n",
-			x->nmismatch - MAX_LISTED);
-	fprintf(stderr, "bqltool: replay: verification failed: %" PRIu64 " of %" PRIu64
-		" limits differ\n", x->nmismatch, checked);
+		cmd_fail(x->c, "... and %" PRIu64 " more", x->nmismatch - MAX_LISTED);
+	cmd_fail(x->c, "verification failed: %" PRIu64 " of %" PRIu64 " limits differ",
+		 x->nmismatch, checked);
 	return BQL_EXIT_MISMATCH;
 }

@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/replay.h"
+#include "lib/esc.h"
 #include "lib/ofile.h"
 #include "lib/svgplot.h"
 
@@ -126,16 +127,13 @@ static char *put_csv_name(char *p, const char *s)
 	return p;
 }
 
+_Static_assert(ESC_MAX_PER_BYTE * BQLT_NAME_MAX + 3 + 6 * 20 + 80 <= OBUF_ROW,
+	       "a timeline row with the longest escaped name fits OBUF_ROW");
+
+/* a JSON string: valid UTF-8, controls escaped (lib/esc.h); fits OBUF_ROW */
 static char *put_json_name(char *p, const char *s)
 {
-	*p++ = '"';
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			*p++ = '\\';
-		*p++ = *s;
-	}
-	*p++ = '"';
-	return p;
+	return p + esc_json_str(p, ESC_MAX_PER_BYTE * BQLT_NAME_MAX + 3, s);
 }
 
 static const char kind_name[] = {

@@ -29,7 +29,7 @@ unsigned int cmd_plan_hz(struct bql_ctx *c, bool ms_keys)
 		cmd_warn(c, "the kernel's HZ is unknown (no kernel config found), assuming %u: ms values may round differently; set BQLTOOL_HZ",
 			 hz->hz);
 	else if (c->verbose && ms_keys)
-		fprintf(stderr, "bqltool: note: HZ=%u (%s)\n", hz->hz, hz_source_name(hz->src));
+		cmd_note(c, "HZ=%u (%s)", hz->hz, hz_source_name(hz->src));
 	return hz->hz;
 }
 

@@ -85,19 +85,23 @@ static void text_attr(char *buf, size_t n, enum bql_attr a, uint64_t v,
 
 static void text_dev_header(struct bql_ctx *c, const struct snap_dev *d)
 {
-	const char *bold = c->color ? "\033[1m" : "", *reset = c->color ? "\033[0m" : "";
 	char b1[32], b2[32];
 
-	out_text(c, "%s%s%s:", bold, d->ifname, reset);
+	out_color(c, "\033[1m");
+	out_text(c, "%s", d->ifname);
+	out_color(c, "\033[0m");
+	out_text(c, ":");
 	if (d->present & SD_IFINDEX)
 		out_text(c, " ifindex %d", d->ifindex);
 	if (d->present & SD_OPERSTATE) {
-		const char *col = "";
+		const char *col = !strcmp(d->operstate, "up") ? "\033[32m" :
+				  !strcmp(d->operstate, "down") ? "\033[31m" : NULL;
 
-		if (c->color)
-			col = !strcmp(d->operstate, "up") ? "\033[32m" :
-			      !strcmp(d->operstate, "down") ? "\033[31m" : "";
-		out_text(c, " state %s%s%s", col, d->operstate, c->color ? reset : "");
+		out_text(c, " state ");
+		out_color(c, col);
+		out_text(c, "%s", d->operstate);
+		if (col)
+			out_color(c, "\033[0m");
 	}
 	if (d->present & SD_MTU)
 		out_text(c, " mtu %u", d->mtu);

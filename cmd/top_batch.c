@@ -205,12 +205,13 @@ static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int 
 	for (size_t i = 0; i < s->nev; i++) {
 		const struct sampler_event *ev = &s->ev[i];
 
+		/* out_text(): the name is printed escaped */
 		if (ev->type == SEV_QUEUES)
-			fprintf(c->out, "event: %s: TX queues %u -> %u\n", ev->ifname,
-				ev->old_ntx, ev->new_ntx);
+			out_text(c, "event: %s: TX queues %u -> %u\n", ev->ifname,
+				 ev->old_ntx, ev->new_ntx);
 		else
-			fprintf(c->out, "event: %s: %s\n", ev->ifname,
-				sampler_event_name(ev->type));
+			out_text(c, "event: %s: %s\n", ev->ifname,
+				 sampler_event_name(ev->type));
 	}
 	fputc('\n', c->out);
 	return 0;
@@ -277,7 +278,7 @@ int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o
 			return BQL_EXIT_FAIL;
 		}
 		if (c->verbose && n == 0 && s->note[0])
-			fprintf(stderr, "bqltool: note: %s\n", s->note);
+			cmd_note(c, "%s", s->note);
 		if (c->json) {
 			json_sample(c, s);
 			ret = out_end(c);

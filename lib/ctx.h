@@ -36,6 +36,7 @@ struct bql_ctx {
 	struct json_object *jroot;	/* JSON document being built */
 	struct out_frame *stack;	/* open objects/arrays */
 	int depth;
+	bool out_nomem;			/* an allocation failed: print nothing */
 };
 
 /* bql_ctx_init - defaults: text output, sysfs root "/sys", colour auto. */

@@ -6,10 +6,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
+#include "lib/esc.h"
 #include "lib/out.h"
 
 struct out_frame {
@@ -29,9 +32,11 @@ static bool json_on(const struct bql_ctx *c, enum out_mode m)
 
 static void push(struct bql_ctx *c, struct json_object *o)
 {
-	struct out_frame *f = malloc(sizeof(*f));
+	struct out_frame *f = o ? malloc(sizeof(*f)) : NULL;
 
 	if (!f) {
+		/* the document is incomplete: out_end() prints nothing */
+		c->out_nomem = true;
 		json_object_put(o);
 		return;
 	}
@@ -41,20 +46,38 @@ static void push(struct bql_ctx *c, struct json_object *o)
 	c->depth++;
 }
 
-/* Attach @v under @key (objects) or at the end (arrays). Takes ownership. */
-static void attach(struct bql_ctx *c, const char *key, struct json_object *v)
+/*
+ * Attach @v under @key (objects) or at the end (arrays). Takes ownership.
+ * @v NULL is JSON null when @null, else a failed allocation: every json-c
+ * constructor may return NULL, and a document missing a value must not be
+ * printed as if it were complete.
+ */
+static void attach_v(struct bql_ctx *c, const char *key, struct json_object *v,
+		     bool null)
 {
 	struct json_object *top;
+	int ret;
 
-	if (!c->stack) {
+	if (!v && !null)
+		c->out_nomem = true;
+	if (!c->stack || c->out_nomem) {
 		json_object_put(v);
 		return;
 	}
 	top = c->stack->obj;
 	if (json_object_is_type(top, json_type_array))
-		json_object_array_add(top, v);
+		ret = json_object_array_add(top, v);
 	else
-		json_object_object_add(top, key ? key : "", v);
+		ret = json_object_object_add(top, key ? key : "", v);
+	if (ret) {
+		c->out_nomem = true;
+		json_object_put(v);
+	}
+}
+
+static void attach(struct bql_ctx *c, const char *key, struct json_object *v)
+{
+	attach_v(c, key, v, false);
 }
 
 void out_begin(struct bql_ctx *c, bool array)
@@ -63,6 +86,10 @@ void out_begin(struct bql_ctx *c, bool array)
 		return;
 	out_discard(c);
 	c->jroot = array ? json_object_new_array() : json_object_new_object();
+	if (!c->jroot) {
+		c->out_nomem = true;
+		return;
+	}
 	push(c, json_object_get(c->jroot));
 }
 
@@ -76,6 +103,7 @@ void out_discard(struct bql_ctx *c)
 		free(f);
 	}
 	c->depth = 0;
+	c->out_nomem = false;
 	if (c->jroot) {
 		json_object_put(c->jroot);
 		c->jroot = NULL;
@@ -85,18 +113,26 @@ void out_discard(struct bql_ctx *c)
 int out_end(struct bql_ctx *c)
 {
 	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
+	const char *s = NULL;
 	int ret = 0;
 
-	if (c->json && c->jroot) {
+	if (c->json && (c->jroot || c->out_nomem)) {
 		flags |= c->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
 				   : JSON_C_TO_STRING_PLAIN;
-		fputs(json_object_to_json_string_ext(c->jroot, flags), c->out);
-		fputc('\n', c->out);
+		if (!c->out_nomem)
+			s = json_object_to_json_string_ext(c->jroot, flags);
+		if (!s) {
+			ret = -ENOMEM;	/* nothing printed: one document or none */
+		} else {
+			/* valid UTF-8, no raw C1 or direction characters */
+			esc_json_fputs(s, c->out);
+			fputc('\n', c->out);
+		}
 	}
 	out_discard(c);
 	errno = 0;
 	if (fflush(c->out) || ferror(c->out))
-		ret = errno ? -errno : -EIO;
+		ret = ret ? ret : errno ? -errno : -EIO;
 	return ret;
 }
 
@@ -188,10 +224,22 @@ void out_dbl_fixed(struct bql_ctx *c, const char *key, double v, int decimals)
 void out_str(struct bql_ctx *c, enum out_mode m, const char *key,
 	     const char *fmt, const char *v)
 {
-	if (text_on(c, m) && fmt)
-		fprintf(c->out, fmt, v ? v : "");
+	if (text_on(c, m) && fmt) {
+		/* outside text (names, sysfs contents): escaped, one line */
+		size_t n = v ? 4 * strlen(v) + 1 : 1;
+		char small[256], *buf = n <= sizeof(small) ? small : malloc(n);
+
+		if (buf) {
+			esc_text(buf, n, v);
+			fprintf(c->out, fmt, buf);
+			if (buf != small)
+				free(buf);
+		} else {
+			fprintf(c->out, fmt, "?");
+		}
+	}
 	if (json_on(c, m))
-		attach(c, key, v ? json_object_new_string(v) : NULL);
+		attach_v(c, key, v ? json_object_new_string(v) : NULL, !v);
 }
 
 void out_bool(struct bql_ctx *c, enum out_mode m, const char *key,
@@ -207,7 +255,7 @@ void out_bool(struct bql_ctx *c, enum out_mode m, const char *key,
 void out_null(struct bql_ctx *c, const char *key)
 {
 	if (json_on(c, OUT_JSON))
-		attach(c, key, NULL);
+		attach_v(c, key, NULL, true);
 }
 
 void out_json(struct bql_ctx *c, const char *key, struct json_object *v)
@@ -220,13 +268,34 @@ void out_json(struct bql_ctx *c, const char *key, struct json_object *v)
 
 void out_text(struct bql_ctx *c, const char *fmt, ...)
 {
+	char *s = NULL;
 	va_list ap;
+	int n;
 
 	if (c->json)
 		return;
 	va_start(ap, fmt);
-	vfprintf(c->out, fmt, ap);
+	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
+	if (n < 0) {
+		fputs("?", c->out);
+		return;
+	}
+	/* at most one line: a final newline is the only raw control */
+	if (n && s[n - 1] == '\n') {
+		s[--n] = '\0';
+		esc_text_fputs(s, c->out);
+		fputc('\n', c->out);
+	} else {
+		esc_text_fputs(s, c->out);
+	}
+	free(s);
+}
+
+void out_color(struct bql_ctx *c, const char *sgr)
+{
+	if (!c->json && c->color && sgr)
+		fputs(sgr, c->out);
 }
 
 void out_nl(struct bql_ctx *c)

@@ -20,7 +20,12 @@ enum out_mode {
 
 /* out_begin - start a document; @array: the JSON root is [] (else {}). */
 void out_begin(struct bql_ctx *c, bool array);
-/* out_end - print the JSON document (if any) and free it; 0 or -errno. */
+/*
+ * out_end - print the JSON document (if any) and free it; 0 or -errno:
+ * -ENOMEM when a value could not be allocated (nothing is printed), -EIO
+ * when stdout could not be written. Strings are printed as valid UTF-8
+ * with every control character escaped (lib/esc.h).
+ */
 int out_end(struct bql_ctx *c);
 /* out_discard - drop a half-built document (on error paths). */
 void out_discard(struct bql_ctx *c);
@@ -47,9 +52,15 @@ void out_null(struct bql_ctx *c, const char *key);		/* JSON only */
 void out_dbl_fixed(struct bql_ctx *c, const char *key, double v, int decimals);
 /* Attach an already-built json-c value (JSON only; takes ownership). */
 void out_json(struct bql_ctx *c, const char *key, struct json_object *v);
-/* Text only helpers. */
+/*
+ * Text only helpers. out_text() prints at most one line: every control
+ * character of the formatted text but a final newline is escaped
+ * (lib/esc.h), so names may be passed as arguments. Colours go through
+ * out_color(), which prints @sgr raw when colour is on.
+ */
 void out_text(struct bql_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void out_color(struct bql_ctx *c, const char *sgr);
 void out_nl(struct bql_ctx *c);
 
 /* true when the current document is JSON */

@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/esc.h"
 #include "lib/profile.h"
 
 bool profile_key(enum bql_attr a)
@@ -533,7 +534,7 @@ char *profile_to_json(const struct profile *p)
 {
 	struct json_object *root = json_object_new_object(), *devs;
 	const char *s;
-	char *out = NULL;
+	char *out = NULL, *esc = NULL;
 
 	if (!root)
 		return NULL;
@@ -571,8 +572,10 @@ char *profile_to_json(const struct profile *p)
 	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 					   JSON_C_TO_STRING_SPACED |
 					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (s && asprintf(&out, "%s\n", s) < 0)
+	/* device names are bytes: the file is valid UTF-8 with controls escaped */
+	if (s && (esc = esc_json_dup(s)) && asprintf(&out, "%s\n", esc) < 0)
 		out = NULL;
+	free(esc);
 	json_object_put(root);
 	return out;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/esc.h"
 #include "lib/table.h"
 
 void table_init(struct table *t, int ncols, unsigned int left_cols, int indent)
@@ -41,7 +42,7 @@ void table_cell(struct table *t, int col, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(t->cells[t->nrows - 1][col], TABLE_CELL, fmt, ap);
 	va_end(ap);
-	len = (int)strlen(t->cells[t->nrows - 1][col]);
+	len = (int)esc_text_width(t->cells[t->nrows - 1][col]);
 	if (len > t->width[col])
 		t->width[col] = len;
 }
@@ -73,11 +74,14 @@ void table_print(const struct table *t, FILE *f)
 			if (!first)
 				pending += 2;
 			first = 0;
+			/* cells quote the outside (names): printed escaped */
 			if (t->left & (1u << c)) {
-				fprintf(f, "%*s%s", pending, "", s);
-				pending = w - (int)strlen(s);
+				fprintf(f, "%*s", pending, "");
+				esc_text_fputs(s, f);
+				pending = w - (int)esc_text_width(s);
 			} else {
-				fprintf(f, "%*s%*s", pending, "", w, s);
+				fprintf(f, "%*s", pending + w - (int)esc_text_width(s), "");
+				esc_text_fputs(s, f);
 				pending = 0;
 			}
 		}
