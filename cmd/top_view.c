@@ -19,6 +19,7 @@
 
 #include "cmd/top_view.h"
 #include "dql/dql.h"
+#include "lib/esc.h"
 #include "lib/bql.h"
 #include "lib/units.h"
 
@@ -402,9 +403,13 @@ static void make_layout(struct layout *l, int cols, bool qstats)
 	}
 }
 
-static void put_cell(const struct layout *l, int y, int v, const char *s)
+static void put_cell(const struct layout *l, int y, int v, const char *raw)
 {
-	int w = l->w[v], len = (int)strlen(s);
+	char s[4 * 64 + 1];	/* a cell escaped (lib/esc.h): names are bytes */
+	int w = l->w[v], len;
+
+	esc_text(s, sizeof(s), raw);
+	len = (int)strlen(s);
 
 	if (!l->on[v])
 		return;
@@ -623,8 +628,10 @@ static void draw_header(const struct tv_frame *f)
 	} else {
 		move(2, 0);
 	}
-	if (f->message)
-		addnstr(f->message, COLS > getcurx(stdscr) ? COLS - getcurx(stdscr) : 0);
+	if (f->message) {
+		esc_text(line, sizeof(line), f->message);
+		addnstr(line, COLS > getcurx(stdscr) ? COLS - getcurx(stdscr) : 0);
+	}
 }
 
 static void draw_status(const struct tv_frame *f)

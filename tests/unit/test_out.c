@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The one-path output layer: the same calls give text or one JSON document. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,7 +12,20 @@
 
 #include <cmocka.h>
 
+#include <json-c/json.h>
+
 #include "lib/out.h"
+
+/* json_object_new_uint64() fails once fail_after reaches 0 (-1: never) */
+static int fail_after = -1;
+struct json_object *__real_json_object_new_uint64(uint64_t v);
+struct json_object *__wrap_json_object_new_uint64(uint64_t v);
+struct json_object *__wrap_json_object_new_uint64(uint64_t v)
+{
+	if (fail_after >= 0 && fail_after-- == 0)
+		return NULL;
+	return __real_json_object_new_uint64(v);
+}
 
 static char *buf;
 static size_t len;
@@ -146,6 +160,59 @@ static void test_write_error(void **state)
 	fclose(c.out);
 }
 
+/* outside text: one escaped line in text, valid escaped JSON */
+static void test_hostile(void **state)
+{
+	static const char name[] = "e\033[2J\xc2\x9b\xff\nx";
+	struct bql_ctx c;
+
+	(void)state;
+	open_ctx(&c, false, false);
+	c.color = true;
+	out_str(&c, OUT_ANY, "ifname", "<%s>", name);
+	out_color(&c, "\033[1m");
+	out_text(&c, " [%s]\n", name);
+	close_ctx(&c);
+	assert_string_equal(buf, "<e\\x1b[2J\\u009b\\xff\\nx>\033[1m [e\\x1b[2J\\u009b\\xff\\nx]\n");
+	free(buf);
+
+	open_ctx(&c, true, false);
+	out_begin(&c, false);
+	out_str(&c, OUT_ANY, "ifname", "%s", name);
+	out_color(&c, "\033[1m");	/* nothing in JSON */
+	assert_int_equal(out_end(&c), 0);
+	close_ctx(&c);
+	assert_string_equal(buf, "{\"ifname\":\"e\\u001b[2J\\u009b\\ufffd\\nx\"}\n");
+	free(buf);
+}
+
+/* a json-c allocation that fails: nothing is printed, -ENOMEM */
+static void test_nomem(void **state)
+{
+	struct bql_ctx c;
+
+	(void)state;
+	open_ctx(&c, true, false);
+	out_begin(&c, true);
+	for (int i = 0; i < 3; i++) {
+		out_open_obj(&c, NULL);
+		fail_after = i == 1 ? 0 : -1;
+		out_u64(&c, OUT_ANY, "limit", NULL, 1514);
+		out_close_obj(&c);
+	}
+	fail_after = -1;
+	assert_int_equal(out_end(&c), -ENOMEM);
+	fflush(c.out);
+	assert_int_equal(len, 0);
+	/* the next document is whole again */
+	out_begin(&c, false);
+	out_u64(&c, OUT_ANY, "x", NULL, 1);
+	assert_int_equal(out_end(&c), 0);
+	close_ctx(&c);
+	assert_string_equal(buf, "{\"x\":1}\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +221,8 @@ int main(void)
 		cmocka_unit_test(test_dbl_fixed),
 		cmocka_unit_test(test_json_pretty_and_discard),
 		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_nomem),
 	};
 
 	return cmocka_run_group_tests_name("out", tests, NULL, NULL);
