@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "lib/esc.h"
+#include "lib/jscan.h"
 #include "lib/profile.h"
 
 bool profile_key(enum bql_attr a)
@@ -184,6 +185,7 @@ static int parse_dev(const char *name, struct json_object *o,
 {
 	char path[128], kp[160];
 	struct json_object *all = NULL, *queues = NULL;
+	uint32_t *seen;
 	size_t n;
 	int ret;
 
@@ -217,20 +219,27 @@ static int parse_dev(const char *name, struct json_object *o,
 		return perr(e, EINVAL, kp, "expected an array, not %s", type_name(queues));
 	n = json_object_array_length(queues);
 	d->q = calloc(n ? n : 1, sizeof(*d->q));
-	if (!d->q)
+	/* where each queue number was seen (index + 1): linear, not quadratic */
+	seen = calloc(PROFILE_MAX_QUEUE + 1, sizeof(*seen));
+	if (!d->q || !seen) {
+		free(seen);
 		return bql_err_set(e, ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < n; i++) {
 		snprintf(kp, sizeof(kp), "%s.queues[%zu]", path, i);
 		ret = parse_vals(json_object_array_get_idx(queues, i), kp, true,
 				 &d->q[i].v, &d->q[i].queue, e);
-		if (ret)
+		if (!ret && seen[d->q[i].queue])
+			ret = perr(e, EINVAL, kp, "queue %u is also at %s.queues[%zu]",
+				   d->q[i].queue, path, (size_t)seen[d->q[i].queue] - 1);
+		if (ret) {
+			free(seen);
 			return ret;
-		for (size_t k = 0; k < i; k++)
-			if (d->q[k].queue == d->q[i].queue)
-				return perr(e, EINVAL, kp, "queue %u is also at %s.queues[%zu]",
-					    d->q[i].queue, path, k);
+		}
+		seen[d->q[i].queue] = (uint32_t)i + 1;
 		d->nq++;
 	}
+	free(seen);
 	qsort(d->q, d->nq, sizeof(*d->q), cmp_queue);
 	return 0;
 }
@@ -313,6 +322,11 @@ static struct json_object *parse_json(const char *text, size_t len,
 		line_col(text, end, &line, &col);
 		bql_err_set(e, EINVAL, "line %zu, column %zu: invalid JSON: data after the profile",
 			    line, col);
+		json_object_put(root);
+		return NULL;
+	}
+	/* json-c keeps the last of duplicate keys and saturates big integers */
+	if (jscan_check(text, len, e)) {
 		json_object_put(root);
 		return NULL;
 	}
@@ -401,6 +415,7 @@ int profile_read_file(const char *path, char **text, size_t *len,
 	bool in = !strcmp(path, "-");
 	const char *name = in ? "standard input" : path;
 	size_t cap = 4096, n = 0;
+	struct stat st;
 	char *buf, *nb;
 	int fd, err;
 
@@ -408,6 +423,13 @@ int profile_read_file(const char *path, char **text, size_t *len,
 	if (fd < 0) {
 		err = errno;
 		return bql_err_set(e, err, "%s: cannot open: %s", name, strerror(err));
+	}
+	/* a regular file over the cap is refused before reading a byte */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > (off_t)PROFILE_MAX_SIZE) {
+		if (!in)
+			close(fd);
+		return bql_err_set(e, EFBIG, "%s: %jd bytes, larger than the %u MiB a profile may have: not a bqltool profile",
+				   name, (intmax_t)st.st_size, PROFILE_MAX_SIZE >> 20);
 	}
 	buf = malloc(cap);
 	for (;;) {
@@ -446,7 +468,7 @@ int profile_read_file(const char *path, char **text, size_t *len,
 	if (err) {
 		free(buf);
 		if (err == EFBIG)
-			return bql_err_set(e, err, "%s: larger than %u MiB: not a bqltool profile",
+			return bql_err_set(e, err, "%s: larger than the %u MiB a profile may have: not a bqltool profile",
 					   name, PROFILE_MAX_SIZE >> 20);
 		return bql_err_set(e, err, "%s: cannot read: %s", name, strerror(err));
 	}
