@@ -594,12 +594,20 @@ uint64_t sysfs_link_speed(const struct bql_ctx *c, const char *dev)
 {
 	char path[4096], buf[32];
 	char *end;
-	long v;
+	long long v;
 
 	if (sysfs_dev_path(c, path, sizeof(path), dev, "speed") ||
 	    sysfs_read(c, path, buf, sizeof(buf), dev, NULL))
 		return 0;
-	v = strtol(buf, &end, 10);
-	/* -1 (SPEED_UNKNOWN) or garbage: unknown */
-	return (*end || v <= 0) ? 0 : (uint64_t)v;
+	/*
+	 * The kernel prints the u32 ethtool speed with "%d" (speed_show() in
+	 * net/core/net-sysfs.c): SPEED_UNKNOWN (U32_MAX) reads "-1", and
+	 * nothing above INT_MAX Mb/s can be real. Those, out-of-range numbers
+	 * (never clamped) and garbage mean unknown.
+	 */
+	errno = 0;
+	v = strtoll(buf, &end, 10);
+	if (errno || end == buf || *end || v <= 0 || v > INT32_MAX)
+		return 0;
+	return (uint64_t)v;
 }

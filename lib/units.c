@@ -213,8 +213,8 @@ int units_parse_sec_ns(const char *what, const char *s, uint64_t *ns,
 		ret = scale(&d, t[i].mult, 1, ns);
 		if (ret == -EDOM)
 			return bad(e, EINVAL, what, s, "finer than a nanosecond");
-		if (ret)
-			return bad(e, ERANGE, what, s, "too large");
+		if (ret || *ns > UNITS_MAX_INTERVAL_NS)
+			return bad(e, ERANGE, what, s, "too large (at most 86400 s, one day)");
 		return 0;
 	}
 	return bad(e, EINVAL, what, s, "unknown unit (use s, ms, us or ns)");
