@@ -34,12 +34,24 @@ struct mismatch {
 	uint32_t observed, computed;
 };
 
-/* --plot: one chart, two series per queue */
+/*
+ * --plot: one chart, two series per queue. Memory and output are bounded:
+ * series exist for the first RPLOT_TRACK queues declared; at the end the
+ * RPLOT_DRAW busiest of them (most records) are drawn, plus the total
+ * inflight of every queue when there are more than RPLOT_DRAW.
+ */
+#define RPLOT_TRACK	64
+#define RPLOT_DRAW	8
 struct rplot {
 	struct svgplot *svg;
 	struct ofile *out;	/* lib/ofile.h */
 	int *series;		/* per queue index q: [2q] limit, [2q + 1] inflight */
 	unsigned int nq;	/* queues in series[] */
+	uint64_t *count;	/* per queue: records seen */
+	uint64_t *inflight;	/* per queue: inflight after its last record */
+	unsigned int ncount;	/* entries in count[] and inflight[] */
+	uint64_t total;		/* sum of inflight[] */
+	int agg;		/* the series of the total, -1 before it exists */
 	uint64_t t0;		/* t_ns of the first record: x = 0 */
 	bool started;
 	int err;		/* out of memory while plotting */

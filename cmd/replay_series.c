@@ -251,6 +251,32 @@ static int plot_queue(struct rplot *pl, unsigned int q, const char *name)
 	return 0;
 }
 
+/* per-queue counts and the running total of inflight, for every queue */
+static int plot_count(struct rplot *pl, const struct replay_event *ev)
+{
+	unsigned int q = ev->queue;
+
+	if (q >= pl->ncount) {
+		unsigned int n = q + 1 > 2 * pl->ncount ? q + 1 : 2 * pl->ncount;
+		uint64_t *c = realloc(pl->count, n * sizeof(*c)), *i;
+
+		if (!c)
+			return -ENOMEM;
+		pl->count = c;
+		i = realloc(pl->inflight, n * sizeof(*i));
+		if (!i)
+			return -ENOMEM;
+		pl->inflight = i;
+		memset(c + pl->ncount, 0, (n - pl->ncount) * sizeof(*c));
+		memset(i + pl->ncount, 0, (n - pl->ncount) * sizeof(*i));
+		pl->ncount = n;
+	}
+	pl->count[q]++;
+	pl->total += ev->inflight - pl->inflight[q];	/* wraps back exactly */
+	pl->inflight[q] = ev->inflight;
+	return 0;
+}
+
 /* x: seconds since the first record (negative for an earlier t_ns) */
 static void plot_event(struct rx *x, const struct replay_event *ev)
 {
@@ -262,7 +288,21 @@ static void plot_event(struct rx *x, const struct replay_event *ev)
 	if (!pl->started) {
 		pl->t0 = ev->t_ns;
 		pl->started = true;
+		pl->agg = svgplot_series(pl->svg, "total inflight");
+		if (pl->agg < 0) {
+			pl->err = pl->agg;
+			return;
+		}
+		svgplot_series_flags(pl->svg, pl->agg, SVGPLOT_STEP);
 	}
+	pl->err = plot_count(pl, ev);
+	if (pl->err)
+		return;
+	t = ev->t_ns >= pl->t0 ? (double)(ev->t_ns - pl->t0) / 1e9
+			       : -((double)(pl->t0 - ev->t_ns) / 1e9);
+	svgplot_point(pl->svg, pl->agg, t, (double)pl->total);
+	if (ev->queue >= RPLOT_TRACK)
+		return;		/* counted and in the total, not drawn alone */
 	if (ev->queue >= pl->nq || pl->series[2 * ev->queue] < 0) {
 		/* queues in the order declared, in the legend as in the summary */
 		const struct replay *r = &x->files[0].r;	/* the one TRACE */
@@ -274,11 +314,56 @@ static void plot_event(struct rx *x, const struct replay_event *ev)
 		if (pl->err)
 			return;
 	}
-	t = ev->t_ns >= pl->t0 ? (double)(ev->t_ns - pl->t0) / 1e9
-			       : -((double)(pl->t0 - ev->t_ns) / 1e9);
 	svgplot_point(pl->svg, pl->series[2 * ev->queue + 1], t, ev->inflight);
 	if (ev->kind == BQLT_C)
 		svgplot_point(pl->svg, pl->series[2 * ev->queue], t, ev->limit);
+}
+
+/*
+ * Keep the RPLOT_DRAW busiest queues (most records, the first declared on
+ * a tie) of those with series, and the total only when some queue is left
+ * out; say so in the title and on stderr. 0 or -ENOMEM.
+ */
+static int plot_choose(struct rx *x)
+{
+	struct rplot *pl = &x->plot;
+	unsigned int nseen = 0, drawn = 0, q, k;
+	bool *keep;
+	char title[600];
+
+	if (!pl->started)
+		return 0;
+	for (q = 0; q < pl->ncount; q++)
+		nseen += pl->count[q] > 0;
+	keep = calloc((size_t)2 * pl->nq + 1, sizeof(*keep));
+	if (!keep)
+		return -ENOMEM;
+	/* RPLOT_DRAW rounds of "the busiest not yet kept": n * RPLOT_TRACK */
+	for (k = 0; k < RPLOT_DRAW; k++) {
+		unsigned int best = UINT32_MAX;
+
+		for (q = 0; q < pl->nq && q < pl->ncount; q++) {
+			if (pl->series[2 * q] < 0 || keep[pl->series[2 * q]] || !pl->count[q])
+				continue;
+			if (best == UINT32_MAX || pl->count[q] > pl->count[best])
+				best = q;
+		}
+		if (best == UINT32_MAX)
+			break;
+		keep[pl->series[2 * best]] = keep[pl->series[2 * best + 1]] = true;
+		drawn++;
+	}
+	keep[pl->agg] = nseen > drawn;
+	svgplot_keep(pl->svg, keep);
+	free(keep);
+	if (nseen <= drawn)
+		return 0;
+	snprintf(title, sizeof(title), "bqltool replay: %s: the %u busiest of %u queues%s, and the total",
+		 x->files[0].path, drawn, nseen,
+		 nseen > RPLOT_TRACK ? " (of the first 64 declared)" : "");
+	cmd_note(x->c, "--plot: %u queues: drawing the %u busiest%s (most records) and the total inflight of all",
+		 nseen, drawn, nseen > RPLOT_TRACK ? " of the first 64 declared" : "");
+	return svgplot_set_title(pl->svg, title);
 }
 
 static int plot_open(struct rx *x)
@@ -304,6 +389,8 @@ static int plot_finish(struct rx *x)
 	int ret, r;
 	FILE *f;
 
+	if (!pl->err)
+		pl->err = plot_choose(x);
 	if (pl->err)
 		return cmd_fail(x->c, "%s: %s", x->plot_path, strerror(-pl->err));
 	f = ofile_stdio(pl->out);
@@ -370,5 +457,9 @@ int rx_outputs_close(struct rx *x, bool ok)
 	free(x->plot.series);
 	x->plot.series = NULL;
 	x->plot.nq = 0;
+	free(x->plot.count);
+	free(x->plot.inflight);
+	x->plot.count = x->plot.inflight = NULL;
+	x->plot.ncount = 0;
 	return ret;
 }

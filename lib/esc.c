@@ -340,3 +340,33 @@ int esc_prom_fputs(const char *str, FILE *f)
 		put(&k, (const char *)s + run, len - run);
 	return k.err;
 }
+
+/* ------------------------------------------------------------ XML */
+
+int esc_xml_fputs(const char *str, FILE *f)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	struct sink k = { .f = f };
+	size_t len = strlen((const char *)s), i = 0, run = 0;
+
+	while (i < len) {
+		const char *ent = s[i] == '&' ? "&amp;" : s[i] == '<' ? "&lt;" :
+				  s[i] == '>' ? "&gt;" : s[i] == '"' ? "&quot;" :
+				  s[i] == '\'' ? "&apos;" : NULL;
+		char t[8];
+		size_t used = 1, tn = ent ? strlen(ent) : text_unit(s + i, len - i, t, &used);
+
+		if (!tn) {
+			i += used;
+			continue;
+		}
+		if (i > run)
+			put(&k, (const char *)s + run, i - run);
+		put(&k, ent ? ent : t, tn);
+		i += used;
+		run = i;
+	}
+	if (len > run)
+		put(&k, (const char *)s + run, len - run);
+	return k.err;
+}

@@ -64,4 +64,11 @@ size_t esc_json_str(char *dst, size_t n, const char *s);
  */
 int esc_prom_fputs(const char *s, FILE *f);
 
+/*
+ * esc_xml_fputs - @s as XML character data or attribute text: & < > " '
+ * as entities, every control or invalid byte in its human form (XML 1.0
+ * allows no C0 control, not even as a reference). 0 or EOF.
+ */
+int esc_xml_fputs(const char *s, FILE *f);
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/esc.h"
 #include "lib/svgplot.h"
 
 struct sp_pt {
@@ -100,6 +101,32 @@ int svgplot_series(struct svgplot *p, const char *name)
 	}
 	ns->per = 1;
 	return p->ns++;
+}
+
+int svgplot_set_title(struct svgplot *p, const char *title)
+{
+	char *t = dup_or_empty(title);
+
+	if (!t)
+		return -ENOMEM;
+	free(p->title);
+	p->title = t;
+	return 0;
+}
+
+void svgplot_keep(struct svgplot *p, const bool *keep)
+{
+	int n = 0;
+
+	for (int i = 0; i < p->ns; i++) {
+		if (!keep[i]) {
+			free(p->s[i].name);
+			free(p->s[i].b);
+			continue;
+		}
+		p->s[n++] = p->s[i];
+	}
+	p->ns = n;
 }
 
 void svgplot_series_flags(struct svgplot *p, int s, unsigned int flags)
@@ -285,32 +312,10 @@ static void fmt_tick(const struct axis *a, double v, char *buf, size_t n)
 
 /* ------------------------------------------------------------ output */
 
+/* text from outside (queue names, paths): valid XML, no raw control */
 static void put_esc(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		switch (ch) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		default:
-			/* control characters are not allowed in XML 1.0 */
-			fputc(ch < 0x20 && ch != '\t' && ch != '\n' ? '?' : ch, f);
-		}
-	}
+	esc_xml_fputs(s, f);
 }
 
 /* Shortest decimal that reads back as the same double. */

@@ -50,6 +50,14 @@ void svgplot_set_y_zero(struct svgplot *p, bool from_zero);
  * Colours cycle through a 10-colour palette in the order series are added.
  */
 int svgplot_series(struct svgplot *p, const char *name);
+/* Replace the title (copied); 0 or -ENOMEM. */
+int svgplot_set_title(struct svgplot *p, const char *title);
+/*
+ * svgplot_keep - keep only the series whose @keep[index] is true (an array
+ * of one bool per series), freeing the others; the kept ones are
+ * renumbered 0, 1, ... in their order. For choosing what to draw at the end.
+ */
+void svgplot_keep(struct svgplot *p, const bool *keep);
 /* SVGPLOT_DASHED | SVGPLOT_STEP for series @s. */
 void svgplot_series_flags(struct svgplot *p, int s, unsigned int flags);
 
