@@ -112,16 +112,23 @@ static char *put_str(char *p, const char *s)
 	return p + n;
 }
 
-/* queue name as a CSV field (names have no blanks or control characters) */
-static char *put_csv_name(char *p, const char *s)
+/*
+ * queue name as a CSV field: names have no blanks or C0 controls, but may
+ * hold C1 controls or invalid UTF-8, written in their escaped form
+ * (lib/esc.h) so the file is valid UTF-8 and safe to cat
+ */
+static char *put_csv_name(char *p, const char *raw)
 {
+	char s[4 * BQLT_NAME_MAX + 1];
+
+	esc_text(s, sizeof(s), raw);
 	if (!strpbrk(s, ",\"\r\n"))
 		return put_str(p, s);
 	*p++ = '"';
-	for (; *s; s++) {
-		if (*s == '"')
+	for (const char *c = s; *c; c++) {
+		if (*c == '"')
 			*p++ = '"';
-		*p++ = *s;
+		*p++ = *c;
 	}
 	*p++ = '"';
 	return p;
