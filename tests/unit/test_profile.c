@@ -273,7 +273,7 @@ static void test_read_file(void **state)
 	fputc(' ', f);
 	fclose(f);
 	assert_int_equal(profile_read_file(big, &text, &len, &e), -EFBIG);
-	assert_non_null(strstr(e.msg, "larger than 16 MiB"));
+	assert_non_null(strstr(e.msg, "larger than the 16 MiB a profile may have"));
 	unlink(big);
 	unlink(path);
 	assert_int_equal(rmdir(dir), 0);

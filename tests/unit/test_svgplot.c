@@ -157,9 +157,21 @@ static void test_escaping(void **state)
 	svg = render(p);
 	assert_non_null(strstr(svg, "<title>a&lt;b &amp; &quot;c&quot; &apos;d&apos;</title>"));
 	assert_non_null(strstr(svg, ">x&gt;y</text>"));
-	assert_non_null(strstr(svg, ">?ctl</text>"));
+	/* controls in their escaped form, as on a terminal (lib/esc.h) */
+	assert_non_null(strstr(svg, ">\\x01ctl</text>"));
 	assert_non_null(strstr(svg, "data-name=\"q&amp;&lt;&gt;\""));
 	assert_null(strstr(svg, "q&<>"));
+	xml_check(svg);
+	free(svg);
+	svgplot_free(p);
+
+	/* C1 controls and invalid UTF-8 would make the file invalid or unsafe */
+	p = svgplot_new("t\xc2\x9b" "x\xff", NULL, NULL);
+	s = svgplot_series(p, "\x1b[2J");
+	svgplot_point(p, s, 1, 1);
+	svg = render(p);
+	assert_non_null(strstr(svg, "<title>t\\u009bx\\xff</title>"));
+	assert_non_null(strstr(svg, "data-name=\"\\x1b[2J\""));
 	xml_check(svg);
 	free(svg);
 	svgplot_free(p);
@@ -321,6 +333,35 @@ static void test_ticks(void **state)
 	svgplot_free(p);
 }
 
+/* the chosen series are kept, renumbered; the title can change at the end */
+static void test_keep(void **state)
+{
+	struct svgplot *p = svgplot_new("t", NULL, NULL);
+	bool keep[4] = { false, true, false, true };
+	char name[8], *svg;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		assert_int_equal(svgplot_series(p, name), i);
+		svgplot_point(p, i, 1, i + 1);
+	}
+	svgplot_keep(p, keep);
+	assert_int_equal(svgplot_count(p, 0), 1);
+	assert_int_equal(svgplot_count(p, 1), 1);
+	assert_int_equal(svgplot_count(p, 2), 0);
+	assert_int_equal(svgplot_set_title(p, "new <title>"), 0);
+	svg = render(p);
+	assert_null(strstr(svg, "data-name=\"s0\""));
+	assert_non_null(strstr(svg, "data-name=\"s1\""));
+	assert_null(strstr(svg, "data-name=\"s2\""));
+	assert_non_null(strstr(svg, "data-name=\"s3\""));
+	assert_non_null(strstr(svg, "<title>new &lt;title&gt;</title>"));
+	xml_check(svg);
+	free(svg);
+	svgplot_free(p);
+}
+
 static void test_many_series_legend(void **state)
 {
 	struct svgplot *p = svgplot_new("64 queues", "time (s)", "bytes");
@@ -354,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_empty_and_nan),
 		cmocka_unit_test(test_ticks),
 		cmocka_unit_test(test_many_series_legend),
+		cmocka_unit_test(test_keep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
