@@ -175,12 +175,12 @@ both_clean() {
 }
 
 @test "hostile names: an error naming the device is escaped" {
-	hostile_tree "$N_ESC"
-	bq show "$N_ESC:9"
-	assert_failure
+	hostile_tree "$N_C1"
+	bq show "$N_C1:9"
+	assert_failure 1
 	assert_output ""
 	clean "$stderr"
-	assert_regex "$stderr" "^bqltool: show: e\\\\x1b\\[2Jx: no TX queue 9"
+	assert_regex "$stderr" "^bqltool: show: c\\\\u009b31m: no TX queue 9"
 }
 
 @test "hostile names: a selector that is not a device name is quoted escaped" {
@@ -295,7 +295,7 @@ both_clean() {
 		assert_success
 		both_clean
 	done
-	assert_output --partial "$T_BAD:tx-0 limit_max: max -> 64.0 KiB"
+	assert_output --partial "$T_BAD:tx-0 limit_max: max -> 65536"
 }
 
 @test "hostile names: set writes and prints escaped lines" {
@@ -632,7 +632,8 @@ hostile_trace() {
 		print "]}}}" }' >"$BATS_TEST_TMPDIR/q.json"
 	bq apply --check --missing=skip "$BATS_TEST_TMPDIR/q.json"
 	assert_failure 1	# tx-0 differs; tx-1.. are absent
-	assert_line --index 0 "eth0:tx-0 limit_max: max, profile 64.0 KiB"
+	assert_line --partial "eth0:tx-65535: not present"
+	assert_line --partial "eth0:tx-0 limit_max: max, profile 65536"
 }
 
 @test "bounded: the same queue twice among 65536 entries is named with both places" {
@@ -707,9 +708,9 @@ many_queue_trace() {
 @test "bounded: replay -j out of memory exits 1 with a message, prints nothing" {
 	[[ "${BUILD:-}" != *san* ]] || skip "address space limits do not apply under ASan"
 	many_queue_trace 20000
-	run --separate-stderr bash -c "ulimit -v 150000; '$BQLTOOL' -j replay '$T'"
+	run --separate-stderr bash -c "ulimit -v 70000; '$BQLTOOL' -j replay '$T' >'$BATS_TEST_TMPDIR/o.json'"
 	assert_failure 1
-	assert_output ""
+	[ ! -s "$BATS_TEST_TMPDIR/o.json" ]
 	assert_regex "$stderr" "^bqltool: replay: .*out of memory"
 }
 
@@ -722,7 +723,7 @@ many_queue_trace() {
 		bq apply $mode "$BATS_TEST_TMPDIR/p.json"
 		assert_failure 2
 		assert_output ""
-		assert_regex "$stderr" 'p.json: devices.eth0.all: duplicate key "limit_max" at line 3, column 3 \(first at line 2, column 28\)$'
+		assert_regex "$stderr" 'p.json: devices.eth0.all: duplicate key "limit_max" at line 3, column 3 \(first at line 2, column 28\)'
 	done
 }
 
