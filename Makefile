@@ -189,7 +189,8 @@ bench: all tools
 # UBSan into $(BUILD)/fuzz/. `make fuzz` first replays tests/fuzz/crashes/
 # (known crashers must stay fixed), then runs each harness FUZZ_SECONDS on
 # a corpus in $(BUILD)/fuzz/corpus/ seeded from tests/data and examples/.
-# Not part of `make check`. FUZZ_TARGETS=fuzz_sel runs one.
+# Not part of `make check`; CI runs it briefly (FUZZ_SECONDS=20).
+# FUZZ_TARGETS=fuzz_sel runs one. Needs clang and libclang-rt-dev (DEBS).
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_DIR := $(BUILD)/fuzz
@@ -205,10 +206,12 @@ FUZZ_LEN_fuzz_trace := 8192
 FUZZ_LEN_fuzz_sel := 256
 FUZZ_LEN_fuzz_units := 64
 FUZZ_LEN_fuzz_profile := 4096
+FUZZ_LEN_fuzz_profile_keys := 4096
 FUZZ_SEEDS_fuzz_trace := tests/data/traces examples tests/fuzz/seeds/trace
 FUZZ_SEEDS_fuzz_sel := tests/fuzz/seeds/sel
 FUZZ_SEEDS_fuzz_units := tests/fuzz/seeds/units
 FUZZ_SEEDS_fuzz_profile := tests/data/profiles tests/fuzz/seeds/profile
+FUZZ_SEEDS_fuzz_profile_keys := tests/fuzz/seeds/profile_keys
 
 $(FUZZ_DIR)/obj/%.o: %.c
 	$(call quiet,FUZZCC,$<)
@@ -255,7 +258,8 @@ fuzz: $(FUZZ_BIN)
 DEBS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libnl-genl-3-dev \
 	libncurses-dev libjson-c-dev zlib1g-dev libzstd-dev zstd libcmocka-dev bats bats-support bats-assert \
 	libbpf-dev libelf-dev clang llvm bpftool \
-	iproute2 jq tmux mandoc libxml2-utils valgrind bash-completion zsh fish
+	iproute2 jq tmux mandoc libxml2-utils valgrind bash-completion zsh fish \
+	libclang-rt-dev
 
 deps:
 	@missing=""; for p in $(DEBS); do \

@@ -91,7 +91,7 @@ static void path(const struct scan *sc, size_t upto, char *buf, size_t n)
 
 		if (!p->obj) {
 			l += (size_t)snprintf(buf + l, n - l, "[%zu]", p->index);
-		} else {
+		} else if (p->cur < p->nk) {	/* text json-c refused may have none */
 			const struct key *k = &p->k[p->cur];
 			const char *s = sc->arena + k->off;
 
@@ -179,7 +179,7 @@ static void string(struct scan *sc, bool out, size_t *off, size_t *n)
 		if (c == '\\' && sc->i + 1 < sc->len) {
 			char x = sc->s[sc->i + 1];
 			const char *map = "\"\"\\\\//b\bf\fn\nr\rt\t";
-			const char *m = strchr(map, x);
+			const char *m = x ? strchr(map, x) : NULL;
 			uint32_t cp;
 			int h;
 
