@@ -3,6 +3,7 @@
  * bqltool replay: the per-queue summary (text table or JSON) and the
  * verdict of --verify.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -73,7 +74,8 @@ static const char *const text_cols[] = {
 };
 #define NCOLS	((int)(sizeof(text_cols) / sizeof(text_cols[0])))
 
-static void text_file(struct rx *x, const struct rfile *f)
+/* 0, or -ENOMEM: the table could not be built (nothing of it printed) */
+static int text_file(struct rx *x, const struct rfile *f)
 {
 	unsigned int nq = replay_queue_count(&f->r);
 	struct table t;
@@ -82,18 +84,20 @@ static void text_file(struct rx *x, const struct rfile *f)
 	out_text(x->c, "%s: hz %u, kernel %s, %u queue%s\n", f->path, f->p.hz,
 		 kernel_label(x), nq, nq == 1 ? "" : "s");
 	if (!nq)
-		return;
+		return 0;
 	table_init(&t, NCOLS, 1u << 0, 2);
 	if (table_row(&t))
-		return;
+		return -ENOMEM;
 	for (int k = 0; k < NCOLS; k++)
 		table_cell(&t, k, "%s", text_cols[k]);
 	for (unsigned int i = 0; i < nq; i++) {
 		struct replay_stats st;
 
 		replay_queue_stats(&f->r, i, &st);
-		if (table_row(&t))
-			break;
+		if (table_row(&t)) {
+			table_free(&t);
+			return -ENOMEM;
+		}
 		table_cell(&t, 0, "%s", replay_queue_name(&f->r, i));
 		table_cell(&t, 1, "%" PRIu64, st.completions);
 		if (st.created)
@@ -126,6 +130,7 @@ static void text_file(struct rx *x, const struct rfile *f)
 	}
 	table_print(&t, x->c->out);
 	table_free(&t);
+	return 0;
 }
 
 int rx_summary(struct rx *x)
@@ -143,7 +148,10 @@ int rx_summary(struct rx *x)
 		for (int k = 0; k < x->nfiles; k++) {
 			if (k)
 				out_nl(c);
-			text_file(x, &x->files[k]);
+			if (text_file(x, &x->files[k])) {
+				out_discard(c);
+				return cmd_fail(c, "out of memory building the summary table");
+			}
 		}
 	}
 	if (cmd_output_done(c, out_end(c)))

@@ -140,8 +140,8 @@ static int text_dev(struct bql_ctx *c, const struct snap_dev *d, unsigned int hz
 		char buf[TABLE_CELL];
 
 		if (table_row(&t)) {
-			ret = -1;
-			break;
+			table_free(&t);
+			return -1;	/* nothing of the table printed */
 		}
 		table_cell(&t, 0, "tx-%u", q->bql.index);
 		for (int a = 0; a < BQL_ATTR_NR; a++) {
@@ -225,7 +225,10 @@ static int show_run(struct bql_ctx *c, int argc, char **argv)
 		}
 		if (i)
 			out_nl(c);
-		text_dev(c, &st.snap.dev[i], hz->hz);
+		if (text_dev(c, &st.snap.dev[i], hz->hz)) {
+			cmd_state_free(&st);
+			return cmd_fail(c, "out of memory building the table");
+		}
 	}
 	ret = out_end(c);
 	cmd_state_free(&st);

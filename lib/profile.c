@@ -539,7 +539,32 @@ int profile_add_dev(struct profile *p, const char *ifname,
 	return 0;
 }
 
-static void vals_to_json(struct json_object *o, const struct profile_vals *pv)
+/*
+ * Add @v under @key of object @o (or to array @o when @key is NULL). Every
+ * json-c constructor and add may fail: *@bad records it, so a profile is
+ * never written with a value missing. Returns @v or NULL.
+ */
+static struct json_object *add(struct json_object *o, const char *key,
+			       struct json_object *v, bool *bad)
+{
+	int ret;
+
+	if (!o || !v) {
+		json_object_put(v);
+		*bad = true;
+		return NULL;
+	}
+	ret = key ? json_object_object_add(o, key, v) : json_object_array_add(o, v);
+	if (ret) {
+		json_object_put(v);
+		*bad = true;
+		return NULL;
+	}
+	return v;
+}
+
+static void vals_to_json(struct json_object *o, const struct profile_vals *pv,
+			 bool *bad)
 {
 	/* a fixed key order, for stable files and diffs */
 	static const enum bql_attr order[] = {
@@ -548,8 +573,8 @@ static void vals_to_json(struct json_object *o, const struct profile_vals *pv)
 
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (pv->present & (1u << order[i]))
-			json_object_object_add(o, bql_attrs[order[i]].name,
-					       json_object_new_uint64(pv->val[order[i]]));
+			add(o, bql_attrs[order[i]].name,
+			    json_object_new_uint64(pv->val[order[i]]), bad);
 }
 
 char *profile_to_json(const struct profile *p)
@@ -557,39 +582,40 @@ char *profile_to_json(const struct profile *p)
 	struct json_object *root = json_object_new_object(), *devs;
 	const char *s;
 	char *out = NULL, *esc = NULL;
+	bool bad = false;
 
 	if (!root)
 		return NULL;
-	json_object_object_add(root, "bqltool_profile", json_object_new_int(PROFILE_VERSION));
+	add(root, "bqltool_profile", json_object_new_int(PROFILE_VERSION), &bad);
 	if (p->tool_version[0])
-		json_object_object_add(root, "bqltool_version",
-				       json_object_new_string(p->tool_version));
+		add(root, "bqltool_version", json_object_new_string(p->tool_version), &bad);
 	if (p->kernel[0])
-		json_object_object_add(root, "kernel", json_object_new_string(p->kernel));
+		add(root, "kernel", json_object_new_string(p->kernel), &bad);
 	if (p->hz)
-		json_object_object_add(root, "hz", json_object_new_int((int)p->hz));
-	devs = json_object_new_object();
-	json_object_object_add(root, "devices", devs);
-	for (size_t i = 0; i < p->ndev; i++) {
+		add(root, "hz", json_object_new_int((int)p->hz), &bad);
+	devs = add(root, "devices", json_object_new_object(), &bad);
+	for (size_t i = 0; i < p->ndev && !bad; i++) {
 		const struct profile_dev *d = &p->dev[i];
-		struct json_object *jd = json_object_new_object(), *jv;
+		struct json_object *jd = add(devs, d->ifname, json_object_new_object(), &bad), *jv;
 
-		json_object_object_add(devs, d->ifname, jd);
 		if (d->all) {
-			jv = json_object_new_object();
-			vals_to_json(jv, &d->v);
-			json_object_object_add(jd, "all", jv);
+			jv = add(jd, "all", json_object_new_object(), &bad);
+			if (jv)
+				vals_to_json(jv, &d->v, &bad);
 			continue;
 		}
-		jv = json_object_new_array();
-		json_object_object_add(jd, "queues", jv);
-		for (size_t k = 0; k < d->nq; k++) {
-			struct json_object *jq = json_object_new_object();
+		jv = add(jd, "queues", json_object_new_array(), &bad);
+		for (size_t k = 0; k < d->nq && !bad; k++) {
+			struct json_object *jq = add(jv, NULL, json_object_new_object(), &bad);
 
-			json_object_object_add(jq, "queue", json_object_new_int((int)d->q[k].queue));
-			vals_to_json(jq, &d->q[k].v);
-			json_object_array_add(jv, jq);
+			add(jq, "queue", json_object_new_int((int)d->q[k].queue), &bad);
+			if (jq)
+				vals_to_json(jq, &d->q[k].v, &bad);
 		}
+	}
+	if (bad) {
+		json_object_put(root);
+		return NULL;
 	}
 	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 					   JSON_C_TO_STRING_SPACED |

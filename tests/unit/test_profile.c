@@ -16,8 +16,21 @@
 
 #include <cmocka.h>
 
+#include <json-c/json.h>
+
 #include "dql/dql.h"
 #include "lib/profile.h"
+
+/* json_object_new_uint64() fails once fail_after reaches 0 (-1: never) */
+static int fail_after = -1;
+struct json_object *__real_json_object_new_uint64(uint64_t v);
+struct json_object *__wrap_json_object_new_uint64(uint64_t v);
+struct json_object *__wrap_json_object_new_uint64(uint64_t v)
+{
+	if (fail_after >= 0 && fail_after-- == 0)
+		return NULL;
+	return __real_json_object_new_uint64(v);
+}
 
 #define HEAD "{\"bqltool_profile\": 1, "
 #define DEV(x) HEAD "\"devices\": {\"eth0\": " x "}}"
@@ -241,6 +254,36 @@ static void test_build_and_round_trip(void **state)
 	profile_free(&p);
 }
 
+/* a value json-c cannot allocate: no profile at all, never one with a hole */
+static void test_to_json_nomem(void **state)
+{
+	struct profile p;
+	struct bql_queue q[2] = { 0 };
+	struct bql_err e;
+	char *text;
+
+	(void)state;
+	profile_init(&p);
+	for (int i = 0; i < 2; i++) {
+		q[i].index = (unsigned int)i;
+		q[i].present = 1u << BQL_LIMIT_MAX | 1u << BQL_HOLD_TIME;
+		q[i].val[BQL_LIMIT_MAX] = 1000u + (unsigned int)i;
+		q[i].val[BQL_HOLD_TIME] = 1000;
+	}
+	assert_int_equal(profile_add_dev(&p, "eth0", q, 2, true, &e), 0);
+	for (int k = 0; k < 4; k++) {
+		fail_after = k;
+		text = profile_to_json(&p);
+		fail_after = -1;
+		assert_null(text);
+	}
+	text = profile_to_json(&p);
+	assert_non_null(text);
+	assert_null(strstr(text, "null"));
+	free(text);
+	profile_free(&p);
+}
+
 /* (writing a profile is lib/ofile.c's, tested in test_ofile.c) */
 static void test_read_file(void **state)
 {
@@ -283,6 +326,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_profiles),
+		cmocka_unit_test(test_to_json_nomem),
 		cmocka_unit_test(test_good_profile),
 		cmocka_unit_test(test_build_and_round_trip),
 		cmocka_unit_test(test_read_file),
