@@ -16,16 +16,7 @@
 
 #include "lib/out.h"
 
-/* json_object_new_uint64() fails once fail_after reaches 0 (-1: never) */
-static int fail_after = -1;
-struct json_object *__real_json_object_new_uint64(uint64_t v);
-struct json_object *__wrap_json_object_new_uint64(uint64_t v);
-struct json_object *__wrap_json_object_new_uint64(uint64_t v)
-{
-	if (fail_after >= 0 && fail_after-- == 0)
-		return NULL;
-	return __real_json_object_new_uint64(v);
-}
+#include "tests/unit/jsonfail.h"
 
 static char *buf;
 static size_t len;
@@ -196,11 +187,11 @@ static void test_nomem(void **state)
 	out_begin(&c, true);
 	for (int i = 0; i < 3; i++) {
 		out_open_obj(&c, NULL);
-		fail_after = i == 1 ? 0 : -1;
+		jsonfail_after = i == 1 ? 0 : -1;
 		out_u64(&c, OUT_ANY, "limit", NULL, 1514);
 		out_close_obj(&c);
 	}
-	fail_after = -1;
+	jsonfail_after = -1;
 	assert_int_equal(out_end(&c), -ENOMEM);
 	fflush(c.out);
 	assert_int_equal(len, 0);

@@ -21,16 +21,7 @@
 #include "dql/dql.h"
 #include "lib/profile.h"
 
-/* json_object_new_uint64() fails once fail_after reaches 0 (-1: never) */
-static int fail_after = -1;
-struct json_object *__real_json_object_new_uint64(uint64_t v);
-struct json_object *__wrap_json_object_new_uint64(uint64_t v);
-struct json_object *__wrap_json_object_new_uint64(uint64_t v)
-{
-	if (fail_after >= 0 && fail_after-- == 0)
-		return NULL;
-	return __real_json_object_new_uint64(v);
-}
+#include "tests/unit/jsonfail.h"
 
 #define HEAD "{\"bqltool_profile\": 1, "
 #define DEV(x) HEAD "\"devices\": {\"eth0\": " x "}}"
@@ -272,9 +263,9 @@ static void test_to_json_nomem(void **state)
 	}
 	assert_int_equal(profile_add_dev(&p, "eth0", q, 2, true, &e), 0);
 	for (int k = 0; k < 4; k++) {
-		fail_after = k;
+		jsonfail_after = k;
 		text = profile_to_json(&p);
-		fail_after = -1;
+		jsonfail_after = -1;
 		assert_null(text);
 	}
 	text = profile_to_json(&p);
