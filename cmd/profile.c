@@ -145,7 +145,7 @@ struct apply {
 	struct profile prof;
 	struct plan plan;
 	struct absent *abs;
-	size_t nabs;
+	size_t nabs, capabs;
 };
 
 static bool only_has(const struct apply_opts *o, const char *ifname)
@@ -190,11 +190,18 @@ static int validate(struct apply *ap)
 static int note_absent(struct apply *ap, const char *ifname, long queue,
 		       const char *why)
 {
-	struct absent *n = realloc(ap->abs, (ap->nabs + 1) * sizeof(*n));
+	struct absent *n = ap->abs;
 
-	if (!n)
-		return cmd_fail(ap->c, "out of memory");
-	ap->abs = n;
+	/* doubling: a profile may name 65536 absent queues (linear, not quadratic) */
+	if (ap->nabs == ap->capabs) {
+		size_t cap = ap->capabs ? 2 * ap->capabs : 16;
+
+		n = realloc(ap->abs, cap * sizeof(*n));
+		if (!n)
+			return cmd_fail(ap->c, "out of memory");
+		ap->abs = n;
+		ap->capabs = cap;
+	}
 	snprintf(n[ap->nabs].ifname, sizeof(n[ap->nabs].ifname), "%s", ifname);
 	n[ap->nabs].queue = queue;
 	n[ap->nabs].why = why;

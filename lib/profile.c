@@ -515,10 +515,15 @@ int profile_add_dev(struct profile *p, const char *ifname,
 		return bql_err_set(e, EINVAL, "%s: device name too long", ifname);
 	for (size_t i = 1; i < n && all; i++)
 		all = same_settings(&qs[0], &qs[i]);
-	nd = realloc(p->dev, (p->ndev + 1) * sizeof(*nd));
-	if (!nd)
-		return bql_err_set(e, ENOMEM, "out of memory");
-	p->dev = nd;
+	if (p->ndev >= p->capdev) {	/* doubling: linear in the devices */
+		size_t cap = p->ndev >= 8 ? 2 * p->ndev : 16;
+
+		nd = realloc(p->dev, cap * sizeof(*nd));
+		if (!nd)
+			return bql_err_set(e, ENOMEM, "out of memory");
+		p->dev = nd;
+		p->capdev = cap;
+	}
 	d = &p->dev[p->ndev];
 	memset(d, 0, sizeof(*d));
 	memcpy(d->ifname, ifname, strlen(ifname) + 1);

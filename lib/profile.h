@@ -59,6 +59,7 @@ struct profile {
 	char tool_version[32];
 	struct profile_dev *dev;
 	size_t ndev;
+	size_t capdev;			/* profile_add_dev(): room in @dev */
 };
 
 void profile_init(struct profile *p);
