@@ -65,8 +65,18 @@ if [ "$(id -u)" -eq 0 ] && [ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limit
 	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" record eth0 -d 1 -o "$tmp/r.bqt"
 	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" record --queued eth0 -d 1
 fi
+# hostile names, duplicate keys, a plot that must choose its queues
+cp -a "$here/data/sysfs/nic1" "$tmp/hostile"
+mv "$tmp/hostile/class/net/eth0" "$tmp/hostile/class/net/"$'e\e[2J\xc2\x9b\xff'
+vg "$bin" --sysfs-root "$tmp/hostile" show
+vg "$bin" --sysfs-root "$tmp/hostile" -j check
+printf '{"bqltool_profile":1,"devices":{"eth0":{"all":{}},"eth0":{"all":{}}}}' >"$tmp/dup.json"
+vg "$bin" $T apply --check "$tmp/dup.json"
+awk 'BEGIN { print "bqltrace 1"; for (i = 0; i < 100; i++) print "queue q" i;
+	for (i = 0; i < 100; i++) print 1000 + i, "q" i, "Q 1514" }' >"$tmp/many.bqlt"
+vg "$bin" replay --plot "$tmp/many.svg" --timeline "$tmp/many.jsonl" "$tmp/many.bqlt"
 for t in test_dql test_trace test_replay test_sim test_tune test_sel test_units test_profile test_out \
-	test_ofile test_tinput test_recwriter; do
+	test_ofile test_tinput test_recwriter test_esc test_jscan test_svgplot; do
 	[ -x "$build/tests/unit/$t" ] && vg "$build/tests/unit/$t"
 done
 echo "valgrind: $pass passed, $fail failed"
