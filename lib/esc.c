@@ -82,6 +82,25 @@ static size_t u8_dec(const unsigned char *s, size_t len, uint32_t *cp)
 	return n;
 }
 
+size_t esc_utf8_valid(const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, n;
+	uint32_t c;
+
+	while (i < len) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		n = u8_dec(s + i, len - i, &c);
+		if (!n)
+			return i;
+		i += n;
+	}
+	return len;
+}
+
 /* characters that are valid but must not reach a terminal raw */
 static bool dangerous(uint32_t c)
 {

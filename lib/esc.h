@@ -26,6 +26,8 @@
 /* the longest escape of one input byte, in bytes (JSON "\u00XX") */
 #define ESC_MAX_PER_BYTE	6
 
+/* the offset of the first byte of @s (@len bytes) that is not valid UTF-8, or @len */
+size_t esc_utf8_valid(const char *s, size_t len);
 /* true when @s (NUL-terminated) needs no escaping for a terminal */
 bool esc_text_clean(const char *s);
 /*

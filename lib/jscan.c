@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/esc.h"
 #include "lib/jscan.h"
 
 #define SMALL	16	/* keys compared one by one up to this many */
@@ -397,7 +398,16 @@ static int scan(struct scan *sc)
 int jscan_check(const char *text, size_t len, struct bql_err *e)
 {
 	struct scan sc = { .s = text, .len = len, .line = 1, .col = 1, .e = e };
+	size_t bad = esc_utf8_valid(text, len);
 	int ret;
+
+	/* JSON text is UTF-8 (RFC 8259); json-c takes any byte in a string */
+	if (bad < len) {
+		while (sc.i < bad)
+			adv(&sc);
+		return bql_err_set(e, EINVAL, "line %zu, column %zu: byte 0x%02x is not UTF-8 (JSON text must be)",
+				   sc.line, sc.col, (unsigned char)text[bad]);
+	}
 
 	sc.arena = malloc(len + 1);
 	if (!sc.arena)

@@ -2,8 +2,8 @@
 /*
  * What json-c does not check in JSON that people write: duplicate keys
  * (json-c keeps the last silently) and integers too large for 64 bits
- * (json-c saturates 99999999999999999999 to 18446744073709551615). One
- * linear pass over text json-c has accepted.
+ * (json-c saturates 99999999999999999999 to 18446744073709551615), and
+ * text that is not UTF-8. One linear pass over text json-c has accepted.
  */
 #ifndef BQLTOOL_LIB_JSCAN_H
 #define BQLTOOL_LIB_JSCAN_H

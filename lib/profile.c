@@ -122,6 +122,8 @@ static int get_str(struct json_object *v, const char *path, char *buf,
 	s = json_object_get_string(v);
 	if (strlen(s) >= n)
 		return perr(e, EINVAL, path, "longer than %zu bytes", n - 1);
+	if (esc_utf8_valid(s, strlen(s)) != strlen(s))
+		return perr(e, EINVAL, path, "not valid UTF-8");
 	memcpy(buf, s, strlen(s) + 1);
 	return 0;
 }
@@ -193,6 +195,8 @@ static int parse_dev(const char *name, struct json_object *o,
 	dev_path(path, sizeof(path), name);
 	if (!sysfs_valid_ifname(name))
 		return perr(e, EINVAL, path, "not a valid network device name");
+	if (esc_utf8_valid(name, strlen(name)) != strlen(name))
+		return perr(e, EINVAL, path, "not valid UTF-8 (a profile names devices in UTF-8)");
 	memcpy(d->ifname, name, strlen(name) + 1);
 	if (!json_object_is_type(o, json_type_object))
 		return perr(e, EINVAL, path, "expected an object with \"all\" or \"queues\", not %s",
@@ -513,6 +517,10 @@ int profile_add_dev(struct profile *p, const char *ifname,
 
 	if (strlen(ifname) >= BQL_IFNAMSIZ)
 		return bql_err_set(e, EINVAL, "%s: device name too long", ifname);
+	/* JSON holds UTF-8 only: such a name could not be applied back */
+	if (esc_utf8_valid(ifname, strlen(ifname)) != strlen(ifname))
+		return bql_err_set(e, EINVAL, "%s: the device name is not valid UTF-8: a JSON profile cannot hold it",
+				   ifname);
 	for (size_t i = 1; i < n && all; i++)
 		all = same_settings(&qs[0], &qs[i]);
 	if (p->ndev >= p->capdev) {	/* doubling: linear in the devices */

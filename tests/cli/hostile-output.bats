@@ -406,13 +406,25 @@ both_clean() {
 # ---------------------------------------------------------------- save / apply
 
 @test "hostile names: save to stdout is valid, escaped JSON" {
-	for n in "$N_ESC" "$N_C1" "$N_BAD"; do
+	for n in "$N_ESC" "$N_C1" "$N_BIDI" "$N_OSC"; do
 		hostile_tree "$n"
 		bq save
 		assert_success
 		json_strict "$output"
 	done
-	assert_output --partial '"b\ufffd\ufffdd": {'
+	assert_output --partial '"t\u0007\u001b]0;x\u0007": {'
+}
+
+@test "hostile names: save refuses a name that is not UTF-8 (JSON cannot hold it)" {
+	hostile_tree "$N_BAD"
+	bq save
+	assert_failure 1
+	assert_output ""
+	clean "$stderr"
+	assert_regex "$stderr" "^bqltool: save: b\\\\xff\\\\xfed: the device name is not valid UTF-8"
+	bq save -o "$BATS_TEST_TMPDIR/p.json"
+	assert_failure 1
+	[ ! -e "$BATS_TEST_TMPDIR/p.json" ]
 }
 
 @test "hostile names: save then apply round-trips an ESC/C1 name" {
@@ -457,13 +469,22 @@ both_clean() {
 	assert_regex "$stderr" 'e\\u009bx\\x1b'
 }
 
-@test "hostile profile: invalid UTF-8 in a profile string is quoted escaped" {
+@test "hostile profile: a profile that is not UTF-8 is refused at the byte" {
 	use_tree nic1
-	printf '{"bqltool_profile":1,"kernel":"k\xff\e","devices":{"eth\xff":{"all":{}}}}' \
-		>"$BATS_TEST_TMPDIR/p.json"
+	printf '{"bqltool_profile":1,\n"kernel":"k\xff","devices":{}}' >"$BATS_TEST_TMPDIR/p.json"
 	bq apply "$BATS_TEST_TMPDIR/p.json"
-	assert_failure
+	assert_failure 2
 	clean "$stderr"
+	assert_regex "$stderr" 'p.json: line 2, column 12: byte 0xff is not UTF-8'
+}
+
+@test "hostile profile: a lone surrogate escape in a device name reads as U+FFFD" {
+	use_tree nic1
+	printf '{"bqltool_profile":1,"devices":{"e\\udc00":{"all":{}}}}' >"$BATS_TEST_TMPDIR/p.json"
+	bq apply "$BATS_TEST_TMPDIR/p.json"
+	assert_failure 1
+	clean "$stderr"
+	assert_regex "$stderr" $'devices\\["e\xef\xbf\xbd"\\]: no such device'
 }
 
 @test "hostile path: a profile path with controls is quoted escaped" {

@@ -34,6 +34,10 @@ static const struct {
 	{ "{\"n\":-9223372036854775809}", "n: -9223372036854775809 at line 1, column 6 is out of range (at least" },
 	{ "{\"n\":1e400,\"f\":123456789012345678901234.5}", NULL },	/* not integers */
 	{ "[1,2,[3,99999999999999999999]]", "[2][1]: 99999999999999999999" },
+	/* JSON is UTF-8: json-c takes any byte in a string */
+	{ "{\"a\":\n \"x\xc3\xa9\xff\"}", "line 2, column 5: byte 0xff is not UTF-8" },
+	{ "{\"k\xc0\xaf\":1}", "line 1, column 3: byte 0xc0 is not UTF-8" },
+	{ "{\"caf\xc3\xa9\":\"\xe2\x82\xac\"}", NULL },
 };
 
 static void test_cases(void **state)
