@@ -36,7 +36,7 @@ static const struct {
 	{ "[1,2,[3,99999999999999999999]]", "[2][1]: 99999999999999999999" },
 	/* JSON is UTF-8: json-c takes any byte in a string */
 	{ "{\"a\":\n \"x\xc3\xa9\xff\"}", "line 2, column 5: byte 0xff is not UTF-8" },
-	{ "{\"k\xc0\xaf\":1}", "line 1, column 3: byte 0xc0 is not UTF-8" },
+	{ "{\"k\xc0\xaf\":1}", "line 1, column 4: byte 0xc0 is not UTF-8" },
 	{ "{\"caf\xc3\xa9\":\"\xe2\x82\xac\"}", NULL },
 };
 
