@@ -1,0 +1,96 @@
+#!/usr/bin/env bats
+# Hostile device names on the real kernel: it lets root name a device with
+# ESC, C1 controls, invalid UTF-8 or direction overrides (dev_valid_name()
+# refuses only '/', ':' and blanks). In a namespace of our own, with ifb
+# devices so named, nothing raw may reach the terminal and JSON stays valid.
+bats_require_minimum_version 1.5.0
+load netns
+
+N_ESC=$'e\e[2J\xc2\x9bx'	T_ESC='e\x1b[2J\u009bx'
+N_BAD=$'b\xff\xfe'		T_BAD='b\xff\xfe'
+N_RLO=$'r\xe2\x80\xaeo'		T_RLO='r\u202eo'
+
+setup_file() {
+	netns_create hnames || return 0
+	ip -n "$NS" link add "$N_ESC" numtxqueues 2 type ifb
+	ip -n "$NS" link add "$N_BAD" type ifb
+	ip -n "$NS" link add "$N_RLO" type ifb
+}
+
+teardown_file() {
+	netns_destroy
+}
+
+setup() {
+	netns_require
+}
+
+# clean TEXT: no raw control but newline, no C1 or direction character, UTF-8
+clean() {
+	if LC_ALL=C grep -qaP '[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]' <<<"$1"; then
+		od -c <<<"$1" | head -20 >&2
+		return 1
+	fi
+	iconv -f UTF-8 -t UTF-8 <<<"$1" >/dev/null 2>&1
+}
+
+nsbq() {
+	run --separate-stderr timeout 20 "$BQLTOOL" -n "$NS" "$@"
+}
+
+@test "netns hostile: show prints every kernel-accepted name escaped" {
+	nsbq show
+	assert_success
+	clean "$output"
+	clean "$stderr"
+	assert_output --partial "$T_ESC: ifindex"
+	assert_output --partial "$T_BAD: ifindex"
+	assert_output --partial "$T_RLO: ifindex"
+}
+
+@test "netns hostile: show -j, check -j and top -b -j are valid JSON" {
+	nsbq -j show
+	assert_success
+	clean "$output"
+	jq -e . >/dev/null <<<"$output"
+	[ "$(jq -r '.[] | select(.ifname | startswith("e")) | .ifname' <<<"$output")" = "$N_ESC" ]
+	nsbq -j check
+	clean "$output"
+	jq -e . >/dev/null <<<"$output"
+	nsbq -j top -b -c 2 -d 0.1
+	assert_success
+	clean "$output"
+	jq -e . >/dev/null <<<"$output"
+}
+
+@test "netns hostile: check, top -b and prometheus text are escaped" {
+	for args in check "top -b -c 1" "show --format prometheus"; do
+		nsbq $args
+		clean "$output"
+		clean "$stderr"
+	done
+	nsbq show --format prometheus
+	assert_output --partial 'device="e\\x1b[2J\\u009bx"'
+}
+
+@test "netns hostile: set on the hostile device writes and prints escaped lines" {
+	nsbq set "$N_ESC" limit_max=64K
+	assert_success
+	clean "$output"
+	clean "$stderr"
+	[ "$(nsr "$N_ESC" 1 limit_max)" = 65536 ]
+	nsbq reset "$N_ESC"
+	assert_success
+}
+
+@test "netns hostile: save then apply --check round-trips an ESC/C1 name" {
+	nsbq save -o "$BATS_TEST_TMPDIR/p.json" "$N_ESC" "$N_RLO"
+	assert_success
+	clean "$(cat "$BATS_TEST_TMPDIR/p.json")"
+	nsbq apply --check "$BATS_TEST_TMPDIR/p.json"
+	assert_success
+	nsbq save "$N_BAD"
+	assert_failure 1
+	clean "$stderr"
+	assert_regex "$stderr" 'the device name is not valid UTF-8'
+}
