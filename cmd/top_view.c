@@ -585,7 +585,7 @@ static void fmt_interval(char *buf, size_t n, uint64_t ns)
 static void draw_header(const struct tv_frame *f)
 {
 	const struct topmodel *m = f->m;
-	char iv[32], tbuf[32], line[256];
+	char iv[32], tbuf[32], line[256], shown[4 * 256 + 1];	/* escaped: lib/esc.h */
 	time_t t = (time_t)(f->real_ns / 1000000000ull);
 	struct tm tm;
 
@@ -597,7 +597,8 @@ static void draw_header(const struct tv_frame *f)
 	pen_off(PAIR_TITLE, A_BOLD);
 	snprintf(line, sizeof(line), "  host %s  kernel %s  HZ %u  every %s  %s",
 		 f->host, f->kernel, f->hz, iv, tbuf);
-	addnstr(line, COLS - 11 > 0 ? COLS - 11 : 0);
+	esc_text(shown, sizeof(shown), line);	/* the host name is anyone's */
+	addnstr(shown, COLS - 11 > 0 ? COLS - 11 : 0);
 	if (f->paused) {
 		pen_on(PAIR_WARN, A_REVERSE);
 		mvaddstr(0, COLS - 8 > 0 ? COLS - 8 : 0, " PAUSED ");
@@ -616,7 +617,8 @@ static void draw_header(const struct tv_frame *f)
 	if (m->filter[0])
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 			 "   filter '%s'", m->filter);
-	mvaddnstr(1, 0, line, COLS);
+	esc_text(shown, sizeof(shown), line);	/* the filter may be pasted */
+	mvaddnstr(1, 0, shown, COLS);
 	if (m->nflag[3] || m->nflag[2] || m->nflag[0] || m->nflag[1]) {
 		snprintf(line, sizeof(line), "queues flagged: %zu STALL  %zu PINNED  %zu MIN  %zu OSC",
 			 m->nflag[3], m->nflag[2], m->nflag[0], m->nflag[1]);

@@ -226,3 +226,13 @@ assert_quit_clean() {
 	run screen
 	assert_output --regexp "cannot use terminal type 'no-such-terminal-xyz'; use -b"
 }
+
+@test "a device name with escape sequences is drawn escaped, the screen intact" {
+	mv "$ROOT/class/net/eth0" "$ROOT/class/net/"$'e\e[2J\xc2\x9bx'
+	start_view -- -d 0.2
+	wait_for '▾ e\\x1b\[2J\\u00'
+	screen | grep -q 'bqltool top'
+	keys q
+	wait_for TOP-EXITED
+	[ "$(cat "$RC")" = 0 ]
+}
