@@ -161,8 +161,13 @@ static void text_to(struct sink *k, const char *str, size_t len)
 
 	while (i < len) {
 		char t[8];
-		size_t used, tn = text_unit(s + i, len - i, t, &used);
+		size_t used, tn;
 
+		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\') {
+			i++;	/* printable ASCII: the common case, no decoding */
+			continue;
+		}
+		tn = text_unit(s + i, len - i, t, &used);
 		if (!tn) {
 			i += used;
 			continue;
@@ -220,8 +225,14 @@ size_t esc_text_width(const char *str)
 
 	for (size_t i = 0; i < len;) {
 		char t[8];
-		size_t used, tn = text_unit(s + i, len - i, t, &used);
+		size_t used, tn;
 
+		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\') {
+			i++;
+			w++;
+			continue;
+		}
+		tn = text_unit(s + i, len - i, t, &used);
 		w += tn ? tn : 1;	/* a printable code point: one column */
 		i += used;
 	}
