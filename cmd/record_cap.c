@@ -15,6 +15,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/record.h"
+#include "lib/esc.h"
 #include "lib/hz.h"
 
 #define POLL_MS		100
@@ -159,13 +160,17 @@ static void report(struct rec_run *r, const uint64_t *st)
 	fprintf(stderr, "bqltool: record: backend %s%s%s%s\n", recbpf_backend_name(r->backend),
 		r->why_not_fentry[0] ? " (fentry not used: " : "", r->why_not_fentry,
 		r->why_not_fentry[0] ? ")" : "");
-	for (unsigned int i = 0; i < r->n; i++)
-		fprintf(stderr, "bqltool: record: %s: struct dql at 0x%" PRIx64 ", %" PRIu64
+	for (unsigned int i = 0; i < r->n; i++) {
+		/* a queue name is a device name: escaped (lib/esc.h) */
+		fputs("bqltool: record: ", stderr);
+		esc_text_fputs(r->q[i].name, stderr);
+		fprintf(stderr, ": struct dql at 0x%" PRIx64 ", %" PRIu64
 			" C, %" PRIu64 " Q, %" PRIu64 " P, %" PRIu64
 			" re-seeds after lost C events, %" PRIu64 " Q from checkpoints%s\n",
-			r->q[i].name, r->dql[i], r->q[i].n_c, r->q[i].n_q,
+			r->dql[i], r->q[i].n_c, r->q[i].n_q,
 			r->q[i].n_p, r->q[i].n_reseed, r->q[i].n_lost_q,
 			r->q[i].seeded ? "" : " (no completion seen: nothing to replay)");
+	}
 	fprintf(stderr, "bqltool: record: %" PRIu64 " events, %" PRIu64 " C records, lost C %"
 		PRIu64 " (repaired by re-seeding), lost Q %" PRIu64 " (repaired), traps C %"
 		PRIu64 " Q %" PRIu64 " limit %" PRIu64 ", checkpoints %" PRIu64

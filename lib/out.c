@@ -281,13 +281,18 @@ void out_text(struct bql_ctx *c, const char *fmt, ...)
 		fputs("?", c->out);
 		return;
 	}
-	/* at most one line: a final newline is the only raw control */
-	if (n && s[n - 1] == '\n') {
-		s[--n] = '\0';
-		esc_text_fputs(s, c->out);
+	/*
+	 * newlines are the only raw control (formats end and separate lines
+	 * with them; device and trace queue names cannot hold one)
+	 */
+	for (char *line = s, *nl; ; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		esc_text_fputs(line, c->out);
+		if (!nl)
+			break;
 		fputc('\n', c->out);
-	} else {
-		esc_text_fputs(s, c->out);
 	}
 	free(s);
 }

@@ -53,10 +53,10 @@ void out_dbl_fixed(struct bql_ctx *c, const char *key, double v, int decimals);
 /* Attach an already-built json-c value (JSON only; takes ownership). */
 void out_json(struct bql_ctx *c, const char *key, struct json_object *v);
 /*
- * Text only helpers. out_text() prints at most one line: every control
- * character of the formatted text but a final newline is escaped
- * (lib/esc.h), so names may be passed as arguments. Colours go through
- * out_color(), which prints @sgr raw when colour is on.
+ * Text only helpers. out_text() escapes every control character of the
+ * formatted text but newlines (lib/esc.h), so names may be passed as
+ * arguments; out_str() escapes newlines in its value too. Colours go
+ * through out_color(), which prints @sgr raw when colour is on.
  */
 void out_text(struct bql_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
