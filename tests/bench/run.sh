@@ -111,10 +111,46 @@ bench_replay() {
 
 # ------------------------------------------------------------ shapes
 
-# shape_row LABEL BASE_S RSS REPLAY_S J_S VERIFY_S TIMELINE_S: x wc -l each
-shape_row() {
-	awk -v l="$1" -v b="$2" -v rss="$3" -v r="$4" -v j="$5" -v v="$6" -v t="$7" 'BEGIN {
-		printf "  %-30s %7.3f %6.2fx %6.2fx %6.2fx %6.2fx %9s\n", l, b, r / b, j / b, v / b, t / b, rss
+# cpu_best CMD: the least user+sys seconds of 3 runs of the shell command
+# CMD (CPU time: a fairer ratio than wall time on a shared machine)
+cpu_best() {
+	local i t best=""
+	for i in 1 2 3; do
+		if have perf; then	# task-clock: finer than time(1)'s 10 ms
+			t=$(perf stat -x, -e task-clock bash -c "$1" 2>&1 >/dev/null |
+				awk -F, '/task-clock/ { printf "%.4f", $1 / 1000 }')
+		else
+			t=$(/usr/bin/time -f '%U %S' bash -c "$1" 2>&1 >/dev/null | tail -1 |
+				awk '{ printf "%.3f", $1 + $2 }')
+		fi
+		if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+	done
+	echo "$best"
+}
+
+# shape_run LABEL BASE F TL: one row: BASE (wc -l), then replay, -j,
+# --verify, --timeline TL of trace F
+shape_run() {
+	local label=$1 base=$2 f=$3 tl=$4 rss w c k
+	local -a cmds=("$base" "$BQLTOOL replay -q $f" "$BQLTOOL -j replay $f"
+		"$BQLTOOL replay -q --verify $f" "$BQLTOOL replay -q --timeline $tl $f")
+	local -a wall cpu
+	for k in "${!cmds[@]}"; do
+		measure "s_$k" "${cmds[$k]}"
+		wall[k]=${SECS[s_$k]}
+		if have perf || [ -x /usr/bin/time ]; then
+			cpu[k]=$(cpu_best "${cmds[$k]}")
+		else
+			cpu[k]=${wall[k]}
+		fi
+	done
+	rss=$(rss_kb "$BQLTOOL replay -q $f")
+	awk -v l="$label" -v rss="$rss" -v w="${wall[*]}" -v c="${cpu[*]}" 'BEGIN {
+		split(w, W, " "); split(c, C, " ")
+		printf "  %-28s %6.3f %6.2fx %6.2fx %6.2fx %6.2fx | %6.3f %6.2fx %6.2fx %6.2fx %6.2fx %7s\n",
+			l, W[1], W[2] / W[1], W[3] / W[1], W[4] / W[1], W[5] / W[1],
+			C[1], C[2] / (C[1] > 0 ? C[1] : 0.001), C[3] / (C[1] > 0 ? C[1] : 0.001),
+			C[4] / (C[1] > 0 ? C[1] : 0.001), C[5] / (C[1] > 0 ? C[1] : 0.001), rss
 	}'
 }
 
@@ -122,33 +158,31 @@ shape_row() {
 # own (short timestamps from 0, 4 queues, Q+C); 10-digit timestamps without
 # j=, 12 queues; completion-only with every field (j= nq= lo= limit=);
 # 256 queues; 1024 queues with long names and CRLF; and the 12-queue trace
-# compressed with zstd and gzip (against `zstd -dc | wc -l`). Ratios are
-# of wall time, best of the runs; maxRSS of plain replay.
+# compressed with zstd and gzip (against `zstd -dc | wc -l`). For each:
+# wall time (best of the runs) and CPU time (task-clock, or user+sys; the
+# least of 3: the whole pipeline for the compressed rows) of
+# wc -l, and replay, -j, --verify, --timeline as multiples of it; maxRSS of
+# plain replay.
 bench_shapes() {
 	local n=${BENCH_SHAPE_RECORDS:-3000000} gen="$BUILD/tests/tools/gentrace"
-	local tl="$BENCH_DIR/shape-timeline.csv" name args f base lines
+	local tl="$BENCH_DIR/shape-timeline.csv" name args f c
 	local -a shapes=(
 		"gentrace|-q 4 -s 1"
 		"long-ts-12q|-q 12 -s 2 --t0 1000000000"
 		"conly-all-fields|-q 4 -s 3 -c --jiffies --t0 1000000000"
 		"256q|-q 256 -s 4 --t0 1000000000"
-		"1024q-longnames-crlf-c|-q 1024 -s 5 -c --long-names --crlf --t0 1000000000"
+		"1024q-long-crlf-c|-q 1024 -s 5 -c --long-names --crlf --t0 1000000000"
 	)
-	echo "shapes: $n records each; x wc -l (wall, best of runs); maxRSS of replay"
-	printf '  %-30s %7s %7s %7s %7s %7s %9s\n' shape "wc -l" replay "-j" verify tline "RSS KiB"
+	echo "shapes: $n records each; wall | CPU: wc -l s, then replay -j verify timeline as x wc -l"
+	printf '  %-28s %6s %7s %7s %7s %7s | %6s %7s %7s %7s %7s %7s\n' shape "wc s" replay "-j" \
+		verify tline "wc s" replay "-j" verify tline "RSS KiB"
 	for s in "${shapes[@]}"; do
 		name=${s%%|*} args=${s#*|}
 		f="$BENCH_DIR/shape-$name-$n.bqlt"
 		# shellcheck disable=SC2086
 		[ -s "$f" ] || "$gen" -n "$n" $args -o "$f"
 		cat "$f" >/dev/null
-		measure "s_wc" "wc -l $f"
-		measure "s_r" "$BQLTOOL replay -q $f"
-		measure "s_j" "$BQLTOOL -j replay $f"
-		measure "s_v" "$BQLTOOL replay -q --verify $f"
-		measure "s_t" "$BQLTOOL replay -q --timeline $tl $f"
-		shape_row "$name" "${SECS[s_wc]}" "$(rss_kb "$BQLTOOL replay -q $f")" \
-			"${SECS[s_r]}" "${SECS[s_j]}" "${SECS[s_v]}" "${SECS[s_t]}"
+		shape_run "$name" "wc -l $f" "$f" "$tl"
 	done
 	f="$BENCH_DIR/shape-long-ts-12q-$n.bqlt"
 	have zstd && { [ -s "$f.zst" ] || zstd -q -T0 -c "$f" >"$f.zst"; }
@@ -156,17 +190,10 @@ bench_shapes() {
 	for c in zst gz; do
 		[ -s "$f.$c" ] || continue
 		if [ "$c" = zst ]; then
-			measure "s_wc" "zstd -dc $f.$c | wc -l"
+			shape_run "long-ts-12q.zst (-dc|wc)" "zstd -dc $f.$c | wc -l" "$f.$c" "$tl"
 		else
-			measure "s_wc" "gzip -dc $f.$c | wc -l"
+			shape_run "long-ts-12q.gz (-dc|wc)" "gzip -dc $f.$c | wc -l" "$f.$c" "$tl"
 		fi
-		measure "s_r" "$BQLTOOL replay -q $f.$c"
-		measure "s_j" "$BQLTOOL -j replay $f.$c"
-		measure "s_v" "$BQLTOOL replay -q --verify $f.$c"
-		measure "s_t" "$BQLTOOL replay -q --timeline $tl $f.$c"
-		shape_row "long-ts-12q.$c (vs -dc|wc)" "${SECS[s_wc]}" \
-			"$(rss_kb "$BQLTOOL replay -q $f.$c")" \
-			"${SECS[s_r]}" "${SECS[s_j]}" "${SECS[s_v]}" "${SECS[s_t]}"
 	done
 	rm -f "$tl"
 }
