@@ -7,10 +7,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -36,6 +38,7 @@ struct tpipe {
 	unsigned int head, count;	/* filled blocks: head .. head + count - 1 */
 	size_t off;			/* bytes of blk[head] the reader took */
 	bool done, stop;		/* worker finished; reader gone */
+	int stopfd;			/* eventfd: wakes a worker waiting for input */
 	ssize_t result;			/* 0 or -errno after the last block */
 	struct bql_err e;
 };
@@ -76,6 +79,23 @@ static ssize_t fill(struct tinput *t, struct bql_err *e)
 	}
 	if (t->eof || t->len == TINPUT_BUF)
 		return 0;
+	/*
+	 * The decompressing thread waits for input (a pipe whose producer may
+	 * never end) in poll(), so that tinput_close() can wake it up.
+	 */
+	if (t->pipe) {
+		struct pollfd pf[2] = {
+			{ .fd = t->fd, .events = POLLIN },
+			{ .fd = t->pipe->stopfd, .events = POLLIN },
+		};
+
+		while (poll(pf, 2, -1) < 0)
+			if (errno != EINTR)
+				return bql_err_set(e, errno, "%s: read error: %s", t->path,
+						   strerror(errno));
+		if (pf[1].revents)
+			return bql_err_set(e, ECANCELED, "%s: closed", t->path);
+	}
 	do {
 		n = read(t->fd, t->in + t->len, TINPUT_BUF - t->len);
 	} while (n < 0 && errno == EINTR);
@@ -303,8 +323,6 @@ static void *pipe_worker(void *arg)
 	struct bql_err e = { 0 };
 	ssize_t n = 0;
 
-	/* cancelled by tinput_close() only inside read(2): a producer may never end */
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	for (;;) {
 		struct tblock *b;
 		size_t len = 0;
@@ -320,9 +338,7 @@ static void *pipe_worker(void *arg)
 		pthread_mutex_unlock(&pp->mu);
 		/* a whole block, unless the input ends or fails first */
 		while (len < TINPUT_BLK) {
-			pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 			n = read_codec(t, b->data + len, TINPUT_BLK - len, &e);
-			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 			if (n <= 0)
 				break;
 			len += (size_t)n;
@@ -350,6 +366,8 @@ static void pipe_free(struct tpipe *pp)
 
 	for (i = 0; i < TINPUT_NBLK; i++)
 		free(pp->blk[i].data);
+	if (pp->stopfd >= 0)
+		close(pp->stopfd);
 	pthread_mutex_destroy(&pp->mu);
 	pthread_cond_destroy(&pp->cv);
 	free(pp);
@@ -366,6 +384,11 @@ static void pipe_start(struct tinput *t)
 		return;
 	pthread_mutex_init(&pp->mu, NULL);
 	pthread_cond_init(&pp->cv, NULL);
+	pp->stopfd = eventfd(0, EFD_CLOEXEC);
+	if (pp->stopfd < 0) {
+		pipe_free(pp);
+		return;
+	}
 	for (i = 0; i < TINPUT_NBLK; i++) {
 		pp->blk[i].data = malloc(TINPUT_BLK);
 		if (!pp->blk[i].data) {
@@ -469,7 +492,7 @@ void tinput_close(struct tinput *t)
 		pp->stop = true;
 		pthread_cond_broadcast(&pp->cv);
 		pthread_mutex_unlock(&pp->mu);
-		pthread_cancel(pp->thread);
+		eventfd_write(pp->stopfd, 1);	/* a worker in poll() wakes up */
 		pthread_join(pp->thread, NULL);
 		pipe_free(pp);
 	}
