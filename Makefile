@@ -6,7 +6,7 @@
 #   make check SANITIZE=1 / make sanitize   the same under ASan+UBSan (build-san/)
 #   make bench           speed and memory figures (never asserted by tests)
 #   make deps            install the Debian packages the build and tests need
-#   make install / uninstall  PREFIX=/usr/local DESTDIR=
+#   make install / uninstall  PREFIX=/usr/local DESTDIR= (DOCDIR: README, examples/)
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -19,6 +19,7 @@ ZSHCOMPDIR ?= $(DATADIR)/zsh/vendor-completions
 FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 UDEVDIR ?= $(PREFIX)/lib/udev/rules.d
+DOCDIR ?= $(DATADIR)/doc/bqltool
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
@@ -283,6 +284,12 @@ install: all
 	[ ! -f contrib/bqltool-apply.service ] || { install -d $(DESTDIR)$(SYSTEMDDIR) && \
 		install -m 0644 contrib/bqltool-apply.service $(DESTDIR)$(SYSTEMDDIR)/; }
 	[ ! -f contrib/bqltool-apply@.service ] || install -m 0644 contrib/bqltool-apply@.service $(DESTDIR)$(SYSTEMDDIR)/
+	for u in bqltool-export.service bqltool-export.timer bqltool-export@.service bqltool-export@.timer; do \
+		[ ! -f contrib/$$u ] || install -D -m 0644 contrib/$$u $(DESTDIR)$(SYSTEMDDIR)/$$u; done
+	install -d $(DESTDIR)$(DOCDIR)/examples
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 contrib/README.md $(DESTDIR)$(DOCDIR)/README.contrib.md
+	for e in examples/*; do install -m 0644 $$e $(DESTDIR)$(DOCDIR)/examples/; done
 	[ ! -f contrib/90-bqltool.rules ] || { install -d $(DESTDIR)$(UDEVDIR) && \
 		install -m 0644 contrib/90-bqltool.rules $(DESTDIR)$(UDEVDIR)/; }
 
@@ -290,7 +297,10 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/bqltool $(DESTDIR)$(BASHCOMPDIR)/bqltool \
 		$(DESTDIR)$(ZSHCOMPDIR)/_bqltool $(DESTDIR)$(FISHCOMPDIR)/bqltool.fish \
 		$(DESTDIR)$(SYSTEMDDIR)/bqltool-apply.service $(DESTDIR)$(SYSTEMDDIR)/bqltool-apply@.service \
-		$(DESTDIR)$(UDEVDIR)/90-bqltool.rules
+		$(DESTDIR)$(UDEVDIR)/90-bqltool.rules \
+		$(DESTDIR)$(SYSTEMDDIR)/bqltool-export.service $(DESTDIR)$(SYSTEMDDIR)/bqltool-export.timer \
+		$(DESTDIR)$(SYSTEMDDIR)/bqltool-export@.service $(DESTDIR)$(SYSTEMDDIR)/bqltool-export@.timer
+	rm -rf $(DESTDIR)$(DOCDIR)
 	for m in $(notdir $(filter %.8,$(MANPAGES))); do rm -f $(DESTDIR)$(MANDIR)/man8/$$m; done
 	for m in $(notdir $(filter %.5,$(MANPAGES))); do rm -f $(DESTDIR)$(MANDIR)/man5/$$m; done
 

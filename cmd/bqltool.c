@@ -14,54 +14,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
+#include "lib/hz.h"
 #include "lib/netns.h"
-
-static const struct option global_opts[] = {
-	{ "json",	no_argument,		NULL, 'j' },
-	{ "pretty",	no_argument,		NULL, 'p' },
-	{ "netns",	required_argument,	NULL, 'n' },
-	{ "sysfs-root",	required_argument,	NULL, 'R' },
-	{ "color",	optional_argument,	NULL, 'C' },
-	{ "colour",	optional_argument,	NULL, 'C' },
-	{ "verbose",	no_argument,		NULL, 'v' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{ "version",	no_argument,		NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int parse_color(struct bql_ctx *c, const char *arg)
-{
-	if (!arg || !strcmp(arg, "always") || !strcmp(arg, "yes"))
-		c->color_opt = BQL_COLOR_ALWAYS;
-	else if (!strcmp(arg, "auto"))
-		c->color_opt = BQL_COLOR_AUTO;
-	else if (!strcmp(arg, "never") || !strcmp(arg, "no"))
-		c->color_opt = BQL_COLOR_NEVER;
-	else
-		return cmd_usage(c, "--color: invalid value '%s' (expected auto, always or never)",
-				 arg);
-	return 0;
-}
-
-/* As iproute2: NO_COLOR disables auto colour, JSON never has colour. */
-static void resolve_color(struct bql_ctx *c)
-{
-	const char *nc = getenv("NO_COLOR");
-
-	switch (c->color_opt) {
-	case BQL_COLOR_ALWAYS:
-		c->color = true;
-		break;
-	case BQL_COLOR_NEVER:
-		c->color = false;
-		break;
-	case BQL_COLOR_AUTO:
-		c->color = isatty(STDOUT_FILENO) && !(nc && *nc);
-		break;
-	}
-	if (c->json)
-		c->color = false;
-}
 
 /*
  * Standard output must reach its file: a write error (a full disk,
@@ -132,7 +87,6 @@ int main(int argc, char **argv)
 	const struct cmd_entry *ce;
 	struct bql_ctx ctx;
 	struct bql_err e;
-	bool root_from_env = false;
 	const char *env;
 	int opt, ret;
 
@@ -144,42 +98,22 @@ int main(int argc, char **argv)
 	if (env && *env) {
 		ctx.sysfs_root = env;
 		ctx.root_overridden = true;
-		root_from_env = true;
 	}
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:jpn:vhV", global_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:jpn:vhV", cmd_global_opts, NULL)) != -1) {
 		switch (opt) {
-		case 'j':
-			ctx.json = true;
-			break;
-		case 'p':
-			ctx.json = ctx.pretty = true;
-			break;
-		case 'n':
-			ctx.netns = optarg;
-			break;
-		case 'R':
-			if (!*optarg)
-				return cmd_usage(&ctx, "--sysfs-root: empty directory name");
-			ctx.sysfs_root = optarg;
-			ctx.root_overridden = true;
-			root_from_env = false;
-			break;
-		case 'C':
-			if (parse_color(&ctx, optarg))
-				return BQL_EXIT_USAGE;
-			break;
-		case 'v':
-			ctx.verbose++;
-			break;
 		case 'h':
 			cmd_print_overview(stdout);
 			return finish(NULL, BQL_EXIT_OK);
 		case 'V':
 			printf("bqltool %s\n", BQLTOOL_VERSION);
 			return finish(NULL, BQL_EXIT_OK);
-		default:
+		case ':':
+		case '?':
 			return cmd_bad_option(&ctx, opt, argv);
+		default:
+			if (cmd_global_apply(&ctx, opt, optarg))
+				return BQL_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
@@ -196,20 +130,18 @@ int main(int argc, char **argv)
 		cmd_print_help(ce, stdout);
 		return finish(ce->name, BQL_EXIT_OK);
 	}
-	if (ctx.json && (ce->flags & CMD_NO_JSON) && strcmp(ce->name, "help"))
-		return cmd_usage(&ctx, "this command has no JSON output");
-	if (ctx.netns && cmd_check_netns(&ctx, ctx.netns))
-		return BQL_EXIT_USAGE;
-	if (ctx.netns && ctx.root_overridden)
-		return cmd_usage(&ctx, "-n/--netns and %s exclude each other",
-				 root_from_env ? "BQLTOOL_SYSFS_ROOT (set in the environment)"
-					       : "--sysfs-root");
+	if (strcmp(ce->name, "help") && hz_env_check(&e))
+		return cmd_usage(&ctx, "%s", e.msg);
+	ret = cmd_global_finish(&ctx);
+	if (ret)
+		return ret;
 	if (ctx.netns && netns_switch(ctx.netns, &e)) {
 		cmd_error(&ctx, &e);
 		return BQL_EXIT_FAIL;
 	}
-	resolve_color(&ctx);
-	optind = 0;	/* commands run getopt_long again on their own argv */
+	/* commands run getopt_long again on their own argv, where the global
+	 * options are accepted too (cmd_getopt) */
+	optind = 0;
 	ret = ce->run(&ctx, argc, argv);
 	return finish(ce->name, ret);
 }

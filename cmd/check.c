@@ -17,16 +17,17 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "cmd/common.h"
 #include "dql/dql.h"
 #include "lib/hz.h"
 #include "lib/nl.h"
 #include "lib/esc.h"
 #include "lib/out.h"
+#include "lib/rules.h"
 #include "lib/sysfs.h"
 #include "lib/units.h"
 
-#define ETH_HLEN	14	/* a full-size frame is MTU + the Ethernet header */
 #define MAX_REASONS	6	/* more than the checks that can fire on one queue */
 
 enum level { LV_INFO, LV_WARN, LV_FAIL };
@@ -181,19 +182,10 @@ static const struct snap_dev *find_dev(const struct snapshot *s, const char *nam
 	return NULL;
 }
 
-/* Which bound wins when limit_min > limit_max (kernel-dql.md section 4). */
-static const char *clamp_rule(const struct bql_ctx *c)
+/* uname -r for the clamp rule; NULL for a tree that is not this kernel's */
+static const char *kernel_release(const struct bql_ctx *c, struct utsname *u)
 {
-	struct utsname u;
-	unsigned int maj = 0, min = 0;
-
-	if (c->root_overridden || uname(&u) || sscanf(u.release, "%u.%u", &maj, &min) != 2)
-		return "on kernels >= 6.1 limit_min wins unless the limit reaches limit_max; "
-		       "before 6.1 limit_max wins";
-	if (maj > 6 || (maj == 6 && min >= 1))
-		return "on this kernel (>= 6.1) limit_min wins unless the limit reaches limit_max";
-	return "on this kernel (< 6.1) limit_max wins, unless it has the 6.1 clamp() "
-	       "backport (e.g. 5.15.164), where limit_min wins";
+	return c->root_overridden || uname(u) ? NULL : u->release;
 }
 
 static void check_queue(struct check *k, struct row *r, const struct snap_dev *d,
@@ -204,15 +196,16 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 	double sec = (double)k->interval_ns / 1e9;
 	bool down = (d->present & SD_OPERSTATE) && !strcmp(d->operstate, "down");
 
-	if (v[BQL_LIMIT_MIN] > v[BQL_LIMIT_MAX])
-		add_reason(r->r, &r->nr, LV_FAIL, "limit-min-above-max",
-			   "limit_min %" PRIu64 " > limit_max %" PRIu64 " contradict each other: %s",
-			   v[BQL_LIMIT_MIN], v[BQL_LIMIT_MAX], clamp_rule(k->c));
-	if ((d->present & SD_MTU) && v[BQL_LIMIT_MAX] < (uint64_t)d->mtu + ETH_HLEN)
-		add_reason(r->r, &r->nr, LV_WARN, "limit-max-below-frame",
-			   "limit_max %" PRIu64 " is below one full-size frame (MTU %u + %d): "
-			   "BQL lets one packet at a time in flight", v[BQL_LIMIT_MAX], d->mtu,
-			   ETH_HLEN);
+	struct rule_hit hits[RULES_MAX];
+	struct utsname u;
+	char h1[32], h2[32];
+	int nh = rules_settings(&q->bql, (d->present & SD_MTU) ? d->mtu : 0,
+				kernel_release(k->c, &u), hits);
+
+	/* the settings rules, shared with set */
+	for (int i = 0; i < nh; i++)
+		add_reason(r->r, &r->nr, hits[i].level == RULE_FAIL ? LV_FAIL : LV_WARN,
+			   hits[i].code, "%s", hits[i].msg);
 	if (bql_has(&q->bql, BQL_STALL_CNT) && v[BQL_STALL_CNT]) {
 		uint64_t j = bql_has(&q->bql, BQL_STALL_MAX) ? v[BQL_STALL_MAX] : 0;
 
@@ -248,13 +241,14 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 			sent = a1 > a0 ? a1 - a0 : 0;
 		if (sent)
 			add_reason(r->r, &r->nr, LV_FAIL, "no-completions",
-				   "limit stayed 0%s while %s sent %" PRIu64 " bytes in %.3g s (%s): "
+				   "limit stayed 0%s while %s sent %s in %.3g s (%s): "
 				   "the driver does not report TX completions to BQL", all, who,
-				   sent, sec, src);
+				   units_fmt_bytes(h1, sizeof(h1), sent), sec, src);
 		else if (who && a0)	/* no interval, or nothing sent during it */
 			add_reason(r->r, &r->nr, LV_WARN, "no-completions",
-				   "limit is 0%s although %s sent %" PRIu64 " bytes (%s): the driver "
-				   "may not report TX completions to BQL (%s)", all, who, a0, src,
+				   "limit is 0%s although %s sent %s (%s): the driver "
+				   "may not report TX completions to BQL (%s)", all, who,
+				   units_fmt_bytes(h1, sizeof(h1), a0), src,
 				   q2 ? "nothing sent during the interval" : "confirm with --interval 1");
 	}
 	/* inflight at the limit: BQL has stopped the queue */
@@ -262,14 +256,16 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 		if (q2 && q2->bql.val[BQL_INFLIGHT] == v[BQL_INFLIGHT] &&
 		    q2->bql.val[BQL_LIMIT] == v[BQL_LIMIT])
 			add_reason(r->r, &r->nr, LV_FAIL, "inflight-stuck",
-				   "inflight stuck at %" PRIu64 " bytes >= limit %" PRIu64
-				   " for %.3g s: no TX completions arrive (hung queue?)",
-				   v[BQL_INFLIGHT], v[BQL_LIMIT], sec);
+				   "inflight stuck at %s >= limit %s for %.3g s: no TX completions "
+				   "arrive (hung queue?)",
+				   bql_fmt_human(h1, sizeof(h1), BQL_INFLIGHT, v[BQL_INFLIGHT], 0),
+				   bql_fmt_human(h2, sizeof(h2), BQL_LIMIT, v[BQL_LIMIT], 0), sec);
 		else if (!q2)
 			add_reason(r->r, &r->nr, LV_INFO, "inflight-at-limit",
-				   "inflight %" PRIu64 " >= limit %" PRIu64 ": BQL has stopped the "
-				   "queue at this instant (normal under load; --interval tells a "
-				   "stuck queue)", v[BQL_INFLIGHT], v[BQL_LIMIT]);
+				   "inflight %s >= limit %s: BQL has stopped the queue at this "
+				   "instant (normal under load; --interval tells a stuck queue)",
+				   bql_fmt_human(h1, sizeof(h1), BQL_INFLIGHT, v[BQL_INFLIGHT], 0),
+				   bql_fmt_human(h2, sizeof(h2), BQL_LIMIT, v[BQL_LIMIT], 0));
 	}
 }
 
@@ -481,7 +477,7 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 	struct bql_err e;
 	int opt, ret = BQL_EXIT_FAIL;
 
-	while ((opt = getopt_long(argc, argv, ":ai:", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(c, argc, argv, ":ai:", opts)) != -1) {
 		switch (opt) {
 		case 'a':
 			all = true;

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
+#include "lib/sysfs.h"
 #include "lib/bql.h"
 #include "lib/esc.h"
 #include "lib/netns.h"
@@ -170,6 +172,9 @@ int cmd_bad_option(const struct bql_ctx *c, int opt, char **argv)
 	const char *word = optind > 0 ? argv[optind - 1] : "?";
 	const char *cur = optind > 0 ? argv[optind] : NULL;
 
+	if (opt == GOPT_FAILED)		/* a global option after the command: reported */
+		return cmd_getopt_status();
+
 	if (opt == ':') {
 		if (optopt && strncmp(word, "--", 2))
 			return cmd_usage(c, "option '-%c' needs an argument", optopt);
@@ -214,7 +219,9 @@ static void print_overview(FILE *f)
 	      "      --color[=WHEN]     auto, always or never (NO_COLOR is honoured)\n"
 	      "  -v, --verbose          explain degraded features\n"
 	      "  -h, --help             this help; 'bqltool help COMMAND' for one command\n"
-	      "  -V, --version          print the version\n\n"
+	      "  -V, --version          print the version\n"
+	      "Global options may also follow the command (bqltool show -j eth0), as with\n"
+	      "ip and bpftool; a command's own option of the same name wins (top -n).\n\n"
 	      "Commands:\n", f);
 	for (int i = 0; cmd_table[i]; i++) {
 		const struct cmd_entry *ce = cmd_table[i];
@@ -235,6 +242,28 @@ static void print_keys(FILE *f)
 			bql_unit_name(bql_attrs[i].unit));
 }
 
+/*
+ * `help --devices`: the devices with BQL (--all-devices: every one) that
+ * -n NS or --sysfs-root see, one per line: the rule commands apply to
+ * "no selector", for completions on the host and in namespaces alike.
+ */
+static int print_devices(struct bql_ctx *c, bool all)
+{
+	struct sysfs_dev *devs = NULL;
+	struct bql_err e;
+	size_t n = 0;
+
+	if (sysfs_list_devs(c, &devs, &n, &e)) {
+		cmd_error(c, &e);
+		return BQL_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (all || sysfs_dev_has_bql(c, devs[i].name))
+			printf("%s\n", devs[i].name);
+	free(devs);
+	return BQL_EXIT_OK;
+}
+
 static int help_run(struct bql_ctx *c, int argc, char **argv)
 {
 	const struct cmd_entry *ce;
@@ -250,6 +279,8 @@ static int help_run(struct bql_ctx *c, int argc, char **argv)
 		print_keys(stdout);
 		return BQL_EXIT_OK;
 	}
+	if (!strcmp(argv[1], "--devices") || !strcmp(argv[1], "--all-devices"))
+		return print_devices(c, !strcmp(argv[1], "--all-devices"));
 	if (!strcmp(argv[1], "--commands")) {
 		for (int i = 0; cmd_table[i]; i++)
 			if (!(cmd_table[i]->flags & CMD_HIDDEN))
@@ -267,8 +298,10 @@ const struct cmd_entry cmd_help_entry = {
 	.name = "help",
 	.synopsis = "help [COMMAND]",
 	.summary = "Show help for bqltool or one command",
-	.help = "  --commands   list the command names, one per line\n"
-		"  --keys       list the BQL attributes: name, rw|ro, unit\n",
+	.help = "  --commands     list the command names, one per line\n"
+		"  --keys         list the BQL attributes: name, rw|ro, unit\n"
+		"  --devices      list the devices with BQL (what no selector means), one per\n"
+		"                 line, in the namespace of -n; --all-devices lists every one\n",
 	.flags = CMD_NO_JSON,
 	.run = help_run,
 };

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bqltool export --textfile DIR [SEL...]: DIR/bqltool.prom for the
- * node_exporter textfile collector, replaced atomically (temp + rename).
+ * bqltool export --textfile DIR [SEL...]: DIR/bqltool.prom (under -n NS
+ * DIR/bqltool-netns-NS.prom) for the node_exporter textfile collector,
+ * replaced atomically (temp + rename).
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +14,34 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "cmd/common.h"
 #include "lib/ofile.h"
 
-#define EXPORT_FILE "bqltool.prom"
+/*
+ * The file name: bqltool.prom for the host, bqltool-netns-NS.prom under
+ * -n NS, so exports of several namespaces share one directory; the series
+ * carry a netns label too (cmd/prom.c).
+ */
+static const char *export_name(const struct bql_ctx *c)
+{
+	static char name[96];
+	size_t len;
+
+	if (!c->netns)
+		return "bqltool.prom";
+	len = (size_t)snprintf(name, sizeof(name), "bqltool-netns-");
+	for (const char *p = c->netns; *p && len + 6 < sizeof(name); p++) {
+		char ch = *p;
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			  (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.';
+
+		name[len++] = ok ? ch : '_';
+	}
+	snprintf(name + len, sizeof(name) - len, ".prom");
+	return name;
+}
+#define EXPORT_FILE export_name(c)
 
 /*
  * Write the exposition to @o (lib/ofile.c: a temporary in DIR renamed over
@@ -62,7 +88,7 @@ static int export_run(struct bql_ctx *c, int argc, char **argv)
 	struct stat sb;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, ":t:", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(c, argc, argv, ":t:", opts)) != -1) {
 		switch (opt) {
 		case 't':
 			dir = optarg;
@@ -106,7 +132,10 @@ const struct cmd_entry cmd_export_entry = {
 	.help = "  -t, --textfile DIR   directory of node_exporter's textfile collector\n"
 		"\nWrites the same metrics as 'show --format prometheus' to DIR/bqltool.prom,\n"
 		"atomically (temporary file, fsync, rename); a new file is mode 0644, an\n"
-		"existing one keeps its mode and owner. Run it from a timer.\n",
+		"existing one keeps its mode and owner. Under -n NS the file is\n"
+		"DIR/bqltool-netns-NS.prom and every series has a netns=\"NS\" label, so the\n"
+		"host and several namespaces export into one directory. Run it from a timer\n"
+		"(contrib/bqltool-export.timer).\n",
 	.flags = CMD_NEEDS_NL | CMD_NO_JSON,
 	.run = export_run,
 };

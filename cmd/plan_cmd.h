@@ -9,13 +9,21 @@
 #include "lib/plan.h"
 
 /*
- * cmd_plan_commit - @p has been read (plan_read). Warn about limit_min >
- * limit_max, then either print old -> new (@dry_run) or check that every
- * file can be written, write all-or-nothing and print the changes. Failures
- * are reported on stderr (with any restore that failed too). Returns an
- * enum bql_exit.
+ * cmd_plan_commit - @p has been read (plan_read). Apply check's settings
+ * rules (lib/rules.h) to the values the plan leaves: what check fails is
+ * refused (exit 2) unless @force, warnings are printed. Then either print
+ * old -> new (@dry_run) or check that every file can be written, write
+ * all-or-nothing and print the changes. Failures are reported on stderr
+ * (with any restore that failed too). Text lists the files that change
+ * (would change), every file with -v, nothing with @po->quiet; JSON lists
+ * every file. Returns an enum bql_exit.
  */
-int cmd_plan_commit(struct bql_ctx *c, struct plan *p, bool dry_run);
+struct plan_opts {
+	bool dry_run;	/* print, write nothing */
+	bool force;	/* write what the rules refuse, with a warning */
+	bool quiet;	/* -q: no text lines (JSON still lists every file) */
+};
+int cmd_plan_commit(struct bql_ctx *c, struct plan *p, const struct plan_opts *po);
 /*
  * cmd_plan_hz - the HZ to validate with; warns once when HZ had to be
  * assumed and @ms_keys (hold_time or stall_thrs are involved).
@@ -25,7 +33,7 @@ unsigned int cmd_plan_hz(struct bql_ctx *c, bool ms_keys);
 void cmd_plan_warn_rounding(struct bql_ctx *c, const char *what,
 			    enum bql_attr a, const struct plan_value *pv,
 			    unsigned int hz);
-/* A value for text output: "max", "off", "500 ms" or the number. */
+/* A value for text output, as show prints it (bql_fmt_human). */
 void cmd_plan_fmt(char *buf, size_t n, enum bql_attr a, uint64_t v);
 
 #endif

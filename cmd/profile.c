@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "cmd/common.h"
 #include "cmd/plan_cmd.h"
 #include "lib/hz.h"
@@ -64,7 +65,7 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 	char *text;
 	int opt, ret = BQL_EXIT_OK;
 
-	while ((opt = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(c, argc, argv, ":o:", opts)) != -1) {
 		switch (opt) {
 		case 'o':
 			file = optarg;
@@ -126,7 +127,7 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 /* ------------------------------------------------------------ apply */
 
 struct apply_opts {
-	bool dry_run, check, skip_missing;
+	bool dry_run, check, skip_missing, quiet;
 	char **only;
 	size_t nonly;
 	const char *file;
@@ -384,6 +385,7 @@ static bool profile_has_ms(const struct profile *p)
 
 static int apply_profile(struct apply *ap, const char *text, size_t len)
 {
+	struct plan_opts po = { 0 };
 	struct bql_err e;
 	size_t keep = 0;
 	int ret;
@@ -416,7 +418,11 @@ static int apply_profile(struct apply *ap, const char *text, size_t len)
 	}
 	if (ap->o->check)
 		return check_print(ap);
-	return cmd_plan_commit(ap->c, &ap->plan, ap->o->dry_run);
+	/* a profile restores a state once saved: rule breaks warn, never refuse */
+	po.dry_run = ap->o->dry_run;
+	po.quiet = ap->o->quiet;
+	po.force = true;
+	return cmd_plan_commit(ap->c, &ap->plan, &po);
 }
 
 static int apply_run(struct bql_ctx *c, int argc, char **argv)
@@ -426,6 +432,7 @@ static int apply_run(struct bql_ctx *c, int argc, char **argv)
 		{ "check", no_argument, NULL, 'c' },
 		{ "missing", required_argument, NULL, 'm' },
 		{ "only", required_argument, NULL, 'O' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct apply_opts o = { 0 };
@@ -439,10 +446,13 @@ static int apply_run(struct bql_ctx *c, int argc, char **argv)
 	if (!o.only)
 		return cmd_fail(c, "out of memory");
 	ret = BQL_EXIT_OK;
-	while (!ret && (opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while (!ret && (opt = cmd_getopt(c, argc, argv, ":q", opts)) != -1) {
 		switch (opt) {
 		case 'D':
 			o.dry_run = true;
+			break;
+		case 'q':
+			o.quiet = true;
 			break;
 		case 'c':
 			o.check = true;
@@ -516,9 +526,12 @@ const struct cmd_entry cmd_save_entry = {
 
 const struct cmd_entry cmd_apply_entry = {
 	.name = "apply",
-	.synopsis = "apply [--dry-run | --check] [--missing=error|skip] [--only DEV]... FILE",
+	.synopsis = "apply [--dry-run | --check] [-q] [--missing=error|skip] [--only DEV]... FILE",
 	.summary = "Apply a JSON profile all-or-nothing, or compare it with the live state",
-	.help = "      --dry-run          print old -> new for every file and write nothing\n"
+	.help = "      --dry-run          print old -> new for every file that would change,\n"
+		"                         write nothing\n"
+		"  -q, --quiet            print nothing on success; -v (global) also lists\n"
+		"                         the files that already hold their value\n"
 		"      --check            write nothing; list every difference between the\n"
 		"                         live state and FILE; exit 1 if there is one\n"
 		"      --missing=WHAT     a profile device absent here: error (default) or skip\n"

@@ -124,7 +124,15 @@ static void put_family_header(FILE *f, const char *name, const char *type,
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void put_queue_families(FILE *f, const struct snapshot *s, unsigned int hz)
+/* netns="NS" under -n (host series have none), after the other labels */
+static void put_netns(FILE *f, const char *netns)
+{
+	if (netns)
+		put_label(f, "netns", netns, false);
+}
+
+static void put_queue_families(FILE *f, const struct snapshot *s, unsigned int hz,
+			       const char *netns)
 {
 	char val[48], qname[24];
 
@@ -146,13 +154,14 @@ static void put_queue_families(FILE *f, const struct snapshot *s, unsigned int h
 				fprintf(f, "%s{", fam->name);
 				put_label(f, "device", dev->ifname, true);
 				put_label(f, "queue", qname, false);
+				put_netns(f, netns);
 				fprintf(f, "} %s\n", val);
 			}
 		}
 	}
 }
 
-static void put_device_families(FILE *f, const struct snapshot *s)
+static void put_device_families(FILE *f, const struct snapshot *s, const char *netns)
 {
 	char num[24];
 
@@ -173,6 +182,7 @@ static void put_device_families(FILE *f, const struct snapshot *s)
 			put_label(f, "operstate", dev->operstate, false);
 		if (dev->present & SD_QDISC)
 			put_label(f, "qdisc", dev->qdisc, false);
+		put_netns(f, netns);
 		fputs("} 1\n", f);
 	}
 	put_family_header(f, "bql_device_tx_queues", "gauge",
@@ -180,6 +190,7 @@ static void put_device_families(FILE *f, const struct snapshot *s)
 	for (size_t d = 0; d < s->n; d++) {
 		fputs("bql_device_tx_queues{", f);
 		put_label(f, "device", s->dev[d].ifname, true);
+		put_netns(f, netns);
 		fprintf(f, "} %u\n", s->dev[d].ntx);
 	}
 }
@@ -189,12 +200,13 @@ int cmd_print_prometheus(struct bql_ctx *c, const struct snapshot *s)
 	const struct hz_info *hz = hz_get();
 	FILE *f = c->out;
 
-	put_queue_families(f, s, hz->hz);
-	put_device_families(f, s);
+	put_queue_families(f, s, hz->hz, c->netns);
+	put_device_families(f, s, c->netns);
 	put_family_header(f, "bql_kernel_hz", "gauge",
 			  "Kernel HZ used to convert jiffies to seconds; source says where it came from.");
 	fputs("bql_kernel_hz{", f);
 	put_label(f, "source", hz_source_name(hz->src), true);
+	put_netns(f, c->netns);
 	fprintf(f, "} %u\n", hz->hz);
 	/* the caller names what failed: main() standard output, export its file */
 	return fflush(f) || ferror(f) ? BQL_EXIT_FAIL : BQL_EXIT_OK;

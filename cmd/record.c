@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "cmd/common.h"
 #include "cmd/record.h"
 #include "lib/bql.h"
@@ -148,7 +149,7 @@ static int record_run(struct bql_ctx *c, int argc, char **argv)
 	struct bql_err e;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, ":d:c:o:n:v", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(c, argc, argv, ":d:c:o:n:v", opts)) != -1) {
 		switch (opt) {
 		case 'd':
 			if (units_parse_sec_ns("-d", optarg, &o.dur_ns, &e))

@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "cmd/replay.h"
 #include "dql/dql.h"
 #include "lib/esc.h"
@@ -109,6 +111,13 @@ static bool is_jsonl(const char *name)
 		n -= 4;
 	return (n >= 6 && !strncmp(name + n - 6, ".jsonl", 6)) ||
 	       (n >= 7 && !strncmp(name + n - 7, ".ndjson", 7));
+}
+
+static bool has_suffix_ci(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n >= m && !strcasecmp(s + n - m, suf);
 }
 
 /* ------------------------------------------------------------ replay */
@@ -331,7 +340,7 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":q", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(x->c, argc, argv, ":q", opts)) != -1) {
 		switch (opt) {
 		case OPT_TIMELINE:
 			if (!*optarg || !strcmp(optarg, "-"))
@@ -342,6 +351,12 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 		case OPT_PLOT:
 			if (!*optarg || !strcmp(optarg, "-"))
 				return cmd_usage(x->c, "--plot: expected a file name (/dev/stdout for standard output)");
+			/* the name says what is in the file: SVG is all we write */
+			if (!has_suffix_ci(optarg, ".svg") && !has_suffix_ci(optarg, ".svgz") &&
+			    !has_suffix_ci(optarg, ".svg.gz") && !has_suffix_ci(optarg, ".svg.zst") &&
+			    strncmp(optarg, "/dev/", 5))
+				return cmd_usage(x->c, "--plot: '%s': the plot is SVG; give a name ending "
+						 "in .svg (or /dev/stdout)", optarg);
 			x->plot_path = optarg;
 			break;
 		case OPT_ALL_EVENTS:
@@ -371,6 +386,8 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 			break;
 		case ':':
 			return cmd_usage(x->c, "option '%s' needs an argument", argv[optind - 1]);
+		case GOPT_FAILED:	/* a bad global option, reported */
+			return cmd_getopt_status();
 		default:
 			return cmd_usage(x->c, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -455,12 +472,14 @@ const struct cmd_entry cmd_replay_entry = {
 		"  --all-events         with --timeline: one row per record (Q, C, P, S, R)\n"
 		"  --plot FILE.svg      an SVG chart of each queue's limit (after each C record)\n"
 		"                       and inflight (after every record) over time in seconds\n"
-		"                       since the first record; one TRACE only\n"
+		"                       since the first record, y in KiB; one TRACE only; the\n"
+		"                       name must end in .svg (or be /dev/stdout)\n"
 		"  --set KEY=VALUE      what-if: limit_min, limit_max (bytes: 64K, 1.5M, max),\n"
 		"                       hold_time, stall_thrs (250ms, 1s), for every queue, for\n"
 		"                       the whole trace (P records no longer change it)\n"
 		"  --hz N               HZ of the traced machine, instead of the trace's hz\n"
-		"  --kernel VERSION     algorithm of that kernel (3.3, 3.5, 6.1, 6.9, 6.15, newest)\n"
+		"  --kernel VERSION     algorithm of that kernel (3.3, 3.5, 6.1, 6.9, 6.15, newest);\n"
+		"                       the summary says which semantics a version maps to\n"
 		"  -q, --quiet          no summary, no warnings, no progress\n"
 		"\nTRACE is a bqltrace v1 file (bqltrace(5)); - reads standard input. Each file is\n"
 		"replayed on its own. Limits are in bytes; mean is time-weighted between\n"

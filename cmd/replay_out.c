@@ -21,6 +21,46 @@ static const char *kernel_label(const struct rx *x)
 	return x->kernel ? x->kernel : "newest";
 }
 
+/*
+ * The DQL semantics a --kernel version selects: the mainline range with
+ * the same behaviour ("3.5-6.0") and what differs from the newest.
+ */
+static const struct {
+	const char *from, *range;
+} eras[] = {
+	{ "6.15", "6.15 and later" }, { "6.10", "6.10-6.14" }, { "6.9", "6.9" },
+	{ "6.1", "6.1-6.8" }, { "3.5", "3.5-6.0" }, { "3.3", "3.3-3.4" },
+};
+
+static const char *semantics_range(unsigned int kflags)
+{
+	for (size_t i = 0; i < sizeof(eras) / sizeof(eras[0]); i++) {
+		unsigned int f;
+
+		if (!dql_kernel_parse(eras[i].from, &f, NULL) && f == kflags)
+			return eras[i].range;
+	}
+	return "?";
+}
+
+static void semantics_text(char *buf, size_t n, unsigned int kflags)
+{
+	size_t len = (size_t)snprintf(buf, n, "DQL as in %s", semantics_range(kflags));
+
+	if (!(kflags & DQL_K_POSDIFF_WRAP))
+		len += (size_t)snprintf(buf + len, n - len, "; time compares without wrap");
+	if (!(kflags & DQL_K_CLAMP_61))
+		len += (size_t)snprintf(buf + len, n - len,
+					"; limit_max wins when limit_min > limit_max");
+	if (!(kflags & DQL_K_STALL))
+		len += (size_t)snprintf(buf + len, n - len, "; no stall detector");
+	else if (!(kflags & DQL_K_HIST_ON_THRS))
+		len += (size_t)snprintf(buf + len, n - len,
+					"; stall history kept with stall_thrs 0");
+	if (!(kflags & DQL_K_RESET_MIN))
+		snprintf(buf + len, n - len, "; reset leaves limit at 0");
+}
+
 static void json_queue(struct rx *x, const struct rfile *f, unsigned int i)
 {
 	struct bql_ctx *c = x->c;
@@ -33,6 +73,7 @@ static void json_queue(struct rx *x, const struct rfile *f, unsigned int i)
 	out_str(c, OUT_JSON, "queue", NULL, replay_queue_name(&f->r, i));
 	out_u64(c, OUT_JSON, "hz", NULL, f->p.hz);
 	out_str(c, OUT_JSON, "kernel", NULL, kernel_label(x));
+	out_str(c, OUT_JSON, "semantics", NULL, semantics_range(x->opts.kflags));
 	out_u64(c, OUT_JSON, "records", NULL, st.records);
 	out_u64(c, OUT_JSON, "completions", NULL, st.completions);
 	out_u64(c, OUT_JSON, "bytes_queued", NULL, st.bytes_queued);
@@ -81,8 +122,11 @@ static int text_file(struct rx *x, const struct rfile *f)
 	struct table t;
 	char ms[32];
 
-	out_text(x->c, "%s: hz %u, kernel %s, %u queue%s\n", f->path, f->p.hz,
-		 kernel_label(x), nq, nq == 1 ? "" : "s");
+	char sem[256];
+
+	semantics_text(sem, sizeof(sem), x->opts.kflags);
+	out_text(x->c, "%s: hz %u, kernel %s (%s), %u queue%s\n", f->path, f->p.hz,
+		 kernel_label(x), sem, nq, nq == 1 ? "" : "s");
 	if (!nq)
 		return 0;
 	table_init(&t, NCOLS, 1u << 0, 2);

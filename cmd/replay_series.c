@@ -247,7 +247,8 @@ static int plot_queue(struct rplot *pl, unsigned int q, const char *name)
 	s = svgplot_series(pl->svg, label);
 	if (s < 0)
 		return s;
-	svgplot_series_flags(pl->svg, s, SVGPLOT_DASHED);
+	/* inflight moves in steps (a packet queued or completed), as the limit */
+	svgplot_series_flags(pl->svg, s, SVGPLOT_DASHED | SVGPLOT_STEP);
 	pl->series[2 * q + 1] = s;
 	snprintf(label, sizeof(label), "%s limit", name);
 	s = svgplot_series(pl->svg, label);
@@ -383,6 +384,8 @@ static int plot_open(struct rx *x)
 	else
 		snprintf(title, sizeof(title), "bqltool replay: %s", x->files[0].path);
 	pl->svg = svgplot_new(title, "time (s)", "bytes");
+	if (pl->svg)
+		svgplot_set_y_bytes(pl->svg, true);
 	if (!pl->svg)
 		return cmd_fail(x->c, "%s: %s", x->plot_path, strerror(ENOMEM));
 	return out_open(x, &pl->out, x->plot_path, 0);

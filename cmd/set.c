@@ -4,6 +4,7 @@
  * kernel validates, written all-or-nothing with rollback. Also the write
  * path apply shares (cmd/plan_cmd.h).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,12 +12,15 @@
 #include <sys/utsname.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "cmd/common.h"
 #include "cmd/plan_cmd.h"
 #include "dql/dql.h"
 #include "lib/hz.h"
 #include "lib/out.h"
 #include "lib/plan.h"
+#include "lib/rules.h"
+#include "lib/sysfs.h"
 #include "lib/units.h"
 
 /* ------------------------------------------------ shared write path */
@@ -45,26 +49,27 @@ void cmd_plan_warn_rounding(struct bql_ctx *c, const char *what,
 		 pv->jiffies == 1 ? "jiffy" : "jiffies", pv->shown);
 }
 
+/* human text, as show prints it: the one formatter */
 void cmd_plan_fmt(char *buf, size_t n, enum bql_attr a, uint64_t v)
 {
-	if ((a == BQL_LIMIT_MIN || a == BQL_LIMIT_MAX) && v == DQL_MAX_LIMIT)
-		snprintf(buf, n, "max");
-	else if (a == BQL_STALL_THRS && !v)
-		snprintf(buf, n, "off");
-	else if (a == BQL_HOLD_TIME || a == BQL_STALL_THRS)
-		snprintf(buf, n, "%" PRIu64 " ms", v);
-	else
-		snprintf(buf, n, "%" PRIu64, v);
+	bql_fmt_human(buf, n, a, v, hz_get()->hz);
 }
 
-/* old -> new for every item: text lines or a JSON array */
-static int plan_print(struct bql_ctx *c, const struct plan *p)
+/*
+ * old -> new: text lines for the files that change (every file with -v,
+ * none when quiet), or a JSON array of every file (dry runs marked)
+ */
+static int plan_print(struct bql_ctx *c, const struct plan *p, bool dry_run, bool quiet)
 {
+	size_t nchanged = 0;
+
 	out_begin(c, true);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_item *it = &p->it[i];
 		bool changed = it->state != PLAN_UNCHANGED;
 		char o[32], n[32];
+
+		nchanged += changed;
 
 		if (c->json) {
 			out_open_obj(c, NULL);
@@ -74,9 +79,13 @@ static int plan_print(struct bql_ctx *c, const struct plan *p)
 			out_u64(c, OUT_JSON, "old", NULL, it->old);
 			out_u64(c, OUT_JSON, "new", NULL, it->v.shown);
 			out_bool(c, OUT_JSON, "changed", NULL, changed);
+			if (dry_run)
+				out_bool(c, OUT_JSON, "dry_run", NULL, true);
 			out_close_obj(c);
 			continue;
 		}
+		if (quiet || (!changed && !c->verbose))
+			continue;
 		cmd_plan_fmt(o, sizeof(o), it->attr, it->old);
 		cmd_plan_fmt(n, sizeof(n), it->attr, it->v.shown);
 		if (changed)
@@ -86,22 +95,93 @@ static int plan_print(struct bql_ctx *c, const struct plan *p)
 			out_text(c, "%s:tx-%u %s: %s (unchanged)\n", it->ifname, it->queue,
 				 bql_attrs[it->attr].name, o);
 	}
+	if (!c->json && !quiet && !nchanged && p->n)
+		fprintf(stderr, "bqltool: %s: nothing to change: every value is in place%s\n",
+			c->cmd, c->verbose ? "" : " (-v lists them)");
 	return cmd_output_done(c, out_end(c));
 }
 
-static void warn_minmax(struct bql_ctx *c, const struct plan *p)
+/* MTU of @dev from sysfs; 0 if unknown */
+static unsigned int dev_mtu(const struct bql_ctx *c, const char *dev)
 {
-	const struct plan_queue *q;
-	struct utsname u;
-	uint64_t lo, hi;
-	size_t n = plan_minmax(p, &q, &lo, &hi);
+	char path[4096];
+	uint64_t v;
 
-	if (!n)
-		return;
-	cmd_warn(c, "%s:tx-%u%s: limit_min %" PRIu64 " > limit_max %" PRIu64
-		 ": the kernel allows it; %s",
-		 q->ifname, q->queue, n > 1 ? " and other queues" : "", lo, hi,
-		 plan_clamp_rule(uname(&u) ? NULL : u.release));
+	if (sysfs_dev_path(c, path, sizeof(path), dev, "mtu") ||
+	    sysfs_read_u64(c, path, &v, dev, NULL) || v > UINT32_MAX)
+		return 0;
+	return (unsigned int)v;
+}
+
+/*
+ * The settings rules check applies (lib/rules.c), on each queue's values
+ * as the plan leaves them, for queues whose limit_min or limit_max the
+ * plan writes: what check would fail is refused (exit 2) unless @force,
+ * what it would warn about is a warning. One line per rule, naming the
+ * first queue and how many others.
+ */
+static int plan_rules(struct bql_ctx *c, const struct plan *p, bool force)
+{
+	struct { struct rule_hit hit; char where[BQL_IFNAMSIZ + 16]; size_t n; } seen[4];
+	size_t nseen = 0, nfail = 0;
+	struct utsname u;
+	const char *rel = c->root_overridden || uname(&u) ? NULL : u.release;
+
+	for (size_t i = 0; i < p->nq; i++) {
+		const struct plan_queue *q = &p->q[i];
+		struct bql_queue after = q->before;
+		struct rule_hit hits[RULES_MAX];
+		bool bounds = false;
+		int n;
+
+		for (size_t k = 0; k < p->n; k++) {
+			const struct plan_item *it = &p->it[k];
+
+			if (it->queue != q->queue || strcmp(it->ifname, q->ifname))
+				continue;
+			after.val[it->attr] = it->v.shown;
+			after.present |= 1u << it->attr;
+			bounds |= it->attr == BQL_LIMIT_MIN || it->attr == BQL_LIMIT_MAX;
+		}
+		if (!bounds)
+			continue;
+		n = rules_settings(&after, dev_mtu(c, q->ifname), rel, hits);
+		for (int h = 0; h < n; h++) {
+			size_t k;
+
+			for (k = 0; k < nseen && strcmp(seen[k].hit.code, hits[h].code); k++)
+				;
+			if (k == nseen) {
+				if (nseen == sizeof(seen) / sizeof(seen[0]))
+					continue;
+				seen[k].hit = hits[h];
+				snprintf(seen[k].where, sizeof(seen[k].where), "%s:tx-%u",
+					 q->ifname, q->queue);
+				seen[k].n = 0;
+				nseen++;
+			}
+			seen[k].n++;
+		}
+	}
+	for (size_t k = 0; k < nseen; k++) {
+		char others[48] = "";
+
+		if (seen[k].n > 1)
+			snprintf(others, sizeof(others), " (and %zu other queue%s)", seen[k].n - 1,
+				 seen[k].n > 2 ? "s" : "");
+		if (seen[k].hit.level == RULE_FAIL && !force) {
+			fprintf(stderr, "bqltool: %s: %s%s: %s; 'bqltool check' fails this, so it "
+				"is refused (--force writes it anyway)\n", c->cmd, seen[k].where,
+				others, seen[k].hit.msg);
+			nfail++;
+		} else {
+			cmd_warn(c, "%s%s: %s%s", seen[k].where, others, seen[k].hit.msg,
+				 seen[k].hit.level == RULE_FAIL ? " ('bqltool check' fails this)" : "");
+		}
+	}
+	if (nfail)
+		return cmd_usage(c, "nothing was written");
+	return BQL_EXIT_OK;
 }
 
 static void report_failure(struct bql_ctx *c, const struct plan *p,
@@ -148,14 +228,15 @@ static void report_failure(struct bql_ctx *c, const struct plan *p,
 		cmd_fail(c, "nothing was changed");
 }
 
-int cmd_plan_commit(struct bql_ctx *c, struct plan *p, bool dry_run)
+int cmd_plan_commit(struct bql_ctx *c, struct plan *p, const struct plan_opts *po)
 {
 	struct bql_err e;
+	int ret = plan_rules(c, p, po->force);
 
-	warn_minmax(c, p);
-	if (dry_run) {
-		int ret = plan_print(c, p);
-
+	if (ret)
+		return ret;
+	if (po->dry_run) {
+		ret = plan_print(c, p, true, po->quiet);
 		if (!c->json && !ret)
 			fprintf(stderr, "bqltool: %s: dry run: nothing was written\n", c->cmd);
 		return ret;
@@ -170,7 +251,7 @@ int cmd_plan_commit(struct bql_ctx *c, struct plan *p, bool dry_run)
 			return BQL_EXIT_FAIL;
 		}
 	}
-	return plan_print(c, p);
+	return plan_print(c, p, false, po->quiet);
 }
 
 /* ------------------------------------------------ set and reset */
@@ -199,7 +280,7 @@ static int parse_assign(struct bql_ctx *c, char *arg, unsigned int hz,
 	key[klen] = '\0';
 	a = bql_attr_find(key);
 	if (a < 0)
-		return cmd_usage(c, "'%s': unknown key '%s' (expected limit_min, limit_max, hold_time, stall_thrs or limit)",
+		return cmd_usage(c, "'%s': unknown key '%s' (expected limit_min, limit_max, hold_time, stall_thrs, limit or stall_max=0)",
 				 arg, key);
 	if (!bql_attrs[a].writable)
 		return cmd_usage(c, "'%s': %s is read-only", arg, key);
@@ -210,6 +291,9 @@ static int parse_assign(struct bql_ctx *c, char *arg, unsigned int hz,
 		return cmd_usage(c, "'%s': missing value after '='", arg);
 	if (bql_attrs[a].unit == UNIT_BYTES)
 		ret = units_parse_bytes(key, val, DQL_MAX_LIMIT, &v, &e);
+	else if (a == BQL_STALL_MAX)
+		ret = units_parse_u64(val, &v) ?
+		      bql_err_set(&e, EINVAL, "%s: stall_max can only be cleared: write 0", arg) : 0;
 	else
 		ret = units_parse_ms(key, val, &v, &e);
 	if (!ret)
@@ -231,8 +315,10 @@ static int build(struct bql_ctx *c, struct plan *p, const struct sel_result *t,
 	for (size_t d = 0; d < t->n; d++) {
 		for (unsigned int k = 0; k < t->t[d].nqueues; k++) {
 			for (size_t i = 0; i < nas; i++) {
-				/* stall_thrs=0 is what a kernel without it does */
-				bool opt = as[i].attr == BQL_STALL_THRS && !as[i].v.req;
+				/* stall_thrs=0 is what a kernel without it does;
+				 * one without stall_max has nothing to clear */
+				bool opt = (as[i].attr == BQL_STALL_THRS && !as[i].v.req) ||
+					   as[i].attr == BQL_STALL_MAX;
 
 				if (plan_add(p, t->t[d].ifname, t->t[d].queues[k], as[i].attr,
 					     &as[i].v, opt, &e)) {
@@ -253,21 +339,30 @@ static int write_run(struct bql_ctx *c, int argc, char **argv, bool reset)
 {
 	static const struct option opts[] = {
 		{ "dry-run", no_argument, NULL, 'D' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct assign as[BQL_ATTR_NR];
 	struct cmd_state st;
 	struct plan p;
-	bool dry_run = false, ms_keys = false;
+	struct plan_opts po = { 0 };
+	bool ms_keys = false;
 	uint32_t seen = 0;
 	size_t nas = 0;
 	int nsel = 0, opt, ret;
 	unsigned int hz;
 
-	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(c, argc, argv, ":q", opts)) != -1) {
 		switch (opt) {
 		case 'D':
-			dry_run = true;
+			po.dry_run = true;
+			break;
+		case 'F':
+			po.force = true;
+			break;
+		case 'q':
+			po.quiet = true;
 			break;
 		default:
 			return cmd_bad_option(c, opt, argv);
@@ -294,6 +389,7 @@ static int write_run(struct bql_ctx *c, int argc, char **argv, bool reset)
 			{ BQL_LIMIT_MAX, DQL_MAX_LIMIT },
 			{ BQL_HOLD_TIME, PLAN_DEFAULT_HOLD_TIME },
 			{ BQL_STALL_THRS, PLAN_DEFAULT_STALL_THRS },
+			{ BQL_STALL_MAX, 0 },	/* cleared, as at boot */
 		};
 
 		for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
@@ -315,7 +411,7 @@ static int write_run(struct bql_ctx *c, int argc, char **argv, bool reset)
 			nas++;
 		}
 		if (!nas)
-			return cmd_usage(c, "nothing to set: give key=value (limit_min, limit_max, hold_time, stall_thrs, limit)");
+			return cmd_usage(c, "nothing to set: give key=value (limit_min, limit_max, hold_time, stall_thrs, limit, stall_max=0)");
 	}
 	/* the selectors, in order, to the front (assignments are parsed) */
 	nsel = 0;
@@ -328,7 +424,7 @@ static int write_run(struct bql_ctx *c, int argc, char **argv, bool reset)
 	plan_init(&p, hz);
 	ret = build(c, &p, &st.targets, as, nas);
 	if (!ret)
-		ret = cmd_plan_commit(c, &p, dry_run);
+		ret = cmd_plan_commit(c, &p, &po);
 	plan_free(&p);
 	cmd_state_free(&st);
 	return ret;
@@ -346,31 +442,42 @@ static int reset_run(struct bql_ctx *c, int argc, char **argv)
 
 const struct cmd_entry cmd_set_entry = {
 	.name = "set",
-	.synopsis = "set [--dry-run] SEL... KEY=VALUE...",
+	.synopsis = "set [--dry-run] [--force] [-q] SEL... KEY=VALUE...",
 	.summary = "Change limit_min, limit_max, hold_time or stall_thrs, all-or-nothing",
-	.help = "      --dry-run   print old -> new for every file and write nothing\n"
+	.help = "      --dry-run   print old -> new for every file that changes, write nothing\n"
+		"  -q, --quiet     print nothing on success (-v: unchanged files too)\n"
+		"      --force     write settings that 'bqltool check' fails (limit_min above\n"
+		"                  limit_max); refused otherwise\n"
+		"\nset and check share one set of rules on limit_min and limit_max: what\n"
+		"check fails (limit_min > limit_max) set refuses unless --force, what check\n"
+		"warns about (limit_max below one full-size frame, MTU + 14) set warns about.\n"
 		"\nKeys: limit_min, limit_max (bytes: 1514, 64K, 1.5M, 64KiB, 2G; 1024-based;\n"
 		"'max' = 1879048192), hold_time, stall_thrs (ms: 500, 500ms, 1s, 1.5s;\n"
-		"stall_thrs 0 = off) and limit (DQL moves it again at the next completion).\n"
+		"stall_thrs 0 = off), limit (DQL moves it again at the next completion) and\n"
+		"stall_max=0, which clears the longest stall seen (only 0 is meaningful:\n"
+		"the kernel clears it whatever is written, so other values are refused).\n"
 		"Values are checked as the kernel checks them before anything is written:\n"
 		"limits up to 1879048192, stall_thrs 0 or 4..128 jiffies (the ms range\n"
 		"depends on HZ). hold_time and stall_thrs are kept in jiffies, so a ms value\n"
 		"may read back rounded (a warning says so). Every old value is read first;\n"
 		"if a write fails, the ones already done are undone in reverse order.\n"
-		"Files that already hold the value are not written (shown as unchanged).\n"
-		"Output: one line per file (old -> new), or with -j an array of\n"
-		"{ifname, queue, key, old, new, changed}. Needs root.\n",
+		"Files that already hold the value are not written (-v shows them).\n"
+		"Output: one line per file that changes (old -> new, in show's units), or -j\n"
+		"an array of {ifname, queue, key, old, new, changed} in sysfs units, each\n"
+		"with \"dry_run\": true under --dry-run. Needs root.\n",
 	.flags = CMD_WRITES,
 	.run = set_run,
 };
 
 const struct cmd_entry cmd_reset_entry = {
 	.name = "reset",
-	.synopsis = "reset [--dry-run] SEL...",
+	.synopsis = "reset [--dry-run] [-q] SEL...",
 	.summary = "Restore the kernel defaults of TX queues, all-or-nothing",
-	.help = "      --dry-run   print old -> new for every file and write nothing\n"
+	.help = "      --dry-run   print old -> new for every file that changes, write nothing\n"
+		"  -q, --quiet     print nothing on success (-v: unchanged files too)\n"
 		"\nWrites the defaults of dql_init(): limit_min 0, limit_max max (1879048192),\n"
-		"hold_time 1000 ms and stall_thrs 0 (off, where the kernel has it), with the\n"
+		"hold_time 1000 ms and stall_thrs 0 (off, where the kernel has it), and clears\n"
+		"stall_max (where the kernel has it), with the\n"
 		"guarantees of set: validated first, all-or-nothing, rolled back on failure.\n",
 	.flags = CMD_WRITES,
 	.run = reset_run,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "cmd/common.h"
 #include "lib/hz.h"
 #include "lib/out.h"
@@ -178,7 +179,7 @@ static int show_run(struct bql_ctx *c, int argc, char **argv)
 	const struct hz_info *hz;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, ":f:", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(c, argc, argv, ":f:", opts)) != -1) {
 		switch (opt) {
 		case 'f':
 			fmt_given = true;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "cmd/sim.h"
 #include "cmd/sim_trace.h"
 #include "dql/replay.h"
@@ -211,7 +212,7 @@ static int parse_opts(struct sx *x, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":q", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(x->c, argc, argv, ":q", opts)) != -1) {
 		switch (opt) {
 		case OPT_TRACE:
 		case OPT_TIMELINE:
@@ -237,6 +238,7 @@ static int parse_opts(struct sx *x, int argc, char **argv)
 			break;
 		case ':':
 		case '?':
+		case GOPT_FAILED:	/* a bad global option after the command */
 			return cmd_bad_option(x->c, opt, argv);
 		default:
 			ret = sim_opts_parse(x->c, &x->o, opt, optarg);

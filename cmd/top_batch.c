@@ -149,6 +149,49 @@ static void text_queue(struct table *t, const struct sampler_queue *q, unsigned 
 			  q->rate_valid & (1u << k), q->rate[k], k == SQS_TX_BYTES);
 }
 
+/*
+ * The device row: limit and inflight summed over the selected queues (as
+ * the live view sums them), labelled "all" when every TX queue of the
+ * device is selected and "N of M" otherwise; the device's own traffic.
+ */
+static void text_device(struct table *t, const struct sampler_dev *d)
+{
+	uint64_t sum[2] = { 0, 0 };
+	bool has[2] = { false, false };
+	unsigned int n = 0;
+	char buf[32];
+
+	for (unsigned int k = 0; k < d->nq; k++) {
+		const struct bql_queue *b = &d->q[k].bql;
+
+		if (d->q[k].flags & SAMPLER_VANISHED)
+			continue;
+		n++;
+		for (int i = 0; i < 2; i++) {
+			enum bql_attr a = i ? BQL_INFLIGHT : BQL_LIMIT;
+
+			if (bql_has(b, a)) {
+				sum[i] += b->val[a];
+				has[i] = true;
+			}
+		}
+	}
+	table_cell(t, TC_DEV, "%s", d->ifname);
+	if (n == d->ntx)
+		table_cell(t, TC_QUEUE, "all");
+	else
+		table_cell(t, TC_QUEUE, "%u of %u", n, d->ntx);
+	if (has[0])
+		table_cell(t, TC_LIMIT, "%s", bql_fmt_human(buf, sizeof(buf), BQL_LIMIT, sum[0], 0));
+	if (has[1])
+		table_cell(t, TC_INFLIGHT, "%s",
+			   bql_fmt_human(buf, sizeof(buf), BQL_INFLIGHT, sum[1], 0));
+	if (d->has_stats) {
+		text_rate(t, TC_RATE, true, d->has_rate, d->tx_bytes_rate, true);
+		text_rate(t, TC_PPS, true, d->has_rate, d->tx_packets_rate, false);
+	}
+}
+
 static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int hz)
 {
 	static const char *const hdr[TC_NR] = {
@@ -178,16 +221,11 @@ static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int 
 
 		if (d->flags & SAMPLER_VANISHED)
 			continue;
-		if (d->has_stats) {
-			if (table_row(&t)) {
-				table_free(&t);
-				return -ENOMEM;
-			}
-			table_cell(&t, TC_DEV, "%s", d->ifname);
-			table_cell(&t, TC_QUEUE, "all");
-			text_rate(&t, TC_RATE, true, d->has_rate, d->tx_bytes_rate, true);
-			text_rate(&t, TC_PPS, true, d->has_rate, d->tx_packets_rate, false);
+		if (table_row(&t)) {
+			table_free(&t);
+			return -ENOMEM;
 		}
+		text_device(&t, d);
 		for (unsigned int k = 0; k < d->nq; k++) {
 			if (d->q[k].flags & SAMPLER_VANISHED)
 				continue;

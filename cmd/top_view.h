@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * top's screen (ncurses only, no sysfs): terminal setup and restore, the
- * header, the queue table with fill bars and limit sparklines, the help
- * screen, the sort menu and the filter prompt, keys with a timeout.
+ * top's screen (ncurses only, no sysfs): terminal setup and restore, keys
+ * with a timeout (top_view.c); the header, the queue table with fill bars
+ * and limit sparklines, the help screen, the sort menu and the filter
+ * prompt (top_draw.c).
  */
 #ifndef BQLTOOL_CMD_TOP_VIEW_H
 #define BQLTOOL_CMD_TOP_VIEW_H
@@ -44,6 +45,7 @@ struct tv_opts {
 /**
  * struct tv_frame - everything one screen shows
  * @host: @kernel: from uname
+ * @netns: the namespace watched (-n), or NULL
  * @hz: kernel HZ (stall_max is in jiffies)
  * @interval_ns: sampling interval
  * @real_ns: time of the sample shown
@@ -57,7 +59,7 @@ struct tv_opts {
  * @qstats: per-queue stats from netdev genl are available
  */
 struct tv_frame {
-	const char *host, *kernel;
+	const char *host, *kernel, *netns;
 	unsigned int hz;
 	uint64_t interval_ns;
 	uint64_t real_ns;

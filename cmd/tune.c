@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "cmd/common.h"
 #include "cmd/plan_cmd.h"
 #include "cmd/replay.h"
@@ -260,7 +261,7 @@ static int apply(struct tx *x, const struct sel_result *t)
 	}
 	printf("\napplying (old -> new):\n");
 	fflush(stdout);
-	ret = cmd_plan_commit(x->c, &p, false);
+	ret = cmd_plan_commit(x->c, &p, &(struct plan_opts){ 0 });
 	plan_free(&p);
 	return ret;
 }
@@ -305,7 +306,7 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(x->c, argc, argv, ":", opts)) != -1) {
 		switch (opt) {
 		case OPT_FROM:
 			if (!*optarg)
@@ -333,6 +334,7 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 			break;
 		case ':':
 		case '?':
+		case GOPT_FAILED:	/* a bad global option after the command */
 			return cmd_bad_option(x->c, opt, argv);
 		default:
 			ret = sim_opts_parse(x->c, &x->o, opt, optarg);

@@ -46,8 +46,11 @@ _bqltool_devices()
 {
 	local root=$1 netns=$2 d
 	if [[ $netns ]]; then
-		ip -n "$netns" -o link show 2>/dev/null |
-			awk -F': ' '{ sub(/@.*/, "", $2); print $2 }'
+		# the rule of the host's branch below, applied by bqltool inside
+		# the namespace (reading its sysfs needs root, as -n itself does)
+		local which=devices
+		[[ $3 == all ]] && which=all-devices
+		"${bin:-bqltool}" -n "$netns" help --$which 2>/dev/null
 		return
 	fi
 	for d in "$root"/class/net/*; do

@@ -41,7 +41,10 @@ end
 # __bqltool_devices ROOT NETNS [all]: devices (with BQL, unless "all")
 function __bqltool_devices
     if test -n "$argv[2]"
-        ip -n $argv[2] -o link show 2>/dev/null | string replace -r '^[0-9]+: ([^:@]+).*' '$1'
+        # the host's rule, applied by bqltool inside the namespace
+        set -l which devices
+        test "$argv[3]" = all; and set which all-devices
+        $__bqltool_bin -n $argv[2] help --$which 2>/dev/null
         return
     end
     for d in $argv[1]/class/net/*

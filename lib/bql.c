@@ -25,8 +25,8 @@ const struct bql_attr_desc bql_attrs[BQL_ATTR_NR] = {
 			     "stall detector threshold in ms, 0 = off (6.9+)" },
 	[BQL_STALL_CNT]	 = { "stall_cnt", UNIT_COUNT, false, true,
 			     "stalls detected (6.9+)" },
-	[BQL_STALL_MAX]	 = { "stall_max", UNIT_JIFFIES, false, true,
-			     "longest stall seen, in jiffies as sysfs shows it (6.9+)" },
+	[BQL_STALL_MAX]	 = { "stall_max", UNIT_JIFFIES, true, true,
+			     "longest stall seen, in jiffies as sysfs shows it; writing 0 clears it (6.9+)" },
 };
 
 const char *bql_unit_name(enum unit u)

@@ -29,7 +29,7 @@ enum bql_attr {
 struct bql_attr_desc {
 	const char *name;	/* sysfs file name = JSON key = set key */
 	enum unit unit;		/* unit of the sysfs value */
-	bool writable;		/* accepted by set/reset/save/apply */
+	bool writable;		/* accepted by set (stall_max: only 0, to clear it) */
 	bool optional;		/* absent on older kernels (stall_*: 6.9+) */
 	const char *help;	/* one line for help and man checks */
 };

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* HZ detection: env override, /boot/config-*, /proc/config.gz, fallback. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <zlib.h>
 
@@ -69,6 +71,41 @@ unsigned int hz_read_config(const char *path)
 	return hz;
 }
 
+/* a whole number 1..99999 (plain digits), or 0 */
+static unsigned int parse_hz(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v == 0 || v >= 100000)
+		return 0;
+	return (unsigned int)v;
+}
+
+int hz_env_check(struct bql_err *e)
+{
+	const char *hz = getenv("BQLTOOL_HZ"), *kc = getenv("BQLTOOL_KCONFIG");
+
+	if (hz && *hz) {
+		if (!parse_hz(hz))
+			return bql_err_set(e, EINVAL,
+					   "BQLTOOL_HZ: invalid value '%s' (expected the kernel's HZ, "
+					   "a whole number such as 100, 250, 300 or 1000)", hz);
+		return 0;	/* it wins: BQLTOOL_KCONFIG is not read */
+	}
+	if (kc && *kc && access(kc, R_OK)) {
+		int err = errno;
+
+		return bql_err_set(e, err, "BQLTOOL_KCONFIG: cannot read '%s': %s", kc,
+				   strerror(err));
+	}
+	return 0;
+}
+
 const struct hz_info *hz_get(void)
 {
 	struct utsname u;
@@ -79,11 +116,10 @@ const struct hz_info *hz_get(void)
 		return &cached;
 	env = getenv("BQLTOOL_HZ");
 	if (env && *env) {
-		char *end;
-		unsigned long v = strtoul(env, &end, 10);
+		unsigned int v = parse_hz(env);
 
-		if (!*end && v > 0 && v < 100000) {
-			cached = (struct hz_info){ (unsigned int)v, HZ_SRC_ENV };
+		if (v) {
+			cached = (struct hz_info){ v, HZ_SRC_ENV };
 			return &cached;
 		}
 	}

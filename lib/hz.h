@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "dql/err.h"
+
 enum hz_source {
 	HZ_SRC_ENV,		/* BQLTOOL_HZ */
 	HZ_SRC_KCONFIG,		/* the config file named by BQLTOOL_KCONFIG */
@@ -35,6 +37,12 @@ unsigned int hz_from_config(const char *text, size_t len);
 /* HZ from a kernel config file, plain or gzip (as /proc/config.gz); 0 if none */
 unsigned int hz_read_config(const char *path);
 const char *hz_source_name(enum hz_source s);
+/*
+ * The environment's say: a BQLTOOL_HZ that is not a whole number 1..99999,
+ * or a BQLTOOL_KCONFIG (without BQLTOOL_HZ) that names a file that cannot
+ * be read, is an error naming the variable. 0 or -errno.
+ */
+int hz_env_check(struct bql_err *e);
 /* for tests: forget the cached value */
 void hz_reset_cache(void);
 

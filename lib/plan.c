@@ -121,6 +121,12 @@ int plan_value(enum bql_attr a, uint64_t v, unsigned int hz, const char *what,
 	case BQL_HOLD_TIME:
 	case BQL_STALL_THRS:
 		break;
+	case BQL_STALL_MAX:	/* any write clears it: only 0 means what it does */
+		if (v)
+			return bql_err_set(e, EINVAL,
+					   "%s: stall_max can only be cleared: write 0 (the kernel sets it to 0 whatever is written)",
+					   what);
+		return 0;
 	default:
 		return bql_err_set(e, EINVAL, "%s: %s is read-only", what,
 				   bql_attrs[a].name);

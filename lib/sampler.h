@@ -35,6 +35,17 @@ struct sampler_clock {
 /* the system clocks */
 extern const struct sampler_clock sampler_clock_system;
 
+/*
+ * The settings files: read when a queue is opened and at every full scan
+ * (at least once a second), not at every tick, so a change made by `set`
+ * shows within a second. The other files are read at every tick.
+ */
+#define SAMPLER_SETTINGS	(1u << BQL_LIMIT_MIN | 1u << BQL_LIMIT_MAX | \
+				 1u << BQL_HOLD_TIME | 1u << BQL_STALL_THRS)
+
+/* stall_cnt and stall_max: read with the traffic counters (stats_min_ns) */
+#define SAMPLER_COUNTERS	(1u << BQL_STALL_CNT | 1u << BQL_STALL_MAX)
+
 /* samples of limit and inflight kept per queue */
 #define SAMPLER_HIST	128
 
@@ -97,6 +108,8 @@ struct sampler_queue {
  * @has_stats: @tx_bytes/@tx_packets were read (rtnetlink stats64, or
  *	statistics/ in sysfs without netlink)
  * @has_rate: @tx_bytes_rate/@tx_packets_rate are known this sample
+ * @operstate: as sysfs shows it ("up", "down", "unknown"...), "" when
+ *	unknown; refreshed at every full scan
  * @q: the selected queues, ascending index
  */
 struct sampler_dev {
@@ -105,6 +118,7 @@ struct sampler_dev {
 	unsigned int flags;
 	unsigned int ntx;
 	uint64_t speed_mbps;
+	char operstate[16];
 	bool has_stats, has_rate;
 	uint64_t tx_bytes, tx_packets;
 	double tx_bytes_rate, tx_packets_rate;
@@ -141,6 +155,10 @@ const char *sampler_event_name(enum sampler_event_type t);
  * @ev: what changed in the last tick
  * @qstats: the netdev genl family answered the last dump
  * @note: why a source is missing (for -v)
+ * @stats_min_ns: read the counters (stall_cnt, stall_max, the device and
+ *	per-queue traffic counters) at most this often, 0 = every tick (set by
+ *	the caller after sampler_init); rates and stall_cnt_delta then span
+ *	the time between two reads. limit and inflight are read every tick.
  */
 struct sampler {
 	const struct bql_ctx *ctx;
@@ -155,10 +173,13 @@ struct sampler {
 	size_t nev, capev;
 	bool qstats;
 	char note[256];
+	uint64_t stats_min_ns;
 	/* private */
+	uint64_t stats_ns;		/* time of the last counter read */
 	char (*names)[BQL_IFNAMSIZ];	/* ROOT/class/net at the last scan */
 	size_t nnames;
 	uint64_t last_scan_ns;		/* time of the last full scan */
+	uint64_t last_quick_ns;		/* time of the last quick check */
 	bool qstats_off;
 };
 
@@ -184,6 +205,13 @@ void sampler_init(struct sampler *s, const struct bql_ctx *c,
  */
 int sampler_tick(struct sampler *s, struct bql_err *e);
 void sampler_free(struct sampler *s);
+
+/*
+ * The device is down: operstate "down", "lowerlayerdown" or "notpresent".
+ * "unknown" (ifb, tun, lo) and "dormant" count as up, as iproute2 shows
+ * such devices with UP in their flags.
+ */
+bool sampler_dev_down(const struct sampler_dev *d);
 
 /* number of queues (vanished ones included) over all devices */
 size_t sampler_nqueues(const struct sampler *s);

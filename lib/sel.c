@@ -146,21 +146,37 @@ static int mark(const struct sel_item *it, unsigned char *want,
 		*hit |= ntx > 0;
 		return 0;
 	}
+	char missing[160] = "", have[40];
+	size_t len = 0;
+	bool several = false;
+
 	for (size_t i = 0; i < it->nranges; i++) {
 		const struct sel_range *r = &it->ranges[i];
+		unsigned int lo = r->lo > ntx ? r->lo : ntx;
 
 		if (r->hi >= ntx) {
 			if (it->glob)	/* a glob asks "where it exists" */
 				continue;
-			return bql_err_set(e, ERANGE,
-					   "%s: no TX queue %u (the device has %u: tx-0..tx-%u)",
-					   dev, r->hi >= ntx && r->lo < ntx ? r->hi : r->lo,
-					   ntx, ntx - 1);
+			/* name every queue asked for that is not there */
+			several |= len > 0 || r->hi > lo;
+			if (len < sizeof(missing) - 24)
+				len += (size_t)snprintf(missing + len, sizeof(missing) - len,
+							lo == r->hi ? "%s%u" : "%s%u-%u",
+							len ? "," : "", lo, r->hi);
+			if (r->lo >= ntx)
+				continue;
 		}
-		memset(want + r->lo, 1, r->hi - r->lo + 1);
+		memset(want + r->lo, 1, (r->hi < ntx ? r->hi : ntx - 1) - r->lo + 1);
 		*hit = true;
 	}
-	return 0;
+	if (!len)
+		return 0;
+	if (ntx == 1)
+		snprintf(have, sizeof(have), "1: tx-0");
+	else
+		snprintf(have, sizeof(have), "%u: tx-0..tx-%u", ntx, ntx - 1);
+	return bql_err_set(e, ERANGE, "%s: no TX queue%s %s (the device has %s)", dev,
+			   several ? "s" : "", missing, have);
 }
 
 static int add_target(struct sel_result *r, const char *dev, int ifindex,

@@ -36,7 +36,7 @@ struct sp_series {
 struct svgplot {
 	char *title, *xlabel, *ylabel;
 	unsigned int width, height;
-	bool y_zero;
+	bool y_zero, y_bytes;
 	struct sp_series *s;
 	int ns;
 };
@@ -76,6 +76,11 @@ void svgplot_set_size(struct svgplot *p, unsigned int width, unsigned int height
 {
 	p->width = width < 320 ? 320 : width;
 	p->height = height < 200 ? 200 : height;
+}
+
+void svgplot_set_y_bytes(struct svgplot *p, bool bytes)
+{
+	p->y_bytes = bytes;
 }
 
 void svgplot_set_y_zero(struct svgplot *p, bool from_zero)
@@ -268,6 +273,33 @@ static double nice_step(double range, int target)
 	if (norm < 7)
 		return 5 * mag;
 	return 10 * mag;
+}
+
+/* 1024-based ticks for bytes: "24 KiB", as the rest of bqltool prints them */
+static void axis_fit_bytes(struct axis *a, double lo, double hi, int target)
+{
+	static const char *const sfx[] = { " B", " KiB", " MiB", " GiB", " TiB" };
+	double big = fmax(fabs(lo), fabs(hi)), u = 1;
+	int k = 0;
+
+	if (hi <= lo) {
+		double d = fabs(lo) > 0 ? fabs(lo) / 10 : 1;
+
+		lo -= d;
+		hi += d;
+	}
+	while (k < 4 && big >= 1024 * u) {
+		u *= 1024;
+		k++;
+	}
+	a->step = nice_step((hi - lo) / u, target) * u;
+	a->lo = floor(lo / a->step) * a->step;
+	a->hi = ceil(hi / a->step) * a->step;
+	a->div = u;
+	a->suffix = sfx[k];
+	a->decimals = (int)-floor(log10(a->step / a->div) + 1e-9);
+	if (a->decimals < 0)
+		a->decimals = 0;
 }
 
 static void axis_fit(struct axis *a, double lo, double hi, int target)
@@ -506,7 +538,10 @@ int svgplot_write(struct svgplot *p, FILE *f, struct bql_err *e)
 	fr.top = 40;
 	fr.bottom = height - 60.0;
 	axis_fit(&fr.x, xmin, xmax, 8);
-	axis_fit(&fr.y, ymin, ymax, 6);
+	if (p->y_bytes)
+		axis_fit_bytes(&fr.y, ymin, ymax, 6);
+	else
+		axis_fit(&fr.y, ymin, ymax, 6);
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%u\" "

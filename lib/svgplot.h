@@ -40,6 +40,8 @@ struct svgplot *svgplot_new(const char *title, const char *xlabel,
 			    const char *ylabel);
 /* Canvas size in pixels (minimum 320x200). */
 void svgplot_set_size(struct svgplot *p, unsigned int width, unsigned int height);
+/* true: y values are bytes, ticks in 1024-based units ("24 KiB"). */
+void svgplot_set_y_bytes(struct svgplot *p, bool bytes);
 /* false: the y axis spans the data only, instead of starting at 0. */
 void svgplot_set_y_zero(struct svgplot *p, bool from_zero);
 

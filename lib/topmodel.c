@@ -259,15 +259,24 @@ static void dev_row(struct tm_row *r, const struct sampler_dev *d,
 		r->flags |= TM_F_GONE;
 }
 
-static bool is_idle(const struct tm_row *r)
+/*
+ * Why a device is hidden by default: 1 down (operstate), 2 its BQL was
+ * never used (every limit and inflight 0, no traffic), 0 shown. Devices
+ * just appeared or vanished, and flagged ones, are always shown.
+ */
+static int hidden_why(const struct tm_row *r)
 {
 	if (r->flags & (TM_F_NEW | TM_F_GONE | TM_F_STALL | TM_F_PINNED))
-		return false;
+		return 0;
+	if (sampler_dev_down(r->dev))
+		return 1;
+	if ((r->valid & (1u << TM_COL_LIMIT)) && r->v[TM_COL_LIMIT] > 0)
+		return 0;
 	if ((r->valid & (1u << TM_COL_INFLIGHT)) && r->v[TM_COL_INFLIGHT] > 0)
-		return false;
+		return 0;
 	if ((r->valid & (1u << TM_COL_TX_BYTES)) && r->v[TM_COL_TX_BYTES] > 0)
-		return false;
-	return true;
+		return 0;
+	return 2;
 }
 
 static bool has_glob(const char *s)
@@ -341,7 +350,7 @@ int topmodel_build(struct topmodel *m, const struct sampler *s)
 		return -ENOMEM;
 	devs = m->rows + nq + s->ndev;	/* scratch at the end */
 	m->nrows = 0;
-	m->ndev = m->nshown = m->nidle = m->nfiltered = 0;
+	m->ndev = m->nshown = m->nhidden = m->ndown = m->nunused = m->nfiltered = 0;
 	m->nqueues = 0;
 	memset(m->nflag, 0, sizeof(m->nflag));
 
@@ -355,6 +364,7 @@ int topmodel_build(struct topmodel *m, const struct sampler *s)
 		const struct sampler_dev *d = &s->dev[i];
 		struct tm_row *qr = m->rows + qbase;
 		unsigned int n = 0, shown = 0;
+		int why;
 		bool dev_match = !m->filter[0] || (!qfilter && match(m->filter, d->ifname));
 
 		for (unsigned int k = 0; k < d->nq; k++) {
@@ -383,8 +393,13 @@ int topmodel_build(struct topmodel *m, const struct sampler *s)
 			m->nfiltered++;
 			continue;
 		}
-		if (!m->show_all && is_idle(&devs[nd])) {
-			m->nidle++;
+		why = m->show_all ? 0 : hidden_why(&devs[nd]);
+		if (why) {
+			m->nhidden++;
+			if (why == 1)
+				m->ndown++;
+			else
+				m->nunused++;
 			continue;
 		}
 		devs[nd].expanded = topmodel_is_expanded(m, d->ifname);

@@ -77,11 +77,14 @@ struct tm_expand {
  * struct topmodel - what the screen shows
  * @sort: sort column; @reverse flips its natural direction
  * @filter: glob ('eth*', 'eth0:tx-1*') or substring; "" = everything
- * @show_all: include idle devices (no inflight, no traffic)
+ * @show_all: include the devices hidden by default: down ones, and those
+ *	whose BQL was never used (limit and inflight 0, no traffic)
  * @rows: the visible rows in display order, after topmodel_build()
  * @ndev: devices sampled (vanished ones excluded)
  * @nshown: devices with a row
- * @nidle: idle devices hidden because !@show_all
+ * @nhidden: devices hidden because !@show_all, @ndown + @nunused
+ * @ndown: of which down (operstate)
+ * @nunused: of which up but with BQL never used
  * @nfiltered: devices hidden by the filter
  * @nqueues: queues sampled
  * @nflag: queues carrying each flag bit, over all devices
@@ -97,7 +100,7 @@ struct topmodel {
 	bool expand_default_set;
 	struct tm_row *rows;
 	size_t nrows, caprows;
-	size_t ndev, nshown, nidle, nfiltered, nqueues;
+	size_t ndev, nshown, nhidden, ndown, nunused, nfiltered, nqueues;
 	size_t nflag[6];
 };
 

@@ -164,7 +164,7 @@ int units_parse_ms(const char *what, const char *s, uint64_t *out,
 		uint64_t mult, div;
 	} t[] = {
 		{ "", 1, 1 }, { "ms", 1, 1 }, { "s", 1000, 1 },
-		{ "us", 1, 1000 }, { "m", 60000, 1 }, { "min", 60000, 1 },
+		{ "us", 1, 1000 }, { "min", 60000, 1 },
 	};
 	struct dec d;
 	int ret;
@@ -186,7 +186,10 @@ int units_parse_ms(const char *what, const char *s, uint64_t *out,
 			return bad(e, ERANGE, what, s, "too large");
 		return 0;
 	}
-	return bad(e, EINVAL, what, s, "unknown unit (use ms, s or us)");
+	if (!strcmp(d.suffix, "m"))	/* 1m: a minute or a slip for 1ms? */
+		return bad(e, EINVAL, what, s,
+			   "ambiguous unit 'm' (write 'min' for minutes, 'ms' for milliseconds)");
+	return bad(e, EINVAL, what, s, "unknown unit (use ms, s, us or min)");
 }
 
 int units_parse_sec_ns(const char *what, const char *s, uint64_t *ns,

@@ -75,8 +75,12 @@ vg "$bin" $T apply --check "$tmp/dup.json"
 awk 'BEGIN { print "bqltrace 1"; for (i = 0; i < 100; i++) print "queue q" i;
 	for (i = 0; i < 100; i++) print 1000 + i, "q" i, "Q 1514" }' >"$tmp/many.bqlt"
 vg "$bin" replay --plot "$tmp/many.svg" --timeline "$tmp/many.jsonl" "$tmp/many.bqlt"
+vg "$bin" $R help --devices
+vg "$bin" $R show -j eth1 -v
+vg "$bin" $T set --force eth0:0 limit_min=5000 limit_max=3000 stall_max=0
+vg "$bin" $T set -q eth0:1 limit_max=1000
 for t in test_dql test_trace test_replay test_sim test_tune test_sel test_units test_profile test_out \
-	test_ofile test_tinput test_recwriter test_esc test_jscan test_svgplot; do
+	test_ofile test_tinput test_recwriter test_esc test_jscan test_svgplot test_sampler test_topmodel; do
 	[ -x "$build/tests/unit/$t" ] && vg "$build/tests/unit/$t"
 done
 echo "valgrind: $pass passed, $fail failed"

@@ -378,6 +378,8 @@ bench_record() {
 	grep -h "lost C" "$BENCH_DIR/rec-dl.err" | sed 's/^bqltool: record: /  --no-spin: /'
 	rec_during rec-spin 0
 	grep -h "lost C" "$BENCH_DIR/rec-spin.err" | sed 's/^bqltool: record: /  spinners:  /'
+}
+
 # ------------------------------------------------------------ sim
 
 # sim_row LABEL CPU_S PACKETS RSS [BASE_CPU_S]
@@ -437,6 +439,65 @@ bench_sim() {
 		wall=$(/usr/bin/time -f %e "$BQLTOOL" $args 2>&1 >/dev/null | tail -1)
 		printf '  %d candidates + baseline: %s s on 1 thread, %s s on %s\n' "$n1" "$w1" "$wall" "$(nproc) threads"
 	fi
+}
+
+# ------------------------------------------------------------ top live
+
+# cpu_of_live PREFIX ROOT_ARGS N: user+sys seconds of the live view taking N
+# samples at -d 0.01 in a detached 200x80 tmux pane (a real terminal)
+cpu_of_live() {
+	local pre=$1 args=$2 n=$3 out sock i
+	sock="bqlt-bench-$$-$n"
+	out=$(mktemp)
+	tmux -L "$sock" -f /dev/null new-session -d -x 200 -y 80 \
+		"LANG=C.UTF-8 TERM=tmux-256color $pre /usr/bin/time -f '%U %S' -o $out \
+		 $BQLTOOL $args top -d 0.01 -c $n; sleep 2"
+	for ((i = 0; i < 1200; i++)); do
+		[ -s "$out" ] && break
+		sleep 0.1
+	done
+	tmux -L "$sock" kill-server 2>/dev/null || true
+	awk '{ printf "%.3f\n", $1 + $2 }' "$out"
+	rm -f "$out"
+}
+
+# live_row LABEL PREFIX ROOT ROOT_ARGS: CPU per sample of bare reads and of
+# the live view, each as (CPU(N2) - CPU(N1)) / (N2 - N1) so that start-up
+# (exec, opening files, curses) does not count
+live_row() {
+	local label=$1 pre=$2 root=$3 args=$4 n1=100 n2=${BENCH_LIVE_SAMPLES:-1000} b1 b2 l1 l2
+	b1=$(cpu_rss "$pre $BUILD/tests/tools/bareread $root $n1"); b1=${b1% *}
+	b2=$(cpu_rss "$pre $BUILD/tests/tools/bareread $root $n2"); b2=${b2% *}
+	l1=$(cpu_of_live "$pre" "$args" $n1)
+	l2=$(cpu_of_live "$pre" "$args" $n2)
+	awk -v l="$label" -v b1="$b1" -v b2="$b2" -v l1="$l1" -v l2="$l2" -v n="$((n2 - n1))" 'BEGIN {
+		b = (b2 - b1) / n * 1e3; v = (l2 - l1) / n * 1e3
+		printf "  %-24s floor %6.3f ms/sample  live view %6.3f ms/sample", l, b, v
+		if (b > 0) printf "  %5.2fx floor", v / b
+		printf "\n"
+	}'
+}
+
+# The live view (200x80 terminal, -d 0.01) against the floor: bareread
+# pread-ing the 8 BQL files of the same queues over open fds. On a fake
+# 1x64 tree, and as root on one ifb with 64 TX queues in a namespace.
+bench_top_live() {
+	local root="$BENCH_DIR/top-1x64" ns="bqlt-bench-live-$$"
+	echo "top live view: CPU per sample vs the floor (tmux 200x80, -d 0.01)"
+	if ! have tmux || [ ! -x /usr/bin/time ]; then
+		echo "  skipped (needs tmux and /usr/bin/time)"
+		return 0
+	fi
+	top_tree "$root" 1 64
+	live_row "fake 1x64" "" "$root" "--sysfs-root $root"
+	if [ "$(id -u)" -ne 0 ] || ! ip netns add "$ns" 2>/dev/null; then
+		echo "  netns: skipped (needs root and ip netns)"
+		return 0
+	fi
+	ip -n "$ns" link add b0 numtxqueues 64 type ifb
+	ip -n "$ns" link set b0 up
+	live_row "netns 1 ifb x 64" "ip netns exec $ns" /sys "-n $ns" || true
+	ip netns del "$ns"
 }
 
 # ------------------------------------------------------------ main

@@ -44,7 +44,7 @@ load helpers
 	bqx help --keys
 	assert_success
 	assert_line "limit bytes rw" || assert_line "limit rw bytes"
-	assert_line "stall_max ro jiffies"
+	assert_line "stall_max rw jiffies"
 	assert_equal "$(echo "$output" | wc -l)" 8
 }
 

@@ -139,12 +139,16 @@ norm() {
 	assert_success
 	bq reset eth0 eth1
 	assert_success
+	# reset cleared stall_max, which is history, not a setting: put it back
+	for f in $(cd "$DATA/sysfs/tuned" && find . -name stall_max); do
+		cp "$DATA/sysfs/tuned/$f" "$ROOT/$f"
+	done
 	bq set eth1 limit_min=100 hold_time=2s stall_thrs=100
 	assert_success
 	assert_not_equal "$(tree_bytes)" "$before"
-	bq apply "$BATS_TEST_TMPDIR/p.json"
+	bq -v apply "$BATS_TEST_TMPDIR/p.json"
 	assert_success
-	assert_line "eth0:tx-2 limit_min: 0 -> 3028"
+	assert_line "eth0:tx-2 limit_min: 0 B -> 2.96 KiB"
 	assert_line "eth1:tx-1 hold_time: 2000 ms -> 1000 ms"
 	assert_line "eth1:tx-0 limit_max: max (unchanged)"
 	assert_equal "$(tree_bytes)" "$before"
@@ -165,7 +169,7 @@ norm() {
 	bq apply --check "$BATS_TEST_TMPDIR/p.json"
 	assert_failure 1
 	assert_equal "${#lines[@]}" 3
-	assert_line "eth0:tx-2 limit_min: 1514, profile 3028"
+	assert_line "eth0:tx-2 limit_min: 1.48 KiB, profile 2.96 KiB"
 	assert_line "eth1:tx-0 stall_thrs: 100 ms, profile off"
 	assert_line "eth1:tx-1 stall_thrs: 100 ms, profile off"
 	bq -j apply --check "$BATS_TEST_TMPDIR/p.json"
@@ -182,7 +186,7 @@ norm() {
 	bq apply --check "$P/missing-dev.json"
 	assert_failure 1
 	assert_line "eth9: not present"
-	assert_line "eth0:tx-0 limit_max: max, profile 65536"
+	assert_line "eth0:tx-0 limit_max: max, profile 64.0 KiB"
 	bq apply --check --missing=skip "$P/missing-dev.json"
 	assert_failure 1
 	refute_line "eth9: not present"
@@ -199,7 +203,7 @@ norm() {
 	echo 5000 > "$(f eth1 2 limit_min)"
 	bq apply --check "$BATS_TEST_TMPDIR/p.json"
 	assert_failure 1
-	assert_output "eth1:tx-2 limit_min: 5000, profile 0"
+	assert_output "eth1:tx-2 limit_min: 4.88 KiB, profile 0 B"
 }
 
 @test "apply --dry-run writes nothing" {
@@ -207,7 +211,7 @@ norm() {
 	before=$(tree_bytes)
 	bq apply --dry-run "$P/save-tuned.json"
 	assert_success
-	assert_line "eth0:tx-2 limit_min: 0 -> 3028"
+	assert_line "eth0:tx-2 limit_min: 0 B -> 2.96 KiB"
 	assert_regex "$stderr" "dry run: nothing was written"
 	bq -j apply --dry-run "$P/save-tuned.json"
 	assert_success
@@ -322,6 +326,8 @@ norm() {
 	assert_output "[]"
 	assert_equal "$(tree_bytes)" "$before"
 	bq apply --only eth1 --only wlan0 --dry-run "$P/partial.json"
+	assert_equal "${#lines[@]}" 4	# wlan0's 2 are in place: -v lists them
+	bq -v apply --only eth1 --only wlan0 --dry-run "$P/partial.json"
 	assert_equal "${#lines[@]}" 6
 	# the absent device is skipped, the present one applied
 	bq apply --only eth9 --missing=skip "$P/missing-dev.json"
@@ -407,7 +413,7 @@ norm() {
 	assert_output --partial "  apply "
 	bqx help apply
 	assert_success
-	assert_output --partial "apply [--dry-run | --check] [--missing=error|skip] [--only DEV]... FILE"
+	assert_output --partial "apply [--dry-run | --check] [-q] [--missing=error|skip] [--only DEV]... FILE"
 	bqx help save
 	assert_output --partial "save [-o FILE] [SEL...]"
 }

@@ -323,10 +323,11 @@ plot_matches() {
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
 	[ "$stderr" = "bqltool: replay: $BATS_TEST_TMPDIR/no-such-dir/p.svg: cannot create a temporary file in $BATS_TEST_TMPDIR/no-such-dir: No such file or directory" ]
-	rp -j replay --plot "$BATS_TEST_TMPDIR" ramp.bqlt
+	mkdir "$BATS_TEST_TMPDIR/dir.svg"
+	rp -j replay --plot "$BATS_TEST_TMPDIR/dir.svg" ramp.bqlt
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	[[ "$stderr" == "bqltool: replay: $BATS_TEST_TMPDIR: "* ]]
+	[[ "$stderr" == "bqltool: replay: $BATS_TEST_TMPDIR/dir.svg: "* ]]
 }
 
 @test "replay: --plot write errors exit 1 naming the file" {
@@ -385,4 +386,42 @@ plot_matches() {
 	diff -u "$EXPECTED/replay-ramp-timeline.csv" "$t/out.csv"
 	# and no temporary file is left
 	[ -z "$(ls "$t" | grep -E '\.(csv|svg)\.')" ]
+}
+
+@test "replay: --plot refuses a name that is not .svg, writes nothing" {
+	for name in out.png out.csv out; do
+		rp replay --plot "$BATS_TEST_TMPDIR/$name" ramp.bqlt
+		[ "$status" -eq 2 ]
+		[ -z "$output" ]
+		[[ "$stderr" == "bqltool: replay: --plot: '$BATS_TEST_TMPDIR/$name': the plot is SVG; give a name ending in .svg (or /dev/stdout)"* ]]
+		[ ! -e "$BATS_TEST_TMPDIR/$name" ]
+	done
+	rp replay -q --plot "$BATS_TEST_TMPDIR/UP.SVG" ramp.bqlt
+	[ "$status" -eq 0 ]
+}
+
+@test "replay: --plot draws inflight in steps and labels the axis in KiB" {
+	rp replay -q --plot "$BATS_TEST_TMPDIR/s.svg" decay.bqlt
+	[ "$status" -eq 0 ]
+	local q n pts
+	q=$(xmllint --xpath "string((//*[local-name()='polyline'])[1]/@data-name)" "$BATS_TEST_TMPDIR/s.svg")
+	q=${q% *}
+	# a step series draws 2n-1 corners for n points, a sloped one n
+	n=$(svg_xy "$BATS_TEST_TMPDIR/s.svg" "$q inflight" | wc -l)
+	pts=$(xmllint --xpath "string(//*[local-name()='polyline'][@data-name='$q inflight']/@points)" \
+		"$BATS_TEST_TMPDIR/s.svg" | wc -w)
+	[ "$n" -gt 2 ]
+	[ "$pts" -eq $((2 * n - 1)) ]
+	grep -qE '>[0-9.]+ KiB</text>' "$BATS_TEST_TMPDIR/s.svg"
+	! grep -qE '>[0-9.]+k</text>' "$BATS_TEST_TMPDIR/s.svg"
+}
+
+@test "replay: --kernel says which DQL semantics it chose" {
+	rp replay --kernel 5.15 completion-only.bqlt
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "completion-only.bqlt: hz 1000, kernel 5.15 (DQL as in 3.5-6.0; limit_max wins when limit_min > limit_max; no stall detector; reset leaves limit at 0), 1 queue" ]]
+	rp replay completion-only.bqlt
+	[[ "${lines[0]}" == "completion-only.bqlt: hz 1000, kernel newest (DQL as in 6.15 and later), 1 queue" ]]
+	rp -j replay --kernel 6.12.3-amd64 completion-only.bqlt
+	[ "$(jq -r '.queues[0] | "\(.kernel) \(.semantics)"' <<<"$output")" = "6.12.3-amd64 6.10-6.14" ]
 }

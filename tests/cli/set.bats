@@ -30,13 +30,13 @@ targets8() {
 	done
 }
 
-@test "set: writes every selected queue and prints old -> new" {
+@test "set: writes every selected queue and prints old -> new (in show's units)" {
 	use_tree multi
 	bq set eth0 limit_min=3000 hold_time=500
 	assert_success
 	assert_equal "$stderr" ""
 	assert_equal "${#lines[@]}" 8
-	assert_line --index 0 "eth0:tx-0 limit_min: 0 -> 3000"
+	assert_line --index 0 "eth0:tx-0 limit_min: 0 B -> 2.93 KiB"
 	assert_line --index 1 "eth0:tx-0 hold_time: 1000 ms -> 500 ms"
 	assert_line --index 7 "eth0:tx-3 hold_time: 1000 ms -> 500 ms"
 	for q in 0 1 2 3; do
@@ -68,7 +68,7 @@ targets8() {
 	assert_equal "${#lines[@]}" 3
 	bq set limit_min=1 eth1:tx-1 --dry-run
 	assert_success
-	assert_output "eth1:tx-1 limit_min: 0 -> 1"
+	assert_output "eth1:tx-1 limit_min: 0 B -> 1 B"
 	assert_equal "$(v eth1 1 limit_min)" 0
 }
 
@@ -102,7 +102,7 @@ targets8() {
 	use_tree multi
 	bq set eth1:0 limit=max
 	assert_success
-	assert_output "eth1:tx-0 limit: 3028 -> 1879048192"
+	assert_output "eth1:tx-0 limit: 2.96 KiB -> 1.75 GiB"
 	assert_equal "$(v eth1 0 limit)" 1879048192
 }
 
@@ -122,12 +122,53 @@ targets8() {
 
 @test "set: a value already in place is not written" {
 	use_tree multi
-	bq set eth0:0 limit_min=0 hold_time=1000 limit_max=max
+	bq -v set eth0:0 limit_min=0 hold_time=1000 limit_max=max
 	assert_success
-	assert_line "eth0:tx-0 limit_min: 0 (unchanged)"
+	assert_line "eth0:tx-0 limit_min: 0 B (unchanged)"
 	assert_line "eth0:tx-0 limit_max: max (unchanged)"
 	assert_line "eth0:tx-0 hold_time: 1000 ms (unchanged)"
+	# without -v only changes are listed; nothing to change is said once
+	bq set eth0:0 limit_min=0 hold_time=1000 limit_max=max
+	assert_success
+	assert_equal "$output" ""
+	assert_equal "$stderr" "bqltool: set: nothing to change: every value is in place (-v lists them)"
+}
+
+@test "set, reset and apply print the changes; -v everything; -q nothing" {
+	use_tree multi
+	bq set eth0:0 limit_min=3000 hold_time=1000 limit_max=max
+	assert_success
+	assert_output "eth0:tx-0 limit_min: 0 B -> 2.93 KiB"
+	bq -q set eth0:0 limit_min=1000
+	assert_failure 2	# -q is not a global option
+	bq set -q eth0:0 limit_min=1000
+	assert_success
+	assert_equal "$output" ""
 	assert_equal "$stderr" ""
+	assert_equal "$(v eth0 0 limit_min)" 1000
+	bq reset --quiet eth0:0
+	assert_success
+	assert_equal "$output" ""
+	bq save -o "$BATS_TEST_TMPDIR/p.json" eth0
+	bq set eth0:1 limit_min=3000
+	bq apply "$BATS_TEST_TMPDIR/p.json"
+	assert_success
+	assert_output "eth0:tx-1 limit_min: 2.93 KiB -> 0 B"
+	bq set eth0:1 limit_min=3000
+	bq apply -v "$BATS_TEST_TMPDIR/p.json"
+	assert_success
+	assert_line "eth0:tx-1 limit_min: 2.93 KiB -> 0 B"
+	assert_line "eth0:tx-0 limit_max: max (unchanged)"
+	bq set eth0:1 limit_min=3000
+	bq apply -q "$BATS_TEST_TMPDIR/p.json"
+	assert_success
+	assert_equal "$output" ""
+	assert_equal "$(v eth0 1 limit_min)" 0
+	# JSON lists every file, changed or not
+	bq -j apply "$BATS_TEST_TMPDIR/p.json"
+	assert_success
+	assert_equal "$(jq '[.[] | select(.changed)] | length' <<<"$output")" 0
+	[ "$(jq 'length' <<<"$output")" -gt 4 ]
 }
 
 @test "set --dry-run: prints old -> new and writes nothing" {
@@ -137,14 +178,21 @@ targets8() {
 	assert_success
 	assert_equal "${#lines[@]}" 10
 	assert_line "eth0:tx-3 stall_thrs: off -> 20 ms"
-	assert_line "wlan0:tx-0 limit_min: 0 -> 3000"
+	assert_line "wlan0:tx-0 limit_min: 0 B -> 2.93 KiB"
 	assert_regex "$stderr" "dry run: nothing was written"
 	assert_equal "$(tree_bytes)" "$before"
 	bq -j set eth0 limit_min=3000 --dry-run
 	assert_success
 	assert_equal "$stderr" ""
 	assert_equal "$(jq 'length' <<<"$output")" 4
+	# a dry run says so in JSON too; values keep sysfs units
+	assert_equal "$(jq -c '[.[] | .dry_run] | unique' <<<"$output")" '[true]'
+	assert_equal "$(jq -c '.[0] | [.old, .new, .changed]' <<<"$output")" '[0,3000,true]'
 	assert_equal "$(tree_bytes)" "$before"
+	# a real run has no dry_run key
+	bq -j set eth0:0 limit_min=3000
+	assert_success
+	assert_equal "$(jq -c '.[0] | has("dry_run")' <<<"$output")" false
 }
 
 @test "set: bad values exit 2 naming the value; nothing written" {
@@ -172,9 +220,10 @@ targets8() {
 		"stall_thrs=1s|stall_thrs=1s: 1000 ms is 250 jiffies, outside"
 		"limit_min=|'limit_min=': missing value after '='"
 		"=5|'=5': missing key before '='"
-		"foo=5|'foo=5': unknown key 'foo' \\(expected limit_min, limit_max, hold_time, stall_thrs or limit\\)"
+		"foo=5|'foo=5': unknown key 'foo' \\(expected limit_min, limit_max, hold_time, stall_thrs, limit or stall_max=0\\)"
 		"inflight=5|'inflight=5': inflight is read-only"
-		"stall_max=0|'stall_max=0': stall_max is read-only"
+		"stall_max=5|stall_max=5: stall_max can only be cleared: write 0 \\(the kernel sets it to 0 whatever is written\\)"
+		"stall_max=abc|stall_max=abc: stall_max can only be cleared: write 0"
 		"stall_cnt=0|stall_cnt is read-only"
 	)
 	for c in "${cases[@]}"; do
@@ -247,21 +296,46 @@ targets8() {
 	assert_equal "$(v eth1 1 hold_time)" 3
 }
 
-@test "set: limit_min > limit_max is a warning naming the rule" {
+@test "set shares check's rules: limit_min > limit_max refused unless --force" {
 	use_tree multi
+	before=$(tree_bytes)
 	bq set eth0 limit_min=5000 limit_max=3000
+	assert_failure 2
+	assert_regex "$stderr" "set: eth0:tx-0 \\(and 3 other queues\\): limit_min 4\\.88 KiB > limit_max 2\\.93 KiB contradict each other: .*(limit_min wins|limit_max wins).*'bqltool check' fails this, so it is refused \\(--force writes it anyway\\)"
+	assert_equal "$output" ""
+	assert_equal "$(tree_bytes)" "$before"
+	bq set --dry-run eth0 limit_min=5000 limit_max=3000
+	assert_failure 2
+	bq set --force eth0 limit_min=5000 limit_max=3000
 	assert_success
-	assert_regex "$stderr" "warning: eth0:tx-0 and other queues: limit_min 5000 > limit_max 3000: the kernel allows it; .*(limit_min wins|limit_max wins)"
+	assert_regex "$stderr" "warning: eth0:tx-0 \\(and 3 other queues\\): limit_min 4\\.88 KiB > limit_max 2\\.93 KiB.*\\('bqltool check' fails this\\)"
 	assert_equal "$(v eth0 3 limit_min)" 5000
+	# check fails what set refused
+	bq check eth0:3
+	assert_failure 1
 	# the final state counts, including values not being set
 	bq set eth0 limit_max=max
 	assert_success
 	assert_equal "$stderr" ""
-	bq set eth1:1 limit_max=1000
+	bq set eth1:1 limit_max=2000
 	assert_success
 	assert_equal "$stderr" ""
-	bq set eth1:1 limit_min=2000
-	assert_regex "$stderr" "eth1:tx-1: limit_min 2000 > limit_max 1000"
+	bq set eth1:1 limit_min=3000
+	assert_failure 2
+	assert_regex "$stderr" "eth1:tx-1: limit_min 2\\.93 KiB > limit_max 1\\.95 KiB"
+}
+
+@test "set shares check's rules: limit_max below one frame warns, as check does" {
+	use_tree multi
+	bq set eth1:1 limit_max=1000
+	assert_success
+	assert_regex "$stderr" "warning: eth1:tx-1: limit_max 1000 B is below one full-size frame \\(MTU 1500 \\+ 14\\)"
+	assert_equal "$(v eth1 1 limit_max)" 1000
+	bq check eth1:1
+	assert_output --partial "limit_max 1000 B is below one full-size frame (MTU 1500 + 14)"
+	bq set eth1:1 limit_max=1514
+	assert_success
+	assert_equal "$stderr" ""
 }
 
 @test "set: runtime errors exit 1 and write nothing" {
@@ -356,9 +430,9 @@ targets8() {
 	# values already in place need no write, so no permission
 	if [ "$(id -u)" -eq 0 ]; then
 		run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
-			"$BQLTOOL" --sysfs-root "$pub" set eth0 limit_min=0 hold_time=1s
+			"$BQLTOOL" --sysfs-root "$pub" -v set eth0 limit_min=0 hold_time=1s
 	else
-		bq set eth0 limit_min=0 hold_time=1s
+		bq -v set eth0 limit_min=0 hold_time=1s
 	fi
 	assert_success
 	assert_line "eth0:tx-3 hold_time: 1000 ms (unchanged)"
@@ -370,22 +444,25 @@ targets8() {
 	use_tree tuned
 	bq reset eth0 eth1
 	assert_success
-	assert_line "eth0:tx-0 limit_min: 1514 -> 0"
-	assert_line "eth0:tx-2 limit_min: 3028 -> 0"
-	assert_line "eth0:tx-0 limit_max: 65536 -> max"
+	assert_line "eth0:tx-0 limit_min: 1.48 KiB -> 0 B"
+	assert_line "eth0:tx-2 limit_min: 2.96 KiB -> 0 B"
+	assert_line "eth0:tx-0 limit_max: 64.0 KiB -> max"
 	assert_line "eth0:tx-0 hold_time: 500 ms -> 1000 ms"
 	assert_line "eth0:tx-0 stall_thrs: 20 ms -> off"
-	assert_line "eth1:tx-1 hold_time: 1000 ms (unchanged)"
+	refute_line "eth1:tx-1 hold_time: 1000 ms (unchanged)"
+	# stall_max is cleared, as at boot (6 jiffies at HZ 250 = 24 ms)
+	assert_line "eth0:tx-3 stall_max: 24 ms -> 0 ms"
 	for q in 0 1 2 3; do
 		assert_equal "$(v eth0 $q limit_min)" 0
 		assert_equal "$(v eth0 $q limit_max)" 1879048192
 		assert_equal "$(v eth0 $q hold_time)" 1000
 		assert_equal "$(v eth0 $q stall_thrs)" 0
+		assert_equal "$(v eth0 $q stall_max)" 0
 	done
 	bq -j reset eth0
 	assert_success
 	assert_equal "$(jq '[.[] | select(.changed)] | length' <<<"$output")" 0
-	assert_equal "$(jq 'length' <<<"$output")" 16
+	assert_equal "$(jq 'length' <<<"$output")" 20
 }
 
 @test "reset: dry run, kernels without stall_thrs, usage errors" {
@@ -393,8 +470,8 @@ targets8() {
 	before=$(tree_bytes)
 	bq reset --dry-run eth0:2
 	assert_success
-	assert_equal "${#lines[@]}" 4
-	assert_line "eth0:tx-2 limit_min: 3028 -> 0"
+	assert_equal "${#lines[@]}" 5
+	assert_line "eth0:tx-2 limit_min: 2.96 KiB -> 0 B"
 	assert_equal "$(tree_bytes)" "$before"
 	bq reset eth0 limit_min=0
 	assert_failure 2
@@ -430,9 +507,34 @@ targets8() {
 	assert_output --partial "  reset "
 	bqx help set
 	assert_success
-	assert_output --partial "Usage: bqltool [GLOBAL OPTIONS] set [--dry-run] SEL... KEY=VALUE..."
+	assert_output --partial "Usage: bqltool [GLOBAL OPTIONS] set [--dry-run] [--force] [-q] SEL... KEY=VALUE..."
 	assert_output --partial "DQL moves it again at the next completion"
 	bqx reset -h
 	assert_success
-	assert_output --partial "reset [--dry-run] SEL..."
+	assert_output --partial "reset [--dry-run] [-q] SEL..."
+}
+
+@test "set: hold_time=1m is refused as ambiguous; 1min is a minute" {
+	use_tree multi
+	bq set --dry-run eth0:0 hold_time=1m
+	assert_failure 2
+	assert_regex "$stderr" "hold_time: invalid value '1m': ambiguous unit 'm' \\(write 'min' for minutes, 'ms' for milliseconds\\)"
+	bq set --dry-run eth0:0 hold_time=1min
+	assert_success
+	assert_output "eth0:tx-0 hold_time: 1000 ms -> 60 s"
+}
+
+@test "set: stall_max=0 clears the longest stall; only 0 is meaningful" {
+	use_tree multi
+	assert_equal "$(v eth0 1 stall_max)" 2
+	bq set eth0:1 stall_max=0
+	assert_success
+	assert_output "eth0:tx-1 stall_max: 8 ms -> 0 ms"
+	assert_equal "$(v eth0 1 stall_max)" 0
+	bq -v set eth0:1 stall_max=0
+	assert_output "eth0:tx-1 stall_max: 0 ms (unchanged)"
+	bq set eth0:2 stall_max=5
+	assert_failure 2
+	assert_regex "$stderr" "stall_max can only be cleared: write 0"
+	assert_equal "$(v eth0 2 stall_max)" 4
 }

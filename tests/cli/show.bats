@@ -99,6 +99,13 @@ load helpers
 	bq show eth1:5
 	assert_failure 1
 	assert_regex "$stderr" "eth1: no TX queue 5 \\(the device has 2: tx-0..tx-1\\)"
+	# every missing queue is named
+	bq show eth1:1-4,9
+	assert_failure 1
+	assert_regex "$stderr" "eth1: no TX queues 2-4,9 \\(the device has 2: tx-0..tx-1\\)"
+	bq show wlan0:2
+	assert_failure 1
+	assert_regex "$stderr" "wlan0: no TX queue 2 \\(the device has 1: tx-0\\)"
 }
 
 @test "show: a glob that matches nothing exits 1" {
@@ -213,8 +220,24 @@ load helpers
 	assert_success
 	assert_regex "$stderr" "netlink not consulted"
 	assert_regex "$stderr" "note: HZ 250 \\(BQLTOOL_HZ\\)"
-	BQLTOOL_HZ= BQLTOOL_KCONFIG=/nonexistent run --separate-stderr "$BQLTOOL" --sysfs-root "$ROOT" -v show
+	BQLTOOL_HZ= BQLTOOL_KCONFIG=/dev/null run --separate-stderr "$BQLTOOL" --sysfs-root "$ROOT" -v show
 	assert_regex "$stderr" "note: HZ 250 \\(assumed\\)"
+}
+
+@test "a bad BQLTOOL_HZ or an unreadable BQLTOOL_KCONFIG is an error naming it" {
+	use_tree nic1
+	for v in abc 0 -5 12x 100000; do
+		BQLTOOL_HZ=$v run --separate-stderr "$BQLTOOL" --sysfs-root "$ROOT" show
+		assert_failure 2
+		assert_regex "$stderr" "BQLTOOL_HZ: invalid value '$v' \\(expected the kernel's HZ"
+		assert_equal "$output" ""
+	done
+	BQLTOOL_HZ= BQLTOOL_KCONFIG=/nonexistent run --separate-stderr "$BQLTOOL" --sysfs-root "$ROOT" show
+	assert_failure 2
+	assert_regex "$stderr" "BQLTOOL_KCONFIG: cannot read '/nonexistent': No such file"
+	# help still works
+	BQLTOOL_HZ=abc run --separate-stderr "$BQLTOOL" help
+	assert_success
 }
 
 @test "show --color=always colours the device name, never with JSON" {

@@ -17,8 +17,9 @@ teardown() {
 	tmux -L "$SOCK" kill-server 2>/dev/null || true
 }
 
-# start_view [ENV...] -- [TOP ARGS...]: run top in a 160x40 pane; after it
-# exits the pane records its status and the terminal modes, then idles.
+# start_view [ENV...] -- [TOP ARGS...]: run top in a 160x40 pane (VIEW_SIZE
+# "COLSxROWS" changes it); after it exits the pane records its status and
+# the terminal modes, then idles.
 start_view() {
 	local envs=() args=()
 
@@ -36,7 +37,9 @@ start_view() {
 		exec sleep 600
 	EOF
 	chmod +x "$BATS_TEST_TMPDIR/run.sh"
-	tmux -L "$SOCK" -f /dev/null new-session -d -x 160 -y 40 "$BATS_TEST_TMPDIR/run.sh"
+	local size=${VIEW_SIZE:-160x40}
+	tmux -L "$SOCK" -f /dev/null new-session -d -x "${size%x*}" -y "${size#*x}" \
+		"$BATS_TEST_TMPDIR/run.sh"
 }
 
 screen() {
@@ -86,13 +89,15 @@ assert_quit_clean() {
 	wait_for "every 200ms"
 	run screen
 	assert_line --index 0 --regexp "^bqltool top +host .+ kernel .+ HZ 250 +every 200ms +[0-9]{2}:[0-9]{2}:[0-9]{2}"
-	assert_output --regexp "devices 2 shown of 3, 1 idle hidden \\(a\\) +queues 7 +sort name asc"
+	assert_output --regexp "devices 3 shown of 3 +queues 7 +sort name asc"
 	assert_output --regexp "DEVICE/QUEUE.* LIMIT +INFLIGHT +FILL +LIMIT HISTORY +MIN +MAX +TX RATE"
 	assert_output --regexp "▾ eth0 +20\\.7 KiB +600 B +\\[▎ +\\] +3%"
 	assert_output --regexp "   tx-3 +7\\.39 KiB +300 B +\\[▍ +\\] +4% +█+ +0 B +max"
 	assert_output --regexp "   tx-1 +4\\.44 KiB +100 B"
 	assert_output --regexp "▾ eth1 +7\\.39 KiB"
-	refute_output --partial "wlan0"
+	# up, BQL used once (limit 3028) although idle now: shown
+	assert_output --regexp "▾ wlan0 +2\\.96 KiB +0 B"
+	refute_output --partial "column"
 	assert_output --regexp "hHelp sSort rReverse /Filter SpacePause"
 	keys q
 	assert_quit_clean
@@ -105,8 +110,8 @@ assert_quit_clean() {
 	wait_for "Press any key to return"
 	run screen
 	assert_output --partial "bqltool top - help"
-	assert_output --regexp "q, F10 +quit"
-	assert_output --regexp "PINNED +inflight stayed at or above the limit"
+	assert_output --regexp "q F10 \\^C +quit"
+	assert_output --regexp "PINNED inflight stayed at or above the limit"
 	keys x
 	wait_for "DEVICE/QUEUE"
 	keys F1
@@ -142,7 +147,11 @@ assert_quit_clean() {
 	assert_output --partial "2 filtered"
 	keys / C-u Enter
 	wait_for "▾ eth0"
-	# a: idle wlan0 appears
+	# a: the hidden (here: BQL never used) wlan0 appears
+	wait_for "▾ wlan0"
+	echo 0 > "$ROOT/class/net/wlan0/queues/tx-0/byte_queue_limits/limit"
+	wait_gone "▾ wlan0"
+	wait_for "1 hidden \\(0 down, 1 BQL unused: a\\)"
 	keys a
 	wait_for "wlan0"
 	# Enter collapses the device under the cursor (the first row)
@@ -235,4 +244,88 @@ assert_quit_clean() {
 	keys q
 	wait_for TOP-EXITED
 	[ "$(cat "$RC")" = 0 ]
+}
+
+@test "first screen: up devices with BQL shown; down and never-used ones hidden and counted" {
+	echo down > "$ROOT/class/net/eth1/operstate"
+	echo 0 > "$ROOT/class/net/wlan0/queues/tx-0/byte_queue_limits/limit"
+	start_view -- -d 0.1
+	wait_for "DEVICE/QUEUE"
+	run screen
+	assert_output --regexp "devices 1 shown of 3, 2 hidden \\(1 down, 1 BQL unused: a\\)"
+	assert_output --regexp "▾ eth0 "
+	refute_output --partial "eth1"
+	refute_output --partial "wlan0"
+	keys a
+	wait_for "wlan0"
+	wait_for "eth1"
+	# every device hidden: the empty screen says why and what to press
+	keys a
+	echo down > "$ROOT/class/net/eth0/operstate"
+	wait_for "Every device is down or has never used BQL: press a to show them"
+	keys q
+	assert_quit_clean
+}
+
+@test "80x24: a usable table that says how many columns are hidden, a help that fits" {
+	VIEW_SIZE=80x24 start_view -- -d 0.2
+	wait_for "DEVICE/QUEUE"
+	run screen
+	assert_output --regexp "[0-9]+ columns hidden"
+	assert_output --regexp "DEVICE/QUEUE.* LIMIT +INFLIGHT +FILL +TX RATE +FLAGS"
+	assert_output --regexp "▾ eth0 +20\\.7 KiB +600 B"
+	keys h
+	wait_for "Press any key to return"
+	run screen
+	# every line of the help is there, none cut at the right edge
+	assert_line --regexp "h \\? F1 +this help$"
+	assert_line --regexp "DEV:tx-N\\*$"
+	assert_line --regexp "STALL MAX stall_max in ms$"
+	assert_line --regexp "re-read at least once a second\\.$"
+	assert_line --index 0 "bqltool top - help"
+	keys x
+	wait_for "DEVICE/QUEUE"
+	keys q
+	assert_quit_clean
+}
+
+@test "sorting by a column the width hides says so" {
+	VIEW_SIZE=80x24 start_view -- -s stall_max
+	wait_for "DEVICE/QUEUE"
+	run screen
+	assert_output --regexp "sort stall_max desc \\(column hidden\\)"
+	keys q
+	assert_quit_clean
+}
+
+@test "the stall_max sort marker shows; the sort menu clears the rows it covers" {
+	start_view -- -s stall_max
+	wait_for "DEVICE/QUEUE"
+	run screen
+	assert_output --regexp "STALL MAXv"
+	refute_output --partial "column hidden"
+	keys s
+	wait_for "Sort by"
+	# the menu's rows (from "Sort by" down) hold the menu and nothing else
+	run bash -c "tmux -L '$SOCK' capture-pane -p | sed -n '/Sort by/,/stall_max/p'"
+	assert_output --partial "limit_min"
+	refute_output --regexp "tx-|KiB|\\[|%"
+	keys Escape
+	wait_gone "Sort by"
+	keys q
+	assert_quit_clean
+}
+
+@test "keys between frames, sampling at -d 0.01: rows are rebuilt before a key uses them" {
+	start_view -- -d 0.01
+	wait_for "DEVICE/QUEUE"
+	# samples come 10 times per frame, a full rescan (new device array)
+	# every second: for 2.5 s, every key must see the current rows
+	for _ in $(seq 80); do
+		keys Down Down Up Home Enter Enter
+		sleep 0.03
+	done
+	wait_for "every 10ms"
+	keys q
+	assert_quit_clean
 }

@@ -85,6 +85,15 @@ stop_top() {
 	assert_output --regexp "eth0 +tx-3 +7\\.39 KiB +300 B "
 }
 
+@test "-b: the device row sums limit and inflight, labelled by the selection" {
+	bq top -b -c 1 eth0:1,3 eth1
+	assert_success
+	# eth0: tx-1 4.44 KiB + tx-3 7.39 KiB, inflight 100 + 300, 2 of its 4 queues
+	assert_line --regexp "^eth0 +2 of 4 +11\\.8 KiB +400 B "
+	assert_line --regexp "^eth1 +all +7\\.39 KiB +100 B "
+	refute_line --regexp "^eth0 +all"
+}
+
 @test "-j: one JSON object per line, values equal the tree" {
 	bq -j top -c 3 -d 0.05
 	assert_success

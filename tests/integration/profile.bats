@@ -69,14 +69,14 @@ bqn() {
 	nsw i0 6 limit_min 9999
 	bqn apply --check "$PROF"
 	assert_failure 1
-	assert_output "i0:tx-6 limit_min: 9999, profile 1514"
+	assert_output "i0:tx-6 limit_min: 9.76 KiB, profile 1.48 KiB"
 	bqn -j apply --check "$PROF"
 	assert_failure 1
 	assert_equal "$output" '[{"ifname":"i0","queue":6,"key":"limit_min","live":9999,"profile":1514}]'
 	assert_equal "$(nsr i0 6 limit_min)" 9999
 	bqn apply "$PROF"
 	assert_success
-	assert_line "i0:tx-6 limit_min: 9999 -> 1514"
+	assert_line "i0:tx-6 limit_min: 9.76 KiB -> 1.48 KiB"
 	assert_equal "$(grep -c -- ' -> ' <<<"$output")" 1
 	bqn apply --check "$PROF"
 	assert_success

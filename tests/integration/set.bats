@@ -106,7 +106,7 @@ bqn() {
 	fi
 	# writing the shown value again changes nothing
 	shown=$(nsr i0 3 hold_time)
-	bqn set i0:3 hold_time="$shown"
+	bqn -v set i0:3 hold_time="$shown"
 	assert_success
 	assert_output "i0:tx-3 hold_time: $shown ms (unchanged)"
 }
@@ -119,8 +119,11 @@ bqn() {
 	assert_success
 	assert_equal "$(nsr i1 0 limit)" 9000
 	bqn set i1 limit_min=5000 limit_max=3000
+	assert_failure 2
+	assert_regex "$stderr" "limit_min 4\\.88 KiB > limit_max 2\\.93 KiB contradict each other: on this kernel"
+	assert_equal "$(nsr i1 1 limit_min)" 0
+	bqn set --force i1 limit_min=5000 limit_max=3000
 	assert_success
-	assert_regex "$stderr" "limit_min 5000 > limit_max 3000: the kernel allows it"
 	assert_equal "$(nsr i1 1 limit_min)" 5000
 	assert_equal "$(nsr i1 1 limit_max)" 3000
 	bqn set i1:2 limit_min=1

@@ -194,7 +194,10 @@ static void test_limits(void **state)
 	/* read-only files */
 	assert_int_equal(plan_value(BQL_INFLIGHT, 0, 250, "inflight=0", &pv, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "inflight is read-only"));
-	assert_int_equal(plan_value(BQL_STALL_MAX, 0, 250, "x", &pv, &e), -EINVAL);
+	/* stall_max: any write clears it, so 0 only */
+	assert_int_equal(plan_value(BQL_STALL_MAX, 0, 250, "x", &pv, &e), 0);
+	assert_int_equal(plan_value(BQL_STALL_MAX, 5, 250, "stall_max=5", &pv, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "stall_max=5: stall_max can only be cleared: write 0"));
 	assert_int_equal(plan_value(BQL_STALL_CNT, 0, 250, "x", &pv, &e), -EINVAL);
 }
 

@@ -285,6 +285,91 @@ static void test_rates_and_changes(void **state)
 	sampler_free(&s);
 }
 
+/*
+ * limit, inflight, stall_cnt, stall_max are read at every tick; the
+ * settings (limit_min, limit_max, hold_time, stall_thrs) at full scans
+ * only, which come at least once a second: never staler than that.
+ */
+static void test_settings_cadence(void **state)
+{
+	const struct sampler_queue *q;
+	struct sampler s;
+
+	(void)state;
+	sampler_init(&s, &ctx, NULL, NULL, &clk);
+	tick(&s, 0);
+	putq("eth0", 0, "limit", 7000);
+	putq("eth0", 0, "stall_max", 9);
+	putq("eth0", 0, "limit_max", 65536);
+	putq("eth0", 0, "hold_time", 500);
+	tick(&s, 10000000ull);		/* 10 ms */
+	q = &dev(&s, "eth0")->q[0];
+	assert_int_equal(q->bql.val[BQL_LIMIT], 7000);
+	assert_int_equal(q->bql.val[BQL_STALL_MAX], 9);
+	assert_int_equal(q->bql.val[BQL_LIMIT_MAX], 1879048192);	/* not yet */
+	assert_int_equal(q->bql.val[BQL_HOLD_TIME], 1000);
+	assert_true(bql_has(&q->bql, BQL_LIMIT_MAX));
+	for (int i = 0; i < 99; i++)	/* 1 s after the first tick */
+		tick(&s, 10000000ull);
+	q = &dev(&s, "eth0")->q[0];
+	assert_int_equal(q->bql.val[BQL_LIMIT_MAX], 65536);	/* within 1 s */
+	assert_int_equal(q->bql.val[BQL_HOLD_TIME], 500);
+	sampler_free(&s);
+}
+
+/* stats_min_ns: counters read at most that often, rates over the span */
+static void test_stats_min_interval(void **state)
+{
+	struct sampler s;
+
+	(void)state;
+	sampler_init(&s, &ctx, NULL, NULL, &clk);
+	s.stats_min_ns = 100000000ull;
+	tick(&s, 0);
+	putstat("eth0", "tx_bytes", 1000 + 5000);
+	tick(&s, 10000000ull);
+	assert_false(dev(&s, "eth0")->has_rate);	/* not read yet */
+	assert_int_equal(dev(&s, "eth0")->tx_bytes, 1000);
+	for (int i = 0; i < 9; i++)
+		tick(&s, 10000000ull);
+	assert_true(dev(&s, "eth0")->has_rate);
+	assert_float_equal(dev(&s, "eth0")->tx_bytes_rate, 50000.0, 1e-6);
+	putq("eth0", 1, "limit", 9000);
+	putq("eth0", 1, "stall_cnt", 1 + 2);
+	tick(&s, 10000000ull);			/* limit/inflight still every tick */
+	assert_int_equal(dev(&s, "eth0")->q[1].bql.val[BQL_LIMIT], 9000);
+	assert_int_equal(dev(&s, "eth0")->q[1].bql.val[BQL_STALL_CNT], 1);	/* counter: later */
+	assert_true(dev(&s, "eth0")->has_rate);	/* the last rate stays */
+	for (int i = 0; i < 9; i++)
+		tick(&s, 10000000ull);
+	assert_int_equal(dev(&s, "eth0")->q[1].bql.val[BQL_STALL_CNT], 3);
+	assert_true(dev(&s, "eth0")->q[1].has_stall_delta);
+	assert_int_equal(dev(&s, "eth0")->q[1].stall_cnt_delta, 2);
+	assert_int_equal(dev(&s, "eth0")->q[1].since_stall, 0);
+	tick(&s, 10000000ull);
+	assert_int_equal(dev(&s, "eth0")->q[1].since_stall, 1);
+	sampler_free(&s);
+}
+
+/* operstate is kept per device and refreshed by the full scans */
+static void test_operstate(void **state)
+{
+	struct sampler s;
+
+	(void)state;
+	put("up", "eth0/operstate");
+	put("down", "eth1/operstate");
+	sampler_init(&s, &ctx, NULL, NULL, &clk);
+	tick(&s, 0);
+	assert_string_equal(dev(&s, "eth0")->operstate, "up");
+	assert_false(sampler_dev_down(dev(&s, "eth0")));
+	assert_true(sampler_dev_down(dev(&s, "eth1")));
+	put("unknown", "eth1/operstate");
+	tick(&s, 1000000000ull);
+	assert_false(sampler_dev_down(dev(&s, "eth1")));
+	sampler_free(&s);
+}
+
 static void test_device_vanishes_and_appears(void **state)
 {
 	struct sampler s;
@@ -496,6 +581,9 @@ int main(void)
 		cmocka_unit_test(test_counter_delta),
 		cmocka_unit_test_setup_teardown(test_first_sample, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rates_and_changes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_settings_cadence, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_operstate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stats_min_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_vanishes_and_appears, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_count_change, setup, teardown),

@@ -228,13 +228,21 @@ static void test_resolve_errors(void **state)
 	} cases[] = {
 		{ "nosuch0", -ENODEV, "nosuch0: no such device" },
 		{ "lo", -EOPNOTSUPP, "lo: device does not use BQL" },
-		{ "eth1:2", -ERANGE, "eth1: no TX queue 2" },
-		{ "eth0:2-9", -ERANGE, "no TX queue 9" },
-		{ "wl*", -ENODEV, "'wl*': no device with BQL matches" },
+		{ "eth1:2", -ERANGE, "eth1: no TX queue 2 (the device has 2: tx-0..tx-1)" },
+		/* every missing queue is named, not only the first or the last */
+		{ "eth0:2-9", -ERANGE, "eth0: no TX queues 4-9 (the device has 4: tx-0..tx-3)" },
+		{ "eth0:1,9", -ERANGE, "eth0: no TX queue 9 (the device has 4: tx-0..tx-3)" },
+		{ "eth1:4-9,12", -ERANGE, "eth1: no TX queues 4-9,12 (the device has 2:" },
+		{ "eth0:0,5,7-8", -ERANGE, "eth0: no TX queues 5,7-8 (" },
+		/* one queue: no range to spell out */
+		{ "wlan0:1", -ERANGE, "wlan0: no TX queue 1 (the device has 1: tx-0)" },
+		{ "xy*", -ENODEV, "'xy*': no device with BQL matches" },
 		{ "veth*", -ENODEV, "'veth*': no device with BQL matches" },
 	};
 
 	(void)state;
+	mk("class/net/wlan0/queues/tx-0/byte_queue_limits");	/* one queue */
+	put("class/net/wlan0/ifindex", "5\n");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *args[] = { cases[i].arg };
 		struct sel_result r;
@@ -244,6 +252,12 @@ static void test_resolve_errors(void **state)
 		if (ret != cases[i].ret || !strstr(e.msg, cases[i].msg))
 			fail_msg("'%s': got %d '%s'", cases[i].arg, ret, e.msg);
 		assert_null(r.t);
+	}
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s/class/net/wlan0'", root);
+		assert_int_equal(system(cmd), 0);
 	}
 }
 

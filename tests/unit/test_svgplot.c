@@ -331,6 +331,21 @@ static void test_ticks(void **state)
 	xml_check(svg);
 	free(svg);
 	svgplot_free(p);
+
+	/* bytes: 1024-based ticks in KiB, as everything else prints bytes */
+	p = svgplot_new("t", "time (s)", "bytes");
+	s = svgplot_series(p, "limit");
+	svgplot_point(p, s, 0, 3000);
+	svgplot_point(p, s, 1, 58000);
+	svgplot_set_y_bytes(p, true);
+	svg = render(p);
+	assert_non_null(strstr(svg, ">10 KiB</text>"));
+	assert_non_null(strstr(svg, ">60 KiB</text>"));
+	assert_null(strstr(svg, "k</text>"));
+	assert_non_null(strstr(svg, "data-xy=\"0,3000 1,58000\""));	/* data stays exact */
+	xml_check(svg);
+	free(svg);
+	svgplot_free(p);
 }
 
 /* the chosen series are kept, renumbered; the title can change at the end */

@@ -72,7 +72,7 @@ static void mkdev(const char *dev, int ifindex)
 /*
  * eth0: 3 queues, limits 1000/5000/3000, inflight 100/0/2900
  * eth1: 1 queue, limit 9000, inflight 10
- * wlan0: 2 queues, idle (inflight 0, no traffic)
+ * wlan0: 2 queues, BQL never used (limit and inflight 0, no traffic)
  */
 static int setup(void **state)
 {
@@ -89,8 +89,8 @@ static int setup(void **state)
 	mkdev("eth1", 3);
 	mkqueue("eth1", 0, 9000, 10);
 	mkdev("wlan0", 4);
-	mkqueue("wlan0", 0, 3028, 0);
-	mkqueue("wlan0", 1, 3028, 0);
+	mkqueue("wlan0", 0, 0, 0);
+	mkqueue("wlan0", 1, 0, 0);
 	return 0;
 }
 
@@ -141,11 +141,14 @@ static void test_rows_and_aggregates(void **state)
 	tick(&s);
 	topmodel_init(&m);
 	assert_int_equal(topmodel_build(&m, &s), 0);
-	/* wlan0 is idle and hidden; few queues: devices start expanded */
+	/* wlan0's BQL was never used (limit 0) and it is hidden; few
+	 * queues: devices start expanded */
 	assert_string_equal(layout(&m), "eth0 0 1 2 eth1 0");
 	assert_int_equal(m.ndev, 3);
 	assert_int_equal(m.nshown, 2);
-	assert_int_equal(m.nidle, 1);
+	assert_int_equal(m.nhidden, 1);
+	assert_int_equal(m.nunused, 1);
+	assert_int_equal(m.ndown, 0);
 	assert_int_equal(m.nqueues, 6);
 	r = &m.rows[0];
 	assert_null(r->q);
@@ -166,10 +169,10 @@ static void test_rows_and_aggregates(void **state)
 	assert_string_equal(layout(&m), "eth0 0 1 2 eth1 0 wlan0 0 1");
 	assert_float_equal(m.rows[6].v[TM_COL_TX_BYTES], 125000, 1e-6);
 
-	/* show_all keeps an idle device */
+	/* show_all keeps a hidden device */
 	tick(&s);
 	assert_int_equal(topmodel_build(&m, &s), 0);
-	assert_int_equal(m.nidle, 1);
+	assert_int_equal(m.nhidden, 1);
 	m.show_all = true;
 	assert_int_equal(topmodel_build(&m, &s), 0);
 	assert_string_equal(layout(&m), "eth0 0 1 2 eth1 0 wlan0 0 1");
@@ -182,6 +185,31 @@ static void test_rows_and_aggregates(void **state)
 	assert_int_equal(topmodel_toggle(&m, "eth0"), 0);
 	assert_int_equal(topmodel_build(&m, &s), 0);
 	assert_string_equal(layout(&m), "eth0 0 1 2 eth1 0 wlan0 0 1");
+	topmodel_free(&m);
+	sampler_free(&s);
+}
+
+/* An idle device whose BQL was used is shown; a down one is hidden. */
+static void test_hidden_rule(void **state)
+{
+	struct sampler s;
+	struct topmodel m;
+
+	(void)state;
+	put(3028, "wlan0/queues/tx-0/byte_queue_limits/limit");	/* used once, idle now */
+	sh("echo down > '%s/class/net/eth1/operstate'", root);
+	sampler_init(&s, &ctx, NULL, NULL, &clk);
+	tick(&s);
+	topmodel_init(&m);
+	assert_int_equal(topmodel_build(&m, &s), 0);
+	assert_string_equal(layout(&m), "eth0 0 1 2 wlan0 0 1");
+	assert_int_equal(m.nhidden, 1);
+	assert_int_equal(m.ndown, 1);
+	assert_int_equal(m.nunused, 0);
+	m.show_all = true;
+	assert_int_equal(topmodel_build(&m, &s), 0);
+	assert_string_equal(layout(&m), "eth0 0 1 2 eth1 0 wlan0 0 1");
+	assert_int_equal(m.nhidden, 0);
 	topmodel_free(&m);
 	sampler_free(&s);
 }
@@ -280,7 +308,8 @@ static void test_vanished_rows(void **state)
 	assert_int_equal(m.ndev, 3);	/* eth0, wlan0, eth7 */
 	tick(&s);
 	assert_int_equal(topmodel_build(&m, &s), 0);
-	assert_string_equal(layout(&m), "eth0 0 1 2");
+	/* eth7 stays: idle, but its BQL was used (limit 100) */
+	assert_string_equal(layout(&m), "eth0 0 1 2 eth7 0");
 	topmodel_free(&m);
 	sampler_free(&s);
 }
@@ -406,6 +435,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_rows_and_aggregates, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hidden_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sort, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vanished_rows, setup, teardown),

@@ -167,7 +167,7 @@ static void test_ms(void **state)
 {
 	static const struct ucase c[] = {
 		OK("0", 0), OK("250", 250), OK("250ms", 250), OK("1s", 1000), OK("1.5s", 1500),
-		OK("0.001s", 1), OK("2000us", 2), OK("1m", 60000), OK("1min", 60000),
+		OK("0.001s", 1), OK("2000us", 2), OK("1min", 60000),
 		OK("4294967295", 4294967295ull), OK("4294967296ms", 4294967296ull),
 		OK("18446744073709551615", UINT64_MAX),
 		BIG("18446744073709551616"),
@@ -184,6 +184,8 @@ static void test_ms(void **state)
 		BAD("5h", "unknown unit"),
 		BAD("5sec", "unknown unit"),
 		BAD("max", "expected a time"),
+		/* 1m reads as one minute or a slip for 1ms: "min" is required */
+		BAD("1m", "ambiguous unit 'm' (write 'min' for minutes, 'ms' for milliseconds)"),
 	};
 
 	(void)state;

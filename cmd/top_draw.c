@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * top's screen, the drawing half: header, column layout for the terminal
+ * width, the queue table with fill bars and limit history, the help
+ * screen and the sort menu. Terminal setup and keys are top_view.c.
+ */
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/top_view.h"
+#include "cmd/top_view_int.h"
+#include "dql/dql.h"
+#include "lib/bql.h"
+#include "lib/esc.h"
+#include "lib/units.h"
+
+static void pen_on(int pair, attr_t mono)
+{
+	if (tv_term.color && pair)
+		attron(COLOR_PAIR(pair));
+	else
+		attron(mono);
+}
+
+static void pen_off(int pair, attr_t mono)
+{
+	if (tv_term.color && pair)
+		attroff(COLOR_PAIR(pair));
+	else
+		attroff(mono);
+}
+
+static char *fmt_count(char *buf, size_t n, double v)
+{
+	if (v < 10 && v != floor(v))
+		snprintf(buf, n, "%.1f", v);
+	else if (v < 1e4)
+		snprintf(buf, n, "%.0f", v);
+	else if (v < 1e6)
+		snprintf(buf, n, "%.1fk", v / 1e3);
+	else
+		snprintf(buf, n, "%.2fM", v / 1e6);
+	return buf;
+}
+
+
+/* Table columns in display order; lower prio is dropped first. */
+enum vcol { V_NAME, V_LIMIT, V_INFLIGHT, V_FILL, V_SPARK, V_MIN, V_MAX, V_RATE,
+	    V_PPS, V_STOP, V_WAKE, V_STALLS, V_STALLMAX, V_FLAGS, V_NR };
+
+static const struct {
+	const char *title;
+	int width, prio;
+	enum tm_col col;	/* sort column it shows */
+	bool left;
+} vcols[V_NR] = {
+	[V_NAME]     = { "DEVICE/QUEUE",	16, 100, TM_COL_NAME, true },
+	[V_LIMIT]    = { "LIMIT",		10, 99, TM_COL_LIMIT, false },
+	[V_INFLIGHT] = { "INFLIGHT",		10, 98, TM_COL_INFLIGHT, false },
+	[V_FILL]     = { "FILL",		12, 97, TM_COL_FILL, true },
+	[V_SPARK]    = { "LIMIT HISTORY",	16, 80, TM_COL_NR, true },
+	[V_MIN]      = { "MIN",			9, 60, TM_COL_LIMIT_MIN, false },
+	[V_MAX]      = { "MAX",			9, 61, TM_COL_LIMIT_MAX, false },
+	[V_RATE]     = { "TX RATE",		12, 90, TM_COL_TX_BYTES, false },
+	[V_PPS]      = { "PKT/S",		7, 70, TM_COL_TX_PACKETS, false },
+	[V_STOP]     = { "STOP/S",		7, 65, TM_COL_TX_STOP, false },
+	[V_WAKE]     = { "WAKE/S",		7, 64, TM_COL_TX_WAKE, false },
+	[V_STALLS]   = { "STALLS",		7, 85, TM_COL_STALL_CNT, false },
+	[V_STALLMAX] = { "STALL MAX",		9, 62, TM_COL_STALL_MAX, false },
+	[V_FLAGS]    = { "FLAGS",		14, 95, TM_COL_NR, true },
+};
+
+/* @nhidden: columns with data that the width left out */
+struct layout {
+	bool on[V_NR];
+	int x[V_NR], w[V_NR];
+	int nhidden;
+};
+
+/* widen column @v (if shown) up to @to with at most @extra; what it took */
+static int widen(struct layout *l, int v, int to, int extra)
+{
+	int add = to - l->w[v];
+
+	if (!l->on[v] || add <= 0 || extra <= 0)
+		return 0;
+	add = add < extra ? add : extra;
+	l->w[v] += add;
+	return add;
+}
+
+static void make_layout(struct layout *l, int cols, bool qstats)
+{
+	int total = 0, extra;
+
+	memset(l, 0, sizeof(*l));
+	for (int v = 0; v < V_NR; v++) {
+		int need = (int)strlen(vcols[v].title) + 1;	/* room for the sort mark */
+
+		l->w[v] = vcols[v].width > need ? vcols[v].width : need;
+		l->on[v] = !(!qstats && (v == V_STOP || v == V_WAKE));
+	}
+	for (;;) {
+		int lowest = -1;
+
+		total = 0;
+		for (int v = 0; v < V_NR; v++)
+			if (l->on[v])
+				total += l->w[v] + 1;
+		if (total <= cols)
+			break;
+		for (int v = 0; v < V_NR; v++)
+			if (l->on[v] && v != V_NAME && (lowest < 0 || vcols[v].prio < vcols[lowest].prio))
+				lowest = v;
+		if (lowest < 0)
+			break;
+		l->on[lowest] = false;
+		l->nhidden++;
+	}
+	/* spare room widens the bar to 17, the sparkline to 32, the bar to 25 */
+	extra = cols - total;
+	extra -= widen(l, V_FILL, 17, extra);
+	extra -= widen(l, V_SPARK, 32, extra);
+	widen(l, V_FILL, 25, extra);
+	for (int v = 0, x = 0; v < V_NR; v++) {
+		l->x[v] = x;
+		if (l->on[v])
+			x += l->w[v] + 1;
+	}
+}
+
+static void put_cell(const struct layout *l, int y, int v, const char *raw)
+{
+	char s[4 * 64 + 1];	/* a cell escaped (lib/esc.h): names are bytes */
+	int w = l->w[v], len;
+
+	esc_text(s, sizeof(s), raw);
+	len = (int)strlen(s);
+
+	if (!l->on[v])
+		return;
+	if (len > w)
+		len = w;
+	if (vcols[v].left)
+		mvaddnstr(y, l->x[v], s, len);
+	else
+		mvaddnstr(y, l->x[v] + w - len, s, len);
+}
+
+static int level_pair(double fill)
+{
+	return fill < 0.5 ? PAIR_LOW : fill < 0.9 ? PAIR_MID : PAIR_HIGH;
+}
+
+/* [█████▌    ] 55%: inflight / limit */
+static void draw_bar(const struct layout *l, int y, const struct tm_row *r)
+{
+	static const char *const eighths[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+	int w = l->w[V_FILL] - 7, x = l->x[V_FILL];
+	double fill;
+	int cells8;
+	char pct[8];
+
+	if (!l->on[V_FILL] || w < 2 || !(r->valid & (1u << TM_COL_FILL)))
+		return;
+	fill = r->v[TM_COL_FILL];
+	cells8 = (int)(fmin(fill, 1.0) * w * 8 + 0.5);
+	mvaddch(y, x, '[');
+	pen_on(level_pair(fill), A_BOLD);
+	for (int i = 0; i < w; i++) {
+		int left = cells8 - i * 8;
+
+		if (left >= 8)
+			addstr(tv_term.utf8 ? "█" : "|");
+		else if (left > 0)
+			addstr(tv_term.utf8 ? eighths[left] : (left >= 4 ? "|" : " "));
+		else
+			addch(' ');
+	}
+	pen_off(level_pair(fill), A_BOLD);
+	addch(']');
+	snprintf(pct, sizeof(pct), "%4.0f%%", fmin(fill * 100, 999));
+	mvaddstr(y, x + w + 2, pct);
+}
+
+/* limit history, newest on the right, scaled 0..max of the window */
+static void draw_spark(const struct layout *l, int y, const struct tm_row *r)
+{
+	static const char *const blocks[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+	static const char ascii[] = "._-~=+*#";
+	int w = l->w[V_SPARK], len = 0;
+	uint64_t vals[SAMPLER_HIST], max = 0;
+
+	if (!l->on[V_SPARK])
+		return;
+	if (w > SAMPLER_HIST)
+		w = SAMPLER_HIST;
+	if (r->q) {
+		len = (int)r->q->hist_len < w ? (int)r->q->hist_len : w;
+		for (int i = 0; i < len; i++)
+			vals[i] = sampler_hist(r->q->hist_limit, r->q, (unsigned int)i);
+	} else {
+		/* the device: sum of its queues' limits */
+		len = w;
+		for (unsigned int k = 0; k < r->dev->nq; k++) {
+			const struct sampler_queue *q = &r->dev->q[k];
+
+			if ((int)q->hist_len < len)
+				len = (int)q->hist_len;
+		}
+		if (!r->dev->nq)
+			len = 0;
+		for (int i = 0; i < len; i++) {
+			vals[i] = 0;
+			for (unsigned int k = 0; k < r->dev->nq; k++)
+				vals[i] += sampler_hist(r->dev->q[k].hist_limit, &r->dev->q[k],
+							(unsigned int)i);
+		}
+	}
+	for (int i = 0; i < len; i++)
+		max = vals[i] > max ? vals[i] : max;
+	pen_on(PAIR_SPARK, 0);
+	for (int i = 0; i < len; i++) {
+		int lvl = max ? (int)((vals[i] * 7 + max / 2) / max) : 0;
+
+		move(y, l->x[V_SPARK] + w - 1 - i);
+		if (tv_term.utf8)
+			addstr(blocks[lvl]);
+		else
+			addch((chtype)ascii[lvl]);
+	}
+	pen_off(PAIR_SPARK, 0);
+}
+
+static void flag_text(char *buf, size_t n, unsigned int f)
+{
+	snprintf(buf, n, "%s%s%s%s%s%s", f & TM_F_STALL ? "STALL " : "",
+		 f & TM_F_PINNED ? "PINNED " : "", f & TM_F_AT_MIN ? "MIN " : "",
+		 f & TM_F_OSC ? "OSC " : "", f & TM_F_NEW ? "new " : "",
+		 f & TM_F_GONE ? "gone " : "");
+}
+
+static void draw_row(const struct layout *l, int y, const struct tm_row *r,
+		     unsigned int hz, bool cursor)
+{
+	char buf[64], name[40];
+	const struct bql_queue *b = r->q ? &r->q->bql : NULL;
+	bool gone = r->flags & TM_F_GONE;
+	int pair = cursor ? PAIR_CURSOR : gone ? PAIR_GONE : (r->flags & TM_F_NEW) ? PAIR_NEW : 0;
+	attr_t mono = cursor ? A_REVERSE : gone ? A_DIM : (r->flags & TM_F_NEW) ? A_BOLD : 0;
+
+	if (pair || mono) {
+		pen_on(pair, mono);
+		mvhline(y, 0, ' ', COLS);
+	}
+	if (r->q)
+		snprintf(name, sizeof(name), "   tx-%u", r->q->index);
+	else
+		snprintf(name, sizeof(name), "%s %s", r->expanded ? (tv_term.utf8 ? "▾" : "-") :
+			 (tv_term.utf8 ? "▸" : "+"), r->dev->ifname);
+	if (!r->q && !cursor && !pair)
+		attron(A_BOLD);
+	put_cell(l, y, V_NAME, name);
+	if (!r->q && !cursor && !pair)
+		attroff(A_BOLD);
+#define CELL(v, col, fmt_expr) \
+	do { if (r->valid & (1u << (col))) put_cell(l, y, (v), (fmt_expr)); } while (0)
+	CELL(V_LIMIT, TM_COL_LIMIT, units_fmt_bytes(buf, sizeof(buf), (uint64_t)r->v[TM_COL_LIMIT]));
+	CELL(V_INFLIGHT, TM_COL_INFLIGHT,
+	     units_fmt_bytes(buf, sizeof(buf), (uint64_t)r->v[TM_COL_INFLIGHT]));
+	CELL(V_MIN, TM_COL_LIMIT_MIN, bql_fmt_human(buf, sizeof(buf), BQL_LIMIT_MIN, (uint64_t)r->v[TM_COL_LIMIT_MIN], 0));
+	CELL(V_MAX, TM_COL_LIMIT_MAX, bql_fmt_human(buf, sizeof(buf), BQL_LIMIT_MAX, (uint64_t)r->v[TM_COL_LIMIT_MAX], 0));
+	CELL(V_RATE, TM_COL_TX_BYTES, units_fmt_rate(buf, sizeof(buf), r->v[TM_COL_TX_BYTES]));
+	CELL(V_PPS, TM_COL_TX_PACKETS, fmt_count(buf, sizeof(buf), r->v[TM_COL_TX_PACKETS]));
+	CELL(V_STOP, TM_COL_TX_STOP, fmt_count(buf, sizeof(buf), r->v[TM_COL_TX_STOP]));
+	CELL(V_WAKE, TM_COL_TX_WAKE, fmt_count(buf, sizeof(buf), r->v[TM_COL_TX_WAKE]));
+	CELL(V_STALLS, TM_COL_STALL_CNT, fmt_count(buf, sizeof(buf), r->v[TM_COL_STALL_CNT]));
+	CELL(V_STALLMAX, TM_COL_STALL_MAX,
+	     units_fmt_ms(buf, sizeof(buf),
+			  dql_jiffies_to_msecs((uint64_t)r->v[TM_COL_STALL_MAX], hz)));
+#undef CELL
+	(void)b;
+	if (!gone) {
+		draw_bar(l, y, r);
+		draw_spark(l, y, r);
+	}
+	flag_text(buf, sizeof(buf), r->flags);
+	if (buf[0] && l->on[V_FLAGS]) {
+		int fp = (r->flags & (TM_F_STALL | TM_F_PINNED)) ? PAIR_HIGH : PAIR_WARN;
+
+		if (!cursor)
+			pen_on(fp, A_BOLD);
+		put_cell(l, y, V_FLAGS, buf);
+		if (!cursor)
+			pen_off(fp, A_BOLD);
+	}
+	if (pair || mono)
+		pen_off(pair, mono);
+}
+
+static void fmt_interval(char *buf, size_t n, uint64_t ns)
+{
+	if (ns % 1000000000ull == 0)
+		snprintf(buf, n, "%llus", (unsigned long long)(ns / 1000000000ull));
+	else if (ns < 1000000000ull)
+		snprintf(buf, n, "%llums", (unsigned long long)(ns / 1000000ull));
+	else
+		snprintf(buf, n, "%.2fs", (double)ns / 1e9);
+}
+
+/* the view column that shows sort column @c, or -1 */
+static int vcol_of(enum tm_col c)
+{
+	for (int v = 0; v < V_NR; v++)
+		if (vcols[v].col == c)
+			return v;
+	return -1;
+}
+
+static void draw_header(const struct tv_frame *f, const struct layout *l)
+{
+	const struct topmodel *m = f->m;
+	char iv[32], tbuf[32], line[320], shown[4 * 320 + 1];	/* escaped: lib/esc.h */
+	time_t t = (time_t)(f->real_ns / 1000000000ull);
+	int sv = vcol_of(m->sort);
+	struct tm tm;
+	size_t len;
+
+	localtime_r(&t, &tm);
+	strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
+	fmt_interval(iv, sizeof(iv), f->interval_ns);
+	pen_on(PAIR_TITLE, A_BOLD);
+	mvaddstr(0, 0, "bqltool top");
+	pen_off(PAIR_TITLE, A_BOLD);
+	len = (size_t)snprintf(line, sizeof(line), "  host %s", f->host);
+	if (f->netns)
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "  netns %s", f->netns);
+	snprintf(line + len, sizeof(line) - len, "  kernel %s  HZ %u  every %s  %s",
+		 f->kernel, f->hz, iv, tbuf);
+	esc_text(shown, sizeof(shown), line);	/* the host and netns names are anyone's */
+	addnstr(shown, COLS - 11 > 0 ? COLS - 11 : 0);
+	if (f->paused) {
+		pen_on(PAIR_WARN, A_REVERSE);
+		mvaddstr(0, COLS - 8 > 0 ? COLS - 8 : 0, " PAUSED ");
+		pen_off(PAIR_WARN, A_REVERSE);
+	}
+	len = (size_t)snprintf(line, sizeof(line), "devices %zu shown of %zu", m->nshown, m->ndev);
+	if (m->nhidden)
+		len += (size_t)snprintf(line + len, sizeof(line) - len,
+					", %zu hidden (%zu down, %zu BQL unused: a)",
+					m->nhidden, m->ndown, m->nunused);
+	if (m->nfiltered)
+		len += (size_t)snprintf(line + len, sizeof(line) - len, ", %zu filtered",
+					m->nfiltered);
+	len += (size_t)snprintf(line + len, sizeof(line) - len,
+				"  queues %zu  sort %s %s", m->nqueues, tm_cols[m->sort].name,
+				(tm_cols[m->sort].descending != m->reverse) ? "desc" : "asc");
+	if (sv >= 0 && !l->on[sv])
+		len += (size_t)snprintf(line + len, sizeof(line) - len, " (column hidden)");
+	if (l->nhidden)
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "  %d column%s hidden",
+					l->nhidden, l->nhidden == 1 ? "" : "s");
+	if (m->filter[0])
+		snprintf(line + len, sizeof(line) - len, "  filter '%s'", m->filter);
+	esc_text(shown, sizeof(shown), line);	/* the filter may be pasted */
+	mvaddnstr(1, 0, shown, COLS);
+	if (m->nflag[3] || m->nflag[2] || m->nflag[0] || m->nflag[1]) {
+		snprintf(line, sizeof(line), "queues flagged: %zu STALL  %zu PINNED  %zu MIN  %zu OSC",
+			 m->nflag[3], m->nflag[2], m->nflag[0], m->nflag[1]);
+		pen_on(PAIR_WARN, A_BOLD);
+		mvaddnstr(2, 0, line, COLS);
+		pen_off(PAIR_WARN, A_BOLD);
+		if (f->message)
+			addnstr("   ", COLS);
+	} else {
+		move(2, 0);
+	}
+	if (f->message) {
+		esc_text(shown, sizeof(shown), f->message);
+		addnstr(shown, COLS > getcurx(stdscr) ? COLS - getcurx(stdscr) : 0);
+	}
+}
+
+static void draw_status(const struct tv_frame *f)
+{
+	static const char *const keys[][2] = {
+		{ "h", "Help" }, { "s", "Sort" }, { "r", "Reverse" }, { "/", "Filter" },
+		{ "Space", "Pause" }, { "+-", "Interval" }, { "Enter", "Expand" },
+		{ "a", "All" }, { "q", "Quit" },
+	};
+	int y = LINES - 1;
+
+	move(y, 0);
+	clrtoeol();
+	if (f->mode == TV_FILTER) {
+		pen_on(PAIR_KEY, A_REVERSE);
+		addstr("Filter:");
+		pen_off(PAIR_KEY, A_REVERSE);
+		printw(" %s", f->filter_edit ? f->filter_edit : "");
+		curs_set(1);
+		addstr("   (glob or text; dev:tx-N for queues; Enter keep, Esc cancel)");
+		move(y, 8 + (int)strlen(f->filter_edit ? f->filter_edit : ""));
+		return;
+	}
+	curs_set(0);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (getcurx(stdscr) + (int)strlen(keys[i][0]) + (int)strlen(keys[i][1]) + 1 >= COLS)
+			break;
+		pen_on(PAIR_KEY, A_REVERSE);
+		addstr(keys[i][0]);
+		pen_off(PAIR_KEY, A_REVERSE);
+		printw("%s ", keys[i][1]);
+	}
+}
+
+static void draw_sort_menu(const struct tv_frame *f)
+{
+	int h = TM_COL_NR + 2, w = 24, y0 = HEADER_ROWS + 1, x0 = 2;
+
+	/* a modal menu: the table rows it covers are cleared, not mixed in */
+	for (int y = y0; y < y0 + h && y < LINES - 1; y++) {
+		move(y, 0);
+		clrtoeol();
+	}
+	pen_on(PAIR_COLHDR, A_REVERSE);
+	mvprintw(y0, x0, " %-*s", w - 1, "Sort by");
+	pen_off(PAIR_COLHDR, A_REVERSE);
+	for (int c = 0; c < TM_COL_NR && y0 + 1 + c < LINES - 1; c++) {
+		bool sel = c == f->menu_sel;
+
+		if (sel)
+			pen_on(PAIR_CURSOR, A_REVERSE);
+		mvprintw(y0 + 1 + c, x0, " %c %-*s", c == (int)f->m->sort ? '*' : ' ', w - 4,
+			 tm_cols[c].name);
+		if (sel)
+			pen_off(PAIR_CURSOR, A_REVERSE);
+	}
+	mvhline(y0 + h - 1 < LINES - 1 ? y0 + h - 1 : LINES - 2, x0, ' ', w);
+}
+
+/* fits 80x24: no line over 79 columns, title + blank + 21 lines */
+static void draw_help(const struct tv_frame *f)
+{
+	static const char *const lines[] = {
+		"Keys",
+		"  q F10 ^C  quit                     h ? F1    this help",
+		"  s F6      choose the sort column   < >       previous/next sort column",
+		"  r         reverse the sort         /         filter: glob, text, DEV:tx-N*",
+		"  Space p   pause or resume          + -       sample less/more often",
+		"  Enter e   expand/collapse device   a         show hidden devices too",
+		"  Up Down PgUp PgDn Home End  move   ^L        redraw",
+		"Columns (device rows sum their queues)",
+		"  LIMIT INFLIGHT  limit, inflight    FILL      inflight / limit",
+		"  MIN MAX         limit_min, _max    TX RATE PKT/S  transmit rate",
+		"  STOP/S WAKE/S   queue stops/wakes per second (netdev qstats, if reported)",
+		"  STALLS          stall_cnt          STALL MAX stall_max in ms",
+		"Flags",
+		"  STALL  the stall detector fired (kept about a second)",
+		"  PINNED inflight stayed at or above the limit with no completions",
+		"  MIN    the limit sat at limit_min while busy   OSC  the limit swung",
+		"  new / gone  the device or queue appeared / vanished",
+		"Hidden by default: down devices, devices whose BQL was never used.",
+		"The screen is redrawn at most 10 times a second; settings (limit_min,",
+		"limit_max, hold_time, stall_thrs) are re-read at least once a second.",
+		"Press any key to return.",
+	};
+
+	(void)f;
+	pen_on(PAIR_TITLE, A_BOLD);
+	mvaddstr(0, 0, "bqltool top - help");
+	pen_off(PAIR_TITLE, A_BOLD);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]) && (int)i + 2 < LINES; i++) {
+		bool title = lines[i][0] && lines[i][0] != ' ';
+
+		if (title)
+			attron(A_BOLD);
+		mvaddnstr((int)i + 2, 0, lines[i], COLS);
+		if (title)
+			attroff(A_BOLD);
+	}
+}
+
+void tv_draw(const struct tv_frame *f, size_t *scroll)
+{
+	const struct topmodel *m = f->m;
+	struct layout l;
+	int rows = tv_page_rows(), y0 = HEADER_ROWS + 1;
+
+	erase();
+	if (f->mode == TV_HELP) {
+		draw_help(f);
+		refresh();
+		return;
+	}
+	make_layout(&l, COLS, f->qstats);
+	draw_header(f, &l);
+	pen_on(PAIR_COLHDR, A_REVERSE);
+	mvhline(HEADER_ROWS, 0, ' ', COLS);
+	for (int v = 0; v < V_NR; v++) {
+		bool sorted = vcols[v].col == m->sort;
+		char t[40];
+
+		snprintf(t, sizeof(t), "%s%s", vcols[v].title,
+			 sorted ? ((tm_cols[m->sort].descending != m->reverse) ? "v" : "^") : "");
+		if (sorted)
+			attron(A_BOLD);
+		put_cell(&l, HEADER_ROWS, v, t);
+		if (sorted)
+			attroff(A_BOLD);
+	}
+	pen_off(PAIR_COLHDR, A_REVERSE);
+	if (f->cursor < *scroll)
+		*scroll = f->cursor;
+	if (f->cursor >= *scroll + (size_t)rows)
+		*scroll = f->cursor - (size_t)rows + 1;
+	if (*scroll + (size_t)rows > m->nrows)
+		*scroll = m->nrows > (size_t)rows ? m->nrows - (size_t)rows : 0;
+	for (int i = 0; i < rows && *scroll + (size_t)i < m->nrows; i++)
+		draw_row(&l, y0 + i, &m->rows[*scroll + (size_t)i], f->hz,
+			 *scroll + (size_t)i == f->cursor);
+	if (!m->nrows) {
+		const char *why = m->nfiltered && m->filter[0] ?
+			"No device matches the filter (/ to change it)." :
+			m->nhidden ? "Every device is down or has never used BQL: press a to show them." :
+			"No network device with byte queue limits.";
+
+		mvaddnstr(y0 + 1, 2, why, COLS - 2);
+	}
+	if (f->mode == TV_SORT_MENU)
+		draw_sort_menu(f);
+	draw_status(f);
+	refresh();
+}
