@@ -294,7 +294,7 @@ both_clean() {
 		assert_success
 		both_clean
 	done
-	assert_output --partial "$T_BAD:tx-0 limit_max: max -> 65536"
+	assert_output --partial "$T_BAD:tx-0 limit_max: max -> 64.0 KiB"
 }
 
 @test "hostile names: set writes and prints escaped lines" {
@@ -653,7 +653,7 @@ hostile_trace() {
 	bq apply --check --missing=skip "$BATS_TEST_TMPDIR/q.json"
 	assert_failure 1	# tx-0 differs; tx-1.. are absent
 	assert_line --partial "eth0:tx-65535: not present"
-	assert_line --partial "eth0:tx-0 limit_max: max, profile 65536"
+	assert_line --partial "eth0:tx-0 limit_max: max, profile 64.0 KiB"
 }
 
 @test "bounded: the same queue twice among 65536 entries is named with both places" {
