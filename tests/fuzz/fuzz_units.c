@@ -142,7 +142,7 @@ static const struct sfx byte_sfx[] = {
 };
 static const struct sfx ms_sfx[] = {
 	{ "", 1, 1, 1 }, { "ms", 1, 1, 1 }, { "s", 1000, 1, 1 },
-	{ "us", 1, 1, 1000 }, { "m", 60000, 1, 1 }, { "min", 60000, 1, 1 },
+	{ "us", 1, 1, 1000 }, { "min", 60000, 1, 1 },	/* a bare "m" is refused */
 };
 static const struct sfx sec_sfx[] = {
 	{ "", 1000000000u, 1, 1 }, { "s", 1000000000u, 1, 1 },
