@@ -32,6 +32,8 @@ int cmd_netns_option(struct bql_ctx *c, const char *netns)
 		return BQL_EXIT_OK;
 	if (c->netns || c->root_overridden)
 		return cmd_usage(c, "-n: a namespace or --sysfs-root is already given");
+	if (cmd_check_netns(c, netns))
+		return BQL_EXIT_USAGE;
 	if (netns_switch(netns, &e)) {
 		cmd_error(c, &e);
 		return BQL_EXIT_FAIL;

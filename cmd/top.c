@@ -84,17 +84,9 @@ static int top_run(struct bql_ctx *c, int argc, char **argv)
 	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return cmd_usage(c, "not a terminal: the live view needs one; "
 				 "use -b for batch output (e.g. top -b -c 5, -j for JSON lines)");
-	if (netns) {
-		if (c->netns || c->root_overridden)
-			return cmd_usage(c, "-n: a namespace or --sysfs-root is already given");
-		if (cmd_check_netns(c, netns))
-			return BQL_EXIT_USAGE;
-		if (netns_switch(netns, &e)) {
-			cmd_error(c, &e);
-			return BQL_EXIT_FAIL;
-		}
-		c->netns = netns;
-	}
+	ret = cmd_netns_option(c, netns);
+	if (ret)
+		return ret;
 	ret = cmd_select(c, argc - optind, argv + optind, &st);
 	if (ret)
 		return ret;

@@ -911,6 +911,16 @@ _fifo_top_stats() {
 	assert_failure 2
 }
 
+@test "7: a command's own -n is checked as the global -n (record, top): 2, nothing tried" {
+	for cmd in "record -d 1 eth0" "top -b -c 1"; do
+		for ns in ../x "" . a/b; do
+			run --separate-stderr "$BQLTOOL" $cmd -n "$ns"
+			assert_failure 2
+			assert_regex "$stderr" "invalid namespace name '"
+		done
+	done
+}
+
 @test "7: BQLTOOL_SYSFS_ROOT pointing nowhere is a runtime failure" {
 	BQLTOOL_SYSFS_ROOT=/nonexistent/bqlt run --separate-stderr "$BQLTOOL" show
 	assert_failure 1
