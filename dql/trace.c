@@ -563,6 +563,53 @@ void bqlt_parser_free(struct bqlt_parser *p)
 	memset(p, 0, sizeof(*p));
 }
 
+struct bqlt_parser *bqlt_parser_clone(const struct bqlt_parser *p)
+{
+	struct bqlt_parser *c = calloc(1, sizeof(*c));
+	unsigned int i;
+
+	if (!c)
+		return NULL;
+	*c = *p;
+	c->queues = NULL;
+	c->hash = NULL;
+	c->nqueues = c->cap = 0;
+	if (p->nqueues) {
+		c->queues = calloc(p->nqueues, sizeof(*c->queues));
+		if (!c->queues)
+			goto fail;
+		c->cap = p->nqueues;
+		for (i = 0; i < p->nqueues; i++) {
+			c->queues[i] = p->queues[i];
+			c->queues[i].name = malloc(p->queues[i].len + 1);
+			if (!c->queues[i].name)
+				goto fail;
+			memcpy(c->queues[i].name, p->queues[i].name, p->queues[i].len + 1);
+			c->nqueues = i + 1;
+		}
+	}
+	if (p->hash) {
+		size_t size = (size_t)p->hash_mask + 1;
+
+		c->hash = malloc(size * sizeof(*c->hash));
+		if (!c->hash)
+			goto fail;
+		memcpy(c->hash, p->hash, size * sizeof(*c->hash));
+	}
+	return c;
+fail:
+	bqlt_parser_clone_free(c);
+	return NULL;
+}
+
+void bqlt_parser_clone_free(struct bqlt_parser *clone)
+{
+	if (!clone)
+		return;
+	bqlt_parser_free(clone);
+	free(clone);
+}
+
 unsigned int bqlt_queue_count(const struct bqlt_parser *p)
 {
 	return p->nqueues;

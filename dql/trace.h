@@ -190,6 +190,62 @@ unsigned int bqlt_parse_batch(struct bqlt_parser *p, const char **pos,
 			      const char *end, struct bqlt_rec *recs,
 			      unsigned int max, int *err, struct bql_err *e);
 
+/*
+ * Scanning ahead, in other threads: bqlt_scan() reads a block of lines
+ * with a read-only clone of the parser's queue table and turns the
+ * ordinary Q and C lines into struct bqlt_fast; the parser then takes
+ * them in file order with bqlt_accept(), which alone changes its state.
+ * The records and messages are exactly bqlt_parse_next()'s on the same
+ * lines.
+ *
+ * struct bqlt_fast - one entry of bqlt_scan()'s output.
+ * @kind:	BQLT_Q or BQLT_C; 0 for a run of @len bytes of lines (whole
+ *		lines, each ending in '\n' but perhaps the last of the input)
+ *		that the parser must parse itself, with bqlt_parse_next()
+ * @len:	bytes of the line (or the run of lines) in the input
+ * @jiffies:	j= if @has says so, else unset (bqlt_accept() computes it)
+ * the others as in struct bqlt_rec.
+ */
+struct bqlt_fast {
+	uint64_t t_ns;
+	uint64_t jiffies;
+	uint32_t bytes, nq, lo, limit;
+	uint32_t queue;
+	uint32_t len;
+	uint8_t kind;
+	uint8_t has;
+};
+
+/*
+ * bqlt_parser_clone - a copy of @p's queue table and settings for
+ * bqlt_scan() in another thread (its own allocation: free it with
+ * bqlt_parser_clone_free()). NULL when out of memory. Queues declared in @p
+ * later are not in the clone: their records come out as lines for the
+ * parser, which is slower but gives the same result.
+ */
+struct bqlt_parser *bqlt_parser_clone(const struct bqlt_parser *p);
+void bqlt_parser_clone_free(struct bqlt_parser *clone);
+
+/*
+ * bqlt_scan - scan the lines from *@pos (complete lines, as for
+ * bqlt_parse_next()) into @out until @max entries are filled or *@pos
+ * reaches @end. Reads @snap only; safe to run in many threads at once
+ * on one clone. Returns the entries filled; *@pos moves past their lines.
+ */
+unsigned int bqlt_scan(const struct bqlt_parser *snap, const char **pos,
+		       const char *end, struct bqlt_fast *out, unsigned int max);
+
+/*
+ * bqlt_accept - the parser takes entry @f of bqlt_scan(), whose line
+ * starts at the parser's current position in the input: 1 with @rec
+ * filled, as bqlt_parse_next() would (the line is consumed: the caller
+ * moves on by @f->len bytes); 0 when the parser must parse the line (or
+ * run of lines, @f->kind == 0) itself with bqlt_parse_next(): nothing was
+ * changed.
+ */
+int bqlt_accept(struct bqlt_parser *p, const struct bqlt_fast *f,
+		struct bqlt_rec *rec);
+
 /* bqlt_parse_end - at end of input: an error if no magic line was seen. */
 int bqlt_parse_end(struct bqlt_parser *p, struct bql_err *e);
 

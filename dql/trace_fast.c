@@ -10,9 +10,12 @@
  * accepted it, so giving up is always safe. It gives up on: leading
  * blanks, numbers of 20 digits, a queue name not declared or longer than
  * 31 bytes, P/S/R records, repeated or unknown keys, 32-bit values out of
- * range, anything but a blank or the line's end after a number, time
- * going backwards, and lines that come within 32 bytes of @end (so that
- * every 8-byte load stays inside the buffer). tests/unit/test_trace.c runs
+ * range, anything but a blank or the line's end after a number, and
+ * lines that come within 32 bytes of @end (so that every 8-byte load
+ * stays inside the buffer). Scanning (fast_scan) reads the queue table
+ * only; accepting (accept) checks and advances the parser's state (a
+ * queue's time going back is left to the strict parser), so that
+ * bqlt_scan() can run ahead in other threads. tests/unit/test_trace.c runs
  * both parsers side by side over every test input and random lines.
  */
 #include <stdbool.h>
@@ -143,14 +146,15 @@ static HOT int fast_queue(const struct bqlt_parser *p, const char *q,
 }
 
 /*
- * The fast path proper, on the line at @q: the end of the line with @rec
- * filled, or NULL to hand the line to the strict parser (nothing changed).
+ * The fast path proper, on the line at @q: the end of the line with @f
+ * filled (all but @f->jiffies without j=, which bqlt_accept() computes),
+ * or NULL to hand the line to the strict parser. Reads @p only: the queue
+ * table, which bqlt_scan() callers pass as a clone.
  */
-static HOT const char *fast_record(struct bqlt_parser *p, const char *q,
-				   const char *end, struct bqlt_rec *rec)
+static HOT const char *fast_scan(const struct bqlt_parser *p, const char *q,
+				 const char *end, struct bqlt_fast *f)
 {
 	const char *lim = end - WIN;
-	struct bqlt_queue_ent *qe;
 	uint64_t t_ns, v, val[4] = { 0 };	/* j= nq= lo= limit= */
 	unsigned int k, has = 0;		/* 1 << index of val[] */
 	enum bqlt_kind kind;
@@ -245,30 +249,49 @@ static HOT const char *fast_record(struct bqlt_parser *p, const char *q,
 		val[slot] = x;
 	}
 eol:
-	qe = &p->queues[idx];
-	if (qe->seen && t_ns < qe->last_t_ns)
-		return NULL;	/* the strict parser words the error */
+	f->kind = (uint8_t)kind;
+	f->has = (uint8_t)has;	/* val[] is in the order of the BQLT_HAS_* bits */
+	f->queue = (uint32_t)idx;
+	f->t_ns = t_ns;
+	f->jiffies = val[0];
+	f->bytes = (uint32_t)v;
+	f->nq = (uint32_t)val[1];
+	f->lo = (uint32_t)val[2];
+	f->limit = (uint32_t)val[3];
+	return q;
+}
 
-	/* accepted: commit, as parse_record() does */
+/*
+ * The parser takes a scanned record: false if its own state says no (the
+ * queue's time goes back: the strict parser words the error); else the
+ * state is advanced and @rec filled, as parse_record() does.
+ */
+static HOT bool accept(struct bqlt_parser *p, const struct bqlt_fast *f,
+		       struct bqlt_rec *rec)
+{
+	struct bqlt_queue_ent *qe = &p->queues[f->queue];
+
+	if (qe->seen && f->t_ns < qe->last_t_ns)
+		return false;
 	qe->seen = true;
-	qe->last_t_ns = t_ns;
+	qe->last_t_ns = f->t_ns;
 	p->any_record = true;
-	rec->kind = kind;
-	rec->has = has;		/* val[] is in the order of the BQLT_HAS_* bits */
+	rec->kind = f->kind;
+	rec->has = f->has;
 	rec->line = ++p->line;
 	rec->hz = p->hz;
-	rec->queue = (unsigned int)idx;
+	rec->queue = f->queue;
 	rec->qname = qe->name;
-	rec->t_ns = t_ns;
-	rec->jiffies = (has & BQLT_HAS_J) ? val[0] : bqlt_jiffies(p, t_ns);
-	rec->bytes = (uint32_t)v;
+	rec->t_ns = f->t_ns;
+	rec->jiffies = (f->has & BQLT_HAS_J) ? f->jiffies : bqlt_jiffies(p, f->t_ns);
+	rec->bytes = f->bytes;
 	rec->nkv = 0;
-	if (has) {	/* else stale, as the strict parser leaves them */
-		rec->nq = (uint32_t)val[1];
-		rec->lo = (uint32_t)val[2];
-		rec->limit = (uint32_t)val[3];
+	if (f->has) {	/* else stale, as the strict parser leaves them */
+		rec->nq = f->nq;
+		rec->lo = f->lo;
+		rec->limit = f->limit;
 	}
-	return q;
+	return true;
 }
 
 /* any other line: find its end, the strict parser */
@@ -294,9 +317,11 @@ static HOT bool fast_ok(const struct bqlt_parser *p, const char *s,
 int bqlt_parse_next(struct bqlt_parser *p, const char **pos, const char *end,
 		    struct bqlt_rec *rec, struct bql_err *e)
 {
+	struct bqlt_fast f;
 	const char *q;
 
-	if (fast_ok(p, *pos, end) && (q = fast_record(p, *pos, end, rec))) {
+	if (fast_ok(p, *pos, end) && (q = fast_scan(p, *pos, end, &f)) &&
+	    accept(p, &f, rec)) {
 		*pos = q;
 		return 1;
 	}
@@ -308,12 +333,14 @@ unsigned int bqlt_parse_batch(struct bqlt_parser *p, const char **pos,
 			      unsigned int max, int *err, struct bql_err *e)
 {
 	const char *s = *pos, *q;
+	struct bqlt_fast f;
 	unsigned int n = 0;
 	int ret;
 
 	*err = 0;
 	while (n < max && s < end) {
-		if (fast_ok(p, s, end) && (q = fast_record(p, s, end, &recs[n]))) {
+		if (fast_ok(p, s, end) && (q = fast_scan(p, s, end, &f)) &&
+		    accept(p, &f, &recs[n])) {
 			s = q;
 			n++;
 			continue;
@@ -327,4 +354,42 @@ unsigned int bqlt_parse_batch(struct bqlt_parser *p, const char **pos,
 	}
 	*pos = s;
 	return n;
+}
+
+unsigned int bqlt_scan(const struct bqlt_parser *snap, const char **pos,
+		       const char *end, struct bqlt_fast *out, unsigned int max)
+{
+	const char *s = *pos, *q;
+	unsigned int n = 0;
+
+	while (n < max && s < end) {
+		struct bqlt_fast *f = &out[n];
+
+		if (fast_ok(snap, s, end) && (q = fast_scan(snap, s, end, f))) {
+			f->len = (uint32_t)(q - s);
+			s = q;
+			n++;
+			continue;
+		}
+		/* a line for the parser: joined to a run of them */
+		q = memchr(s, '\n', (size_t)(end - s));
+		q = q ? q + 1 : end;
+		if (n && !out[n - 1].kind && out[n - 1].len <= UINT32_MAX - (q - s)) {
+			out[n - 1].len += (uint32_t)(q - s);
+		} else {
+			f->kind = 0;
+			f->len = (uint32_t)(q - s);
+			n++;
+		}
+		s = q;
+	}
+	*pos = s;
+	return n;
+}
+
+int bqlt_accept(struct bqlt_parser *p, const struct bqlt_fast *f,
+		struct bqlt_rec *rec)
+{
+	/* a clone of a later state of the parser would name unknown queues */
+	return f->kind && f->queue < p->nqueues && accept(p, f, rec);
 }

@@ -142,6 +142,108 @@ static int compare_parsers(const char *text, size_t n, unsigned int hz_override)
 	return count;
 }
 
+/* one result of a parser: a record, or an error (rc < 0) */
+struct res {
+	int rc;
+	struct bqlt_rec rec;
+	char msg[sizeof(((struct bql_err *)0)->msg)];
+};
+
+/*
+ * bqlt_scan() ahead with a clone taken after the first @cut lines, then
+ * bqlt_accept() or bqlt_parse_next() in file order, @max entries per scan
+ * call: the same records and the same first error as bqlt_parse_line()
+ * line by line. Returns the records compared.
+ */
+static int compare_scan(const char *text, size_t n, unsigned int hz_override,
+			unsigned int cut, unsigned int max)
+{
+	struct bqlt_parser a, c, *snap;
+	const char *s = text, *end = text + n, *pos = text;
+	struct res *ra = NULL;
+	unsigned int na = 0, nc = 0, i;
+	struct bqlt_fast f[8];
+	struct bql_err e;
+	int ret = 0, count = 0;
+
+	/* A: line by line */
+	bqlt_parser_init(&a, hz_override);
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = nl ? (size_t)(nl - s) + 1 : (size_t)(end - s);
+		struct res *x;
+
+		ra = realloc(ra, (na + 1) * sizeof(*ra));
+		assert_non_null(ra);
+		x = &ra[na];
+		memset(x, 0, sizeof(*x));
+		x->rc = bqlt_parse_line(&a, s, len, &x->rec, &e);
+		s += len;
+		if (x->rc < 0)
+			snprintf(x->msg, sizeof(x->msg), "%s", e.msg);
+		if (x->rc)
+			na++;
+		if (x->rc < 0)
+			break;
+	}
+
+	/* C: parse_next for @cut lines, then scan ahead with a clone */
+	bqlt_parser_init(&c, hz_override);
+#define C_NEXT(stop)							\
+	do {								\
+		struct bqlt_rec yy;					\
+		memset(&yy, 0, sizeof(yy));			\
+		ret = bqlt_parse_next(&c, &pos, end, &yy, &e);	\
+		if (ret) {						\
+			assert_true(nc < na);				\
+			assert_int_equal(ret, ra[nc].rc);		\
+			if (ret < 0)					\
+				assert_string_equal(e.msg, ra[nc].msg);	\
+			else						\
+				rec_equal(&ra[nc].rec, &yy, "scan");	\
+			nc++;						\
+			count += ret > 0;				\
+		}							\
+	} while (ret >= 0 && pos < (stop))
+	for (i = 0; i < cut && pos < end && ret >= 0; i++)
+		C_NEXT(pos);
+	snap = bqlt_parser_clone(&c);
+	assert_non_null(snap);
+	while (pos < end && ret >= 0) {
+		const char *sp = pos;
+		unsigned int k, m = bqlt_scan(snap, &sp, end, f, max);
+
+		assert_true(m > 0);
+		for (k = 0; k < m && ret >= 0; k++) {
+			struct bqlt_rec y;
+			const char *stop = pos + f[k].len;
+
+			memset(&y, 0, sizeof(y));
+			if (bqlt_accept(&c, &f[k], &y)) {
+				assert_true(nc < na);
+				assert_int_equal(ra[nc].rc, 1);
+				rec_equal(&ra[nc].rec, &y, "accept");
+				nc++;
+				count++;
+				pos = stop;
+			} else {
+				C_NEXT(stop);
+				if (ret >= 0)
+					assert_ptr_equal(pos, stop);
+			}
+		}
+		if (ret >= 0)
+			assert_ptr_equal(pos, sp);
+	}
+#undef C_NEXT
+	assert_int_equal(nc, na);
+	bqlt_parser_clone_free(snap);
+	bqlt_parser_free(&c);
+	bqlt_parser_free(&a);	/* after: the records point to its names */
+	free(ra);
+	return count;
+}
+
 /*
  * @text as given, and followed by blank lines, so that its lines have the
  * 32 bytes behind them that the fast path of bqlt_parse_next() wants.
@@ -158,6 +260,10 @@ static void check_next(const char *text, unsigned int hz_override)
 	memcpy(buf, text, n);
 	memcpy(buf + n, pad, sizeof(pad));
 	compare_parsers(buf, n + sizeof(pad) - 1, hz_override);
+	for (unsigned int cut = 0; cut < 6; cut++) {
+		compare_scan(buf, n + sizeof(pad) - 1, hz_override, cut, 1);
+		compare_scan(buf, n + sizeof(pad) - 1, hz_override, cut, 8);
+	}
 	free(buf);
 }
 
@@ -541,6 +647,7 @@ static void test_numbers_and_names(void **state)
 	/* the same lines in one buffer: bqlt_parse_next() agrees on all */
 	assert_int_equal(compare_parsers(all, tn, 1000000000u),
 			 nn + 20 * nn * 6);
+	assert_int_equal(compare_scan(all, tn, 1000000000u, 2, 8), nn + 20 * nn * 6);
 	free(all);
 
 	/* garbage at every position of a long number is refused */
@@ -701,6 +808,10 @@ static void test_next_random(void **state)
 		if (rnd() % 2)
 			n--;	/* no final newline */
 		total += compare_parsers(text, n, 0);
+		/* and scanned ahead by a clone after the header or before it */
+		assert_int_equal(compare_scan(text, n, 0, 3 + rnd() % 4, 1 + rnd() % 8),
+				 compare_parsers(text, n, 0));
+		compare_scan(text, n, 0, rnd() % 3, 8);
 	}
 	if (total < 3000 * 20)	/* most traces run long */
 		fail_msg("only %d records", total);
@@ -770,6 +881,7 @@ static void test_jiffies_cache(void **state)
 		assert_int_equal(recs, 3000);
 		bqlt_parser_free(&p);
 		compare_parsers(text, n, hz[h]);
+		compare_scan(text, n, hz[h], 4, 8);
 	}
 	free(text);
 }
