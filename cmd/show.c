@@ -138,7 +138,7 @@ static int text_dev(struct bql_ctx *c, const struct snap_dev *d, unsigned int hz
 		table_cell(&t, 1 + BQL_ATTR_NR + i, "%s", qs_names[i]);
 	for (unsigned int k = 0; k < d->nq; k++) {
 		const struct snap_queue *q = &d->q[k];
-		char buf[TABLE_CELL];
+		char buf[48];
 
 		if (table_row(&t)) {
 			table_free(&t);

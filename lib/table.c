@@ -18,6 +18,8 @@ void table_init(struct table *t, int ncols, unsigned int left_cols, int indent)
 
 int table_row(struct table *t)
 {
+	if (t->oom)
+		return -ENOMEM;
 	if (t->nrows == t->caprows) {
 		int cap = t->caprows ? t->caprows * 2 : 16;
 		void *n = realloc(t->cells, (size_t)cap * sizeof(*t->cells));
@@ -34,15 +36,24 @@ int table_row(struct table *t)
 
 void table_cell(struct table *t, int col, const char *fmt, ...)
 {
+	char **cell;
 	va_list ap;
 	int len;
 
 	if (!t->nrows || col < 0 || col >= t->ncols)
 		return;
+	cell = &t->cells[t->nrows - 1][col];
+	free(*cell);
+	*cell = NULL;
 	va_start(ap, fmt);
-	vsnprintf(t->cells[t->nrows - 1][col], TABLE_CELL, fmt, ap);
+	len = vasprintf(cell, fmt, ap);
 	va_end(ap);
-	len = (int)esc_text_width(t->cells[t->nrows - 1][col]);
+	if (len < 0) {
+		*cell = NULL;
+		t->oom = true;
+		return;
+	}
+	len = (int)esc_text_width(*cell);
 	if (len > t->width[col])
 		t->width[col] = len;
 }
@@ -53,7 +64,7 @@ void table_drop_empty(struct table *t, int header_rows)
 		bool empty = true;
 
 		for (int r = header_rows; r < t->nrows && empty; r++)
-			empty = !t->cells[r][c][0];
+			empty = !t->cells[r][c] || !t->cells[r][c][0];
 		if (empty && t->nrows > header_rows)
 			t->width[c] = -1;
 	}
@@ -66,7 +77,7 @@ void table_print(const struct table *t, FILE *f)
 
 		fprintf(f, "%*s", t->indent, "");
 		for (int c = 0, first = 1; c < t->ncols; c++) {
-			const char *s = t->cells[r][c];
+			const char *s = t->cells[r][c] ? t->cells[r][c] : "";
 			int w = t->width[c];
 
 			if (w < 0)
@@ -91,6 +102,9 @@ void table_print(const struct table *t, FILE *f)
 
 void table_free(struct table *t)
 {
+	for (int r = 0; r < t->nrows; r++)
+		for (int c = 0; c < TABLE_MAX_COLS; c++)
+			free(t->cells[r][c]);
 	free(t->cells);
 	memset(t, 0, sizeof(*t));
 }

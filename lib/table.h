@@ -7,19 +7,23 @@
 #include <stdio.h>
 
 #define TABLE_MAX_COLS	16
-#define TABLE_CELL	48
 
+/* cells are as long as their text: a long queue name is never cut */
 struct table {
 	int ncols;
 	int nrows, caprows;
-	char (*cells)[TABLE_MAX_COLS][TABLE_CELL];
+	bool oom;		/* a cell could not be stored: table_row() fails */
+	char *(*cells)[TABLE_MAX_COLS];	/* NULL: empty */
 	int width[TABLE_MAX_COLS];
 	unsigned int left;	/* bit per column: left-aligned (default right) */
 	int indent;
 };
 
 void table_init(struct table *t, int ncols, unsigned int left_cols, int indent);
-/* Append a row; returns 0 or -ENOMEM. Unused cells stay empty. */
+/*
+ * Append a row; returns 0 or -ENOMEM (also when a cell of an earlier row
+ * could not be stored). Unused cells stay empty.
+ */
 int table_row(struct table *t);
 void table_cell(struct table *t, int col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
