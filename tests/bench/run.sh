@@ -128,61 +128,109 @@ cpu_best() {
 	echo "$best"
 }
 
-# shape_run LABEL BASE F TL: one row: BASE (wc -l), then replay, -j,
-# --verify, --timeline TL of trace F
-shape_run() {
-	local label=$1 base=$2 f=$3 tl=$4 rss w c k
-	local -a cmds=("$base" "$BQLTOOL replay -q $f" "$BQLTOOL -j replay $f"
-		"$BQLTOOL replay -q --verify $f" "$BQLTOOL replay -q --timeline $tl $f")
-	local -a wall cpu
-	for k in "${!cmds[@]}"; do
-		measure "s_$k" "${cmds[$k]}"
-		wall[k]=${SECS[s_$k]}
-		if have perf || [ -x /usr/bin/time ]; then
-			cpu[k]=$(cpu_best "${cmds[$k]}")
-		else
-			cpu[k]=${wall[k]}
-		fi
+# wall_best CMD: the least wall-clock seconds of 3 runs of the shell command CMD
+wall_best() {
+	local i t best=""
+	TIMEFORMAT=%R
+	for i in 1 2 3; do
+		t=$( { time bash -c "$1" >/dev/null 2>&1; } 2>&1 )
+		if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
 	done
-	rss=$(rss_kb "$BQLTOOL replay -q $f")
-	awk -v l="$label" -v rss="$rss" -v w="${wall[*]}" -v c="${cpu[*]}" 'BEGIN {
-		split(w, W, " "); split(c, C, " ")
-		printf "  %-28s %6.3f %6.2fx %6.2fx %6.2fx %6.2fx | %6.3f %6.2fx %6.2fx %6.2fx %6.2fx %7s\n",
-			l, W[1], W[2] / W[1], W[3] / W[1], W[4] / W[1], W[5] / W[1],
-			C[1], C[2] / (C[1] > 0 ? C[1] : 0.001), C[3] / (C[1] > 0 ? C[1] : 0.001),
-			C[4] / (C[1] > 0 ? C[1] : 0.001), C[5] / (C[1] > 0 ? C[1] : 0.001), rss
+	echo "$best"
+}
+
+# shape_run LABEL BASE F: one row for trace F: BASE (`wc -l F`, or the
+# decompressor piped into it) as wall and CPU seconds, then replay, -j,
+# --verify and --timeline as multiples of BASE's wall time, single-threaded
+# (-J 1, with replay's CPU time against BASE's) and with -J SHAPE_J
+# threads, and the peak RSS of plain replay with each.
+shape_run() {
+	local label=$1 base=$2 f=$3 tl="$BENCH_DIR/shape-timeline.csv" k j rss1 rssn=-
+	local -a w1 wn
+	local wb cb c1
+	wb=$(wall_best "$base")
+	cb=$(cpu_best "$base")
+	for j in 1 "$SHAPE_J"; do
+		local ja=""
+		[ -z "$J_OPT" ] || ja="$J_OPT$j "
+		local -a cmds=("$BQLTOOL replay -q $ja$f" "$BQLTOOL -j replay $ja$f"
+			"$BQLTOOL replay -q --verify $ja$f" "$BQLTOOL replay -q --timeline $tl $ja$f")
+		for k in "${!cmds[@]}"; do
+			if [ "$j" = 1 ]; then w1[k]=$(wall_best "${cmds[$k]}"); else wn[k]=$(wall_best "${cmds[$k]}"); fi
+		done
+		if [ "$j" = 1 ]; then
+			c1=$(cpu_best "${cmds[0]}")
+			rss1=$(rss_kb "${cmds[0]}")
+		else
+			rssn=$(rss_kb "${cmds[0]}")
+		fi
+		[ -n "$J_OPT" ] || break
+	done
+	rm -f "$tl"
+	awk -v l="$label" -v wb="$wb" -v cb="$cb" -v c1="$c1" -v a="${w1[*]}" -v b="${wn[*]:-}" \
+	    -v r1="$rss1" -v rn="$rssn" 'BEGIN {
+		split(a, A, " "); split(b, B, " ")
+		if (wb <= 0) wb = 0.001; if (cb <= 0) cb = 0.001
+		printf "  %-24s %5.0f | %5.2f %5.2f %5.2f %5.2f %5.2f |", l, wb * 1000,
+			A[1] / wb, c1 / cb, A[2] / wb, A[3] / wb, A[4] / wb
+		if (b != "")
+			printf " %5.2f %5.2f %5.2f %5.2f |", B[1] / wb, B[2] / wb, B[3] / wb, B[4] / wb
+		else
+			printf " %5s %5s %5s %5s |", "-", "-", "-", "-"
+		printf " %7s %7s\n", r1, rn
 	}'
 }
 
-# Replay against `wc -l` on traces of several shapes (issue #14): gentrace's
-# own (short timestamps from 0, 4 queues, Q+C); 10-digit timestamps without
-# j=, 12 queues; completion-only with every field (j= nq= lo= limit=);
-# 256 queues; 1024 queues with long names and CRLF; and the 12-queue trace
-# compressed with zstd and gzip (against `zstd -dc | wc -l`). For each:
-# wall time (best of the runs) and CPU time (task-clock, or user+sys; the
-# least of 3: the whole pipeline for the compressed rows) of
-# wc -l, and replay, -j, --verify, --timeline as multiples of it; maxRSS of
-# plain replay.
+# Replay against `wc -l` on traces of many shapes (issue #14). From
+# gentrace: its own (short timestamps from 0, 4 queues, Q+C); 10-digit
+# timestamps without j=, 12 queues; completion-only with every field
+# (j= nq= lo= limit=); 256 queues; 1024 queues with long names and CRLF.
+# From an independent writer (tests/tools/shapegen.awk), so that the fast
+# path is not only timed on its own generator's lines: 19-digit epoch
+# timestamps with 17-byte names; what `bqltool record` writes (Q j=, C j=
+# nq= lo= limit=); 64-byte names with tabs; one queue. Then the 12-queue
+# trace compressed with zstd and gzip, against `zstd -dc | wc -l`.
+# Each row: wc -l in ms (wall, best of 3), then as multiples of it:
+# single-threaded (-J 1) replay wall, replay CPU (against wc's CPU), -j,
+# --verify, --timeline; the same with -J (all CPUs, at most 8); the peak
+# RSS (KiB) of plain replay with -J 1 and -J N.
 bench_shapes() {
 	local n=${BENCH_SHAPE_RECORDS:-3000000} gen="$BUILD/tests/tools/gentrace"
-	local tl="$BENCH_DIR/shape-timeline.csv" name args f c
+	local awkgen name kind args f c
+	awkgen="$(dirname "${BASH_SOURCE[0]}")/../tools/shapegen.awk"
+	SHAPE_J=$(nproc)
+	[ "$SHAPE_J" -le 8 ] || SHAPE_J=8
+	J_OPT=""
+	if "$BQLTOOL" help replay 2>/dev/null | grep -q -- '-J'; then J_OPT="-J "; fi
 	local -a shapes=(
-		"gentrace|-q 4 -s 1"
-		"long-ts-12q|-q 12 -s 2 --t0 1000000000"
-		"conly-all-fields|-q 4 -s 3 -c --jiffies --t0 1000000000"
-		"256q|-q 256 -s 4 --t0 1000000000"
-		"1024q-long-crlf-c|-q 1024 -s 5 -c --long-names --crlf --t0 1000000000"
+		"gentrace|g|-q 4 -s 1"
+		"long-ts-12q|g|-q 12 -s 2 --t0 1000000000"
+		"conly-all-fields|g|-q 4 -s 3 -c --jiffies --t0 1000000000"
+		"256q|g|-q 256 -s 4 --t0 1000000000"
+		"1024q-long-crlf-c|g|-q 1024 -s 5 -c --long-names --crlf --t0 1000000000"
+		"awk-epoch19-8q|a|epoch"
+		"awk-recorder-4q|a|rec"
+		"awk-names64-tabs|a|long"
+		"awk-1q-j|a|one"
 	)
-	echo "shapes: $n records each; wall | CPU: wc -l s, then replay -j verify timeline as x wc -l"
-	printf '  %-28s %6s %7s %7s %7s %7s | %6s %7s %7s %7s %7s %7s\n' shape "wc s" replay "-j" \
-		verify tline "wc s" replay "-j" verify tline "RSS KiB"
+	echo "shapes: $n records each; wc -l ms, then x wc -l (wall; cpu: CPU against wc's CPU)"
+	printf '  %-24s %5s | %-29s | %-23s | %s\n' "" "" "-J 1" "-J $SHAPE_J" "peak RSS KiB"
+	printf '  %-24s %5s | %5s %5s %5s %5s %5s | %5s %5s %5s %5s | %7s %7s\n' shape "wc ms" \
+		replay cpu "-j" verify tline replay "-j" verify tline "-J 1" "-J $SHAPE_J"
+	[ -n "$J_OPT" ] || echo "  (this bqltool has no replay -J: single-threaded only)"
 	for s in "${shapes[@]}"; do
-		name=${s%%|*} args=${s#*|}
+		name=${s%%|*} s=${s#*|} kind=${s%%|*} args=${s#*|}
 		f="$BENCH_DIR/shape-$name-$n.bqlt"
-		# shellcheck disable=SC2086
-		[ -s "$f" ] || "$gen" -n "$n" $args -o "$f"
+		if [ ! -s "$f" ]; then
+			if [ "$kind" = g ]; then
+				# shellcheck disable=SC2086
+				"$gen" -n "$n" $args -o "$f"
+			else
+				awk -v shape="$args" -v n="$n" -f "$awkgen" >"$f"
+			fi
+		fi
 		cat "$f" >/dev/null
-		shape_run "$name" "wc -l $f" "$f" "$tl"
+		shape_run "$name" "wc -l $f" "$f"
 	done
 	f="$BENCH_DIR/shape-long-ts-12q-$n.bqlt"
 	have zstd && { [ -s "$f.zst" ] || zstd -q -T0 -c "$f" >"$f.zst"; }
@@ -190,12 +238,12 @@ bench_shapes() {
 	for c in zst gz; do
 		[ -s "$f.$c" ] || continue
 		if [ "$c" = zst ]; then
-			shape_run "long-ts-12q.zst (-dc|wc)" "zstd -dc $f.$c | wc -l" "$f.$c" "$tl"
+			shape_run "long-ts-12q.zst" "zstd -dc $f.$c | wc -l" "$f.$c"
 		else
-			shape_run "long-ts-12q.gz (-dc|wc)" "gzip -dc $f.$c | wc -l" "$f.$c" "$tl"
+			shape_run "long-ts-12q.gz" "gzip -dc $f.$c | wc -l" "$f.$c"
 		fi
 	done
-	rm -f "$tl"
+	echo "  (.zst/.gz rows: wc ms is the decompressor piped into wc -l)"
 }
 
 # ------------------------------------------------------------ top
