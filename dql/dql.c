@@ -76,7 +76,7 @@ void dql_init(struct dql *d, unsigned int hold_time, unsigned int kflags,
  * Each bit of the 4 x 64-bit ring is one jiffy: word (now / 64) % 4,
  * bit now % 64. history_head is now / 64 of the newest word.
  */
-static void dql_queue_stall(struct dql *d, uint64_t now)
+void dql_queue_stall(struct dql *d, uint64_t now)
 {
 	uint64_t now_hi = now / DQL_BITS_PER_LONG;
 	uint64_t i;
@@ -101,33 +101,6 @@ static void dql_queue_stall(struct dql *d, uint64_t now)
 
 	/* One bit per jiffy in which something was queued. */
 	*hist_ent(d, now_hi) |= (uint64_t)1 << (now % DQL_BITS_PER_LONG);
-}
-
-int dql_queued(struct dql *d, unsigned int count, uint64_t now)
-{
-	if (count > DQL_MAX_OBJECT) {
-		/* 6.10+: WARN_ON_ONCE and ignore; before: BUG_ON. */
-		if (d->kflags & DQL_K_QUEUED_WARN) {
-			d->ignored_queued++;
-			return 1;
-		}
-		return -ERANGE;
-	}
-
-	d->last_obj_cnt = count;
-	d->num_queued += count;		/* wraps modulo 2^32 */
-
-	/* 6.9 fills the history on every call, 6.10+ only while enabled. */
-	if ((d->kflags & DQL_K_STALL) &&
-	    (!(d->kflags & DQL_K_HIST_ON_THRS) || d->stall_thrs))
-		dql_queue_stall(d, now);
-	return 0;
-}
-
-/* Returns how many bytes can be queued; < 0 means over the limit. */
-int dql_avail(const struct dql *d)
-{
-	return dql_u32_as_int(d->adj_limit - d->num_queued);
 }
 
 uint32_t dql_inflight(const struct dql *d)

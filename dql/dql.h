@@ -15,6 +15,7 @@
 #ifndef BQLTOOL_DQL_DQL_H
 #define BQLTOOL_DQL_DQL_H
 
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -98,9 +99,11 @@ void dql_reset(struct dql *d, uint64_t now);
  * counted in ignored_queued); -ERANGE where the kernel would BUG().
  * On error the state is unchanged.
  */
-int dql_queued(struct dql *d, unsigned int count, uint64_t now);
+static inline int dql_queued(struct dql *d, unsigned int count, uint64_t now);
 /* dql_avail - bytes that may still be queued; negative = over the limit. */
-int dql_avail(const struct dql *d);
+static inline int dql_avail(const struct dql *d);
+/* the stall detector's history bit for @now (dql_queued() calls it) */
+void dql_queue_stall(struct dql *d, uint64_t now);
 /*
  * dql_completed - the driver completed @count bytes.
  * Returns 0, or -ERANGE (state unchanged) if @count exceeds the bytes in
@@ -163,5 +166,38 @@ bool dql_hz_valid(unsigned int hz);
  * success.
  */
 int dql_kernel_parse(const char *s, unsigned int *kflags, struct bql_err *e);
+
+/*
+ * dql_queued() and dql_avail() run once per packet: inline, as the kernel
+ * has them in its header.
+ */
+static inline int dql_queued(struct dql *d, unsigned int count, uint64_t now)
+{
+	if (__builtin_expect(count > DQL_MAX_OBJECT, 0)) {
+		/* 6.10+: WARN_ON_ONCE and ignore; before: BUG_ON. */
+		if (d->kflags & DQL_K_QUEUED_WARN) {
+			d->ignored_queued++;
+			return 1;
+		}
+		return -ERANGE;
+	}
+
+	d->last_obj_cnt = count;
+	d->num_queued += count;		/* wraps modulo 2^32 */
+
+	/* 6.9 fills the history on every call, 6.10+ only while enabled. */
+	if ((d->kflags & DQL_K_STALL) &&
+	    (!(d->kflags & DQL_K_HIST_ON_THRS) || d->stall_thrs))
+		dql_queue_stall(d, now);
+	return 0;
+}
+
+static inline int dql_avail(const struct dql *d)
+{
+	/* adj_limit - num_queued as the kernel's int: two's complement */
+	uint32_t v = d->adj_limit - d->num_queued;
+
+	return v <= (uint32_t)INT_MAX ? (int)v : -(int)(UINT32_MAX - v) - 1;
+}
 
 #endif

@@ -64,46 +64,56 @@ static HOT unsigned int fast_u64(const char *s, uint64_t *v)
 }
 
 /* past blanks; reads only below @end */
-static HOT const char *skip_blanks(const char *q, const char *end)
+static const char *__attribute__((noinline))
+skip_more(const char *q, const char *end)
 {
 	while (q < end && is_blank(*q))
 		q++;
 	return q;
 }
 
+/* past the blanks at @q, which is below @end: usually none */
+static HOT const char *skip_blanks(const char *q, const char *end)
+{
+	if (__builtin_expect(!is_blank(*q), 1))
+		return q;
+	return skip_more(q, end);
+}
+
 /*
- * A name of 16 to 31 bytes at @q (the first 16 have no byte below 0x21):
- * its index, *@n its length, or -1.
+ * A name of 16..BQLT_NAME_MAX bytes at @q (the first 16 have no byte
+ * below 0x21): its index, *@n its length, or -1. The slot holds the
+ * first, the last and bytes 8..15: the whole name up to 24 bytes, without
+ * a look at the declared name (a cache miss with many queues); the middle
+ * of a longer one is compared with the declared name, which is as long.
+ * The name and 16 bytes after it must lie below @end.
  */
 static int __attribute__((noinline))
-fast_queue_long(const struct bqlt_parser *p, const char *q, size_t *n)
+fast_queue_long(const struct bqlt_parser *p, const char *q, const char *end,
+		size_t *n)
 {
 	const struct bqlt_slot *sl;
 	uint64_t m, w0, w1, wm;
 	size_t len;
 
-	if ((m = ctl_or_blank_bytes(load8(q + 16))))
-		len = 16 + ((size_t)__builtin_ctzll(m) >> 3);
-	else if ((m = ctl_or_blank_bytes(load8(q + 24))))
-		len = 24 + ((size_t)__builtin_ctzll(m) >> 3);
-	else
-		return -1;
-	if (!is_blank(q[len]) || !p->hash)
+	for (len = 16;; len += 8) {
+		if (len > BQLT_NAME_MAX || (size_t)(end - q) < len + 16)
+			return -1;
+		if ((m = ctl_or_blank_bytes(load8(q + len)))) {
+			len += (size_t)__builtin_ctzll(m) >> 3;
+			break;
+		}
+	}
+	if (len > BQLT_NAME_MAX || !is_blank(q[len]) || !p->hash)
 		return -1;
 	*n = len;
 	name_words(q, len, &w0, &w1);
-	/*
-	 * The slot holds the first, the last and bytes 8..15: the whole name
-	 * up to 24 bytes, without a look at the declared name (a cache miss
-	 * with many queues); bytes 16..23 of a longer one are compared a word
-	 * at a time (the declared name is as long: the load stays inside it).
-	 */
 	wm = load8(q + 8);
 	for (unsigned int i = name_slot(p, w0, w1, len); (sl = &p->hash[i])->idx1;
 	     i = (i + 1) & p->hash_mask) {
 		if (sl->w0 != w0 || sl->w1 != w1 || sl->len != len || sl->wm != wm)
 			continue;
-		if (len <= 24 || load8(p->queues[sl->idx1 - 1].name + 16) == load8(q + 16))
+		if (len <= 24 || !memcmp(p->queues[sl->idx1 - 1].name + 16, q + 16, len - 24))
 			return (int)sl->idx1 - 1;
 	}
 	return -1;
@@ -115,7 +125,7 @@ fast_queue_long(const struct bqlt_parser *p, const char *q, size_t *n)
  * declared, or not a plain name: the strict parser decides).
  */
 static HOT int fast_queue(const struct bqlt_parser *p, const char *q,
-			  size_t *n)
+			  const char *end, size_t *n)
 {
 	const struct bqlt_slot *sl;
 	uint64_t w0 = load8(q), w1 = 0, m;
@@ -131,7 +141,7 @@ static HOT int fast_queue(const struct bqlt_parser *p, const char *q,
 		w1 = load8(q + 8);
 		m = ctl_or_blank_bytes(w1);
 		if (!m)
-			return fast_queue_long(p, q, n);
+			return fast_queue_long(p, q, end, n);
 		len = 8 + ((size_t)__builtin_ctzll(m) >> 3);
 		w1 &= ~(~0ull << (8 * (len - 8)));
 	}
@@ -169,7 +179,7 @@ static HOT const char *fast_scan(const struct bqlt_parser *p, const char *q,
 	/* the queue */
 	if (q > lim)
 		return NULL;
-	idx = fast_queue(p, q, &n);
+	idx = fast_queue(p, q, end, &n);
 	if (idx < 0)
 		return NULL;
 	q = skip_blanks(q + n + 1, end);	/* q[n] is the blank */
@@ -191,8 +201,9 @@ static HOT const char *fast_scan(const struct bqlt_parser *p, const char *q,
 	q += k;
 	/*
 	 * j=, and for C nq= lo= limit=, then the end of the line. A number
-	 * must end at a byte <= ' '; of those, the loop only goes on at a
-	 * blank or the line's end ("\n", "\r\n") and gives up on the others.
+	 * ends at a byte <= ' ': a blank (then a key or the line's end
+	 * follows) or the line's end ("\n", "\r\n"); else the strict parser
+	 * decides.
 	 */
 	for (;;) {
 		unsigned int slot, klen;
@@ -202,12 +213,15 @@ static HOT const char *fast_scan(const struct bqlt_parser *p, const char *q,
 			q++;
 			break;
 		}
+		if (!is_blank(*q)) {
+			if (q[0] != '\r' || q[1] != '\n')
+				return NULL;
+			q += 2;
+			break;
+		}
+		q = skip_blanks(q + 1, end);
 		if (q > lim)
 			return NULL;
-		if (is_blank(*q)) {
-			q++;
-			continue;
-		}
 		w = load8(q);
 		switch (w & 0xFF) {
 		case 'j':
@@ -230,6 +244,9 @@ static HOT const char *fast_scan(const struct bqlt_parser *p, const char *q,
 			if (kind != BQLT_C)
 				return NULL;
 			break;
+		case '\n':	/* blanks before the line's end */
+			q++;
+			goto eol;
 		case '\r':
 			if ((w & 0xFFFF) != 0x0A0D)
 				return NULL;
