@@ -8,11 +8,11 @@
  * The fast path only ever accepts a line that bqlt_parse_line() would
  * accept with the same record, and changes no parser state before it has
  * accepted it, so giving up is always safe. It gives up on: leading
- * blanks, numbers of 20 digits, a queue name not declared or longer than
- * 31 bytes, P/S/R records, repeated or unknown keys, 32-bit values out of
- * range, anything but a blank or the line's end after a number, and
- * lines that come within 32 bytes of @end (so that every 8-byte load
- * stays inside the buffer). Scanning (fast_scan) reads the queue table
+ * blanks, numbers of 20 digits, a queue name not declared, P/S/R
+ * records, repeated or unknown keys, 32-bit values out of range, anything
+ * but a blank or the line's end after a number, and lines that come
+ * within 32 bytes of @end (a long queue name: within its length + 16), so
+ * that every 8-byte load stays inside the buffer. Scanning (fast_scan) reads the queue table
  * only; accepting (accept) checks and advances the parser's state (a
  * queue's time going back is left to the strict parser), so that
  * bqlt_scan() can run ahead in other threads. tests/unit/test_trace.c runs
@@ -83,10 +83,11 @@ static HOT const char *skip_blanks(const char *q, const char *end)
 /*
  * A name of 16..BQLT_NAME_MAX bytes at @q (the first 16 have no byte
  * below 0x21): its index, *@n its length, or -1. The slot holds the
- * first, the last and bytes 8..15: the whole name up to 24 bytes, without
- * a look at the declared name (a cache miss with many queues); the middle
- * of a longer one is compared with the declared name, which is as long.
- * The name and 16 bytes after it must lie below @end.
+ * first 8 bytes, the last 8 and (17 bytes and more) bytes 8..15: the
+ * whole name up to 24 bytes, without a look at the declared name (a cache
+ * miss with many queues); the middle of a longer one is compared with the
+ * declared name, which is as long. The name and 16 bytes after it must
+ * lie below @end.
  */
 static int __attribute__((noinline))
 fast_queue_long(const struct bqlt_parser *p, const char *q, const char *end,
@@ -111,7 +112,7 @@ fast_queue_long(const struct bqlt_parser *p, const char *q, const char *end,
 	wm = load8(q + 8);
 	for (unsigned int i = name_slot(p, w0, w1, len); (sl = &p->hash[i])->idx1;
 	     i = (i + 1) & p->hash_mask) {
-		if (sl->w0 != w0 || sl->w1 != w1 || sl->len != len || sl->wm != wm)
+		if (sl->w0 != w0 || sl->w1 != w1 || sl->len != len || (len > 16 && sl->wm != wm))
 			continue;
 		if (len <= 24 || !memcmp(p->queues[sl->idx1 - 1].name + 16, q + 16, len - 24))
 			return (int)sl->idx1 - 1;

@@ -16,6 +16,7 @@
 #include "dql/trace.h"
 
 #define MAXREC 64
+#define FAST_PAD 200	/* blank lines after a text: every line may take the fast path */
 
 struct run {
 	struct bqlt_parser p;
@@ -246,16 +247,18 @@ static int compare_scan(const char *text, size_t n, unsigned int hz_override,
 
 /*
  * @text as given, and followed by blank lines, so that its lines have the
- * 32 bytes behind them that the fast path of bqlt_parse_next() wants.
+ * bytes behind them that the fast path of bqlt_parse_next() wants (a line
+ * with a long queue name wants the name and 48 more).
  */
 static void check_next(const char *text, unsigned int hz_override)
 {
-	static const char pad[] = "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n"
-				  "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n";
+	char pad[FAST_PAD + 1];
 	size_t n = strlen(text);
 	char *buf = malloc(n + sizeof(pad));
 
 	assert_non_null(buf);
+	memset(pad, '\n', FAST_PAD);
+	pad[FAST_PAD] = '\0';
 	compare_parsers(text, n, hz_override);
 	memcpy(buf, text, n);
 	memcpy(buf + n, pad, sizeof(pad));
@@ -1057,6 +1060,174 @@ static void test_error_line_crlf(void **state)
 	done(&r);
 }
 
+/*
+ * The record lines of @text (after its header of @nhead lines) that
+ * bqlt_scan() takes itself, with a clone after the header: the fast path.
+ * @text is followed by FAST_PAD blank lines here.
+ */
+static unsigned int count_fast(const char *text, unsigned int nhead)
+{
+	size_t n = strlen(text);
+	char *buf = malloc(n + FAST_PAD);
+	const char *pos, *end;
+	struct bqlt_parser p, *snap;
+	struct bqlt_rec rec;
+	struct bql_err e;
+	struct bqlt_fast f[64];
+	unsigned int i, fast = 0;
+
+	assert_non_null(buf);
+	memcpy(buf, text, n);
+	memset(buf + n, '\n', FAST_PAD);
+	pos = buf;
+	end = buf + n + FAST_PAD;
+	bqlt_parser_init(&p, 0);
+	for (i = 0; i < nhead; i++)
+		assert_true(bqlt_parse_next(&p, &pos, end, &rec, &e) >= 0);
+	snap = bqlt_parser_clone(&p);
+	assert_non_null(snap);
+	while (pos < end) {
+		const char *sp = pos;
+		unsigned int k, m = bqlt_scan(snap, &pos, end, f, 64);
+
+		for (k = 0; k < m; k++) {
+			fast += f[k].kind != 0;
+			sp += f[k].len;
+		}
+	}
+	bqlt_parser_clone_free(snap);
+	bqlt_parser_free(&p);
+	free(buf);
+	return fast;
+}
+
+/* @text in a buffer of exactly its length (no NUL, no padding) */
+static void compare_exact(const char *text, unsigned int hz_override)
+{
+	size_t n = strlen(text);
+	char *buf = malloc(n ? n : 1);
+
+	assert_non_null(buf);
+	memcpy(buf, text, n);
+	compare_parsers(buf, n, hz_override);
+	compare_scan(buf, n, hz_override, 2, 8);
+	free(buf);
+}
+
+/*
+ * The shapes of issue 14 take the fast path, with the records of the
+ * strict parser: names of 1..128 bytes (and names that differ only in one
+ * byte of their middle), a thousand queues, blanks and tabs, CRLF, all
+ * the C keys, values at UINT32_MAX; their neighbours that the strict
+ * parser refuses (UINT32_MAX + 1, 20-digit j=, a 129-byte name) still get
+ * its message; and lines that end at the very end of the buffer.
+ */
+static void test_fast_shapes(void **state)
+{
+	static const char *const tails[] = {
+		"\n", "\r\n", " \n", "\t\r\n", "  j=7\n", " j=18446744073709551615\n",
+		"\tnq=4294967295 lo=4294967295  limit=4294967295\r\n",
+		" limit=1 lo=2 nq=3 j=4 \n",
+	};
+	const size_t ntails = sizeof(tails) / sizeof(tails[0]);
+	size_t cap = 4u << 20, n = 0, len, i, k;
+	char *text = malloc(cap), name[BQLT_NAME_MAX + 2];
+	unsigned int nq = 0, nrec = 0, nhead;
+
+	(void)state;
+	assert_non_null(text);
+	n += (size_t)snprintf(text + n, cap - n, "bqltrace 1\nhz 1000\n");
+	/* every length 1..128; for 25.. a twin that differs in byte 16 + len % 8 */
+	for (len = 1; len <= BQLT_NAME_MAX; len++) {
+		for (i = 0; i < len; i++)
+			name[i] = (char)('a' + (i * 7 + len) % 26);
+		name[len] = '\0';
+		n += (size_t)snprintf(text + n, cap - n, "queue %s\n", name);
+		nq++;
+		if (len >= 25) {
+			name[16 + len % 8] = '#';
+			n += (size_t)snprintf(text + n, cap - n, "queue %s\n", name);
+			nq++;
+		}
+	}
+	/* a thousand short names: long probe chains in the hash */
+	for (i = 0; i < 1000; i++, nq++)
+		n += (size_t)snprintf(text + n, cap - n, "queue eth%zu:tx-%zu\n", i % 7, i);
+	nhead = 2 + nq;
+	/* records: every queue, every tail, Q and C */
+	for (i = 0; i < nq; i++) {
+		const char *qn = text;
+		size_t qlen;
+		unsigned int line = 0;
+
+		/* the name of queue i: the (i + 3)th line's second token */
+		for (qn = text; line < i + 2; qn++)
+			line += *qn == '\n';
+		qn += 6;
+		qlen = strcspn(qn, "\n");
+		for (k = 0; k < ntails; k++) {
+			const char *kind = (k >= 6 || (i + k) % 2) ? "C" : "Q";
+
+			assert_true(n + qlen + 128 < cap);
+			n += (size_t)snprintf(text + n, cap - n, "%zu%s%.*s %s %s%s",
+					      1000000000000 + i * 1000 + k,
+					      k % 3 ? " " : " \t ", (int)qlen, qn, kind,
+					      k == 7 ? "4294967295" : "1514", tails[k]);
+			nrec++;
+		}
+	}
+	text[n] = '\0';
+	check_next(text, 0);
+	/* all but the 20-digit j= (left to the strict parser) */
+	assert_int_equal(count_fast(text, nhead), nrec - nq);
+	free(text);
+
+	/* the strict parser's refusals, also at the end of the buffer */
+	{
+		static const char *const refused[] = {
+			"1 a C 4294967296\n", "1 a C 1 nq=4294967296\n",
+			"1 a C 1 lo=4294967296\n", "1 a C 1 limit=4294967296\n",
+			"1 a Q 1 j=18446744073709551616\n", "1 a Q 1 j=100000000000000000000\n",
+			"18446744073709551616 a Q 1\n", "1 a Q 1 nq=1\n", "1 a C 1 nq=1 nq=1\n",
+			"1 a C 1 j=1 j=2\n", "1 a C 1 limit=\n", "1 a C 1 lim=1\n",
+			"1 a C 1\r\r\n", "1 a C 1\rx\n", "1 a C 1 \r \n", "1 a\rC 1\n",
+			"1 b Q 1\n", "1 a\x01 Q 1\n", "1 a Q 1\x01\n", "1 a CC 1\n",
+			"1 a q 1\n", "1 a Q 0x1\n", "1 a Q 1 j=1x\n",
+		};
+		static const char *const good[] = {
+			"1 a C 0\n", "1 a C 4294967295\n", "00000000000000000001 a Q 1\n",
+			"18446744073709551615 a Q 1\n", "1 a Q 1 j=0000000000000000001\n",
+			"1 a C 1 nq=4294967295 lo=0 limit=4294967295 j=18446744073709551615\n",
+			"1\ta\tQ\t1\t\n", "1   a   C   1   nq=1   \r\n",
+		};
+		char t2[512], longname[BQLT_NAME_MAX + 2];
+		size_t j;
+
+		for (j = 0; j < sizeof(refused) / sizeof(refused[0]) + sizeof(good) / sizeof(good[0]); j++) {
+			const char *l = j < sizeof(refused) / sizeof(refused[0]) ? refused[j] :
+					good[j - sizeof(refused) / sizeof(refused[0])];
+			int m = snprintf(t2, sizeof(t2), "bqltrace 1\nqueue a\n%s", l);
+
+			check_next(t2, 0);
+			compare_exact(t2, 0);
+			/* and without the final newline, ending at the buffer's end */
+			t2[m - 1] = '\0';
+			compare_exact(t2, 0);
+		}
+		memset(longname, 'n', sizeof(longname));
+		longname[BQLT_NAME_MAX + 1] = '\0';	/* 129 bytes */
+		snprintf(t2, sizeof(t2), "bqltrace 1\nqueue a\n1 %s Q 1\n", longname);
+		check_next(t2, 0);
+		longname[BQLT_NAME_MAX] = '\0';		/* 128 bytes, not declared */
+		snprintf(t2, sizeof(t2), "bqltrace 1\nqueue a\n1 %s Q 1\n", longname);
+		check_next(t2, 0);
+		snprintf(t2, sizeof(t2), "bqltrace 1\nqueue %s\n1 %s Q 1\n", longname, longname);
+		check_next(t2, 0);
+		compare_exact(t2, 0);
+		assert_int_equal(count_fast(t2, 2), 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1074,6 +1245,7 @@ int main(void)
 		cmocka_unit_test(test_next_random),
 		cmocka_unit_test(test_jiffies_cache),
 		cmocka_unit_test(test_batch),
+		cmocka_unit_test(test_fast_shapes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
