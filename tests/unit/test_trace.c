@@ -1087,13 +1087,10 @@ static unsigned int count_fast(const char *text, unsigned int nhead)
 	snap = bqlt_parser_clone(&p);
 	assert_non_null(snap);
 	while (pos < end) {
-		const char *sp = pos;
 		unsigned int k, m = bqlt_scan(snap, &pos, end, f, 64);
 
-		for (k = 0; k < m; k++) {
+		for (k = 0; k < m; k++)
 			fast += f[k].kind != 0;
-			sp += f[k].len;
-		}
 	}
 	bqlt_parser_clone_free(snap);
 	bqlt_parser_free(&p);
