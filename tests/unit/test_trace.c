@@ -1167,7 +1167,10 @@ static void test_fast_shapes(void **state)
 
 			assert_true(n + qlen + 128 < cap);
 			n += (size_t)snprintf(text + n, cap - n, "%zu%s%.*s %s %s%s",
-					      1000000000000 + i * 1000 + k,
+					      /* 13 digits, then 17, 18, 19 */
+					      (k < 4 ? 1000000000000u : k == 4 ? 10000000000000000u :
+					       k == 5 ? 100000000000000000u : 1000000000000000000u)
+					      + i * 1000 + k,
 					      k % 3 ? " " : " \t ", (int)qlen, qn, kind,
 					      k == 7 ? "4294967295" : "1514", tails[k]);
 			nrec++;
