@@ -56,7 +56,7 @@ static HOT unsigned int fast_u64(const char *s, uint64_t *v)
 	hi = hi * 100000000u + swar_value(t1);
 	t2 = load8(s + 16) - ONES * '0';
 	nd = nondigit_bytes(t2);
-	k = nd ? (unsigned int)__builtin_ctzll(nd) >> 3 : 8;
+	k = (unsigned int)__builtin_ctzll(nd | 1ull << 63) >> 3;	/* 7: no end */
 	if (k > 3)
 		return 0;
 	*v = k ? hi * bqlt_pow10[k] + swar_prefix(t2, k) : hi;
