@@ -55,19 +55,21 @@ BEGIN {
 			last[q] = b
 			kind = "Q"
 		}
+		# %.0f, not %d: mawk's %d stops at 2^31 - 1 (doubles are exact
+		# to 2^53, far above these values)
 		if (shape == "epoch") {
-			printf "17%017d %s %s %d\n", t, name[q], kind, b
+			printf "17%017.0f %s %s %d\n", t, name[q], kind, b
 		} else if (shape == "rec") {
 			j = j0 + int(t * hz / 1e9)
 			if (kind == "Q")
-				printf "%d %s Q %d j=%d\n", 10000000000000 + t, name[q], b, j
+				printf "%.0f %s Q %d j=%.0f\n", 10000000000000 + t, name[q], b, j
 			else
-				printf "%d %s C %d j=%d nq=%d lo=%d limit=%d\n", 10000000000000 + t,
+				printf "%.0f %s C %d j=%.0f nq=%.0f lo=%d limit=%d\n", 10000000000000 + t,
 					name[q], b, j, nqd[q], last[q], 30280
 		} else if (shape == "long") {
-			printf "%d\t%s\t%s\t%d\n", t, name[q], kind, b
+			printf "%.0f\t%s\t%s\t%d\n", t, name[q], kind, b
 		} else {
-			printf "%d %s %s %d j=%d\n", 1000000 + t, name[q], kind, b, int((1000000 + t) / 1e6)
+			printf "%.0f %s %s %d j=%.0f\n", 1000000 + t, name[q], kind, b, int((1000000 + t) / 1e6)
 		}
 	}
 }
