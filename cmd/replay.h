@@ -17,6 +17,7 @@
 #include "lib/ctx.h"
 
 struct ofile;
+struct tl_name;		/* replay_series.c: a queue's timeline text, made once */
 
 #define MAX_LISTED	10		/* mismatches listed on stderr */
 
@@ -76,6 +77,8 @@ struct rx {
 	struct ofile *tl;	/* --timeline (lib/ofile.h) */
 	char *tl_buf;
 	size_t tl_len;
+	struct tl_name *tl_names;	/* per queue index */
+	unsigned int tl_nnames;
 	struct rplot plot;	/* --plot */
 	uint64_t nmismatch;
 	struct mismatch listed[MAX_LISTED];

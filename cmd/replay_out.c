@@ -7,11 +7,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include <json-c/json.h>
-
 #include "cmd/cmd.h"
 #include "cmd/replay.h"
 #include "dql/dql.h"
+#include "lib/jsonw.h"
 #include "lib/out.h"
 #include "lib/table.h"
 #include "lib/units.h"
@@ -61,52 +60,76 @@ static void semantics_text(char *buf, size_t n, unsigned int kflags)
 		snprintf(buf + len, n - len, "; reset leaves limit at 0");
 }
 
-static void json_queue(struct rx *x, const struct rfile *f, unsigned int i)
+/*
+ * One queue's object, streamed (lib/jsonw.h): a json-c tree of 3e5 queues
+ * took seconds and gigabytes; the bytes are those the tree printed.
+ */
+static void json_queue(struct rx *x, struct jsonw *w, const struct rfile *f, unsigned int i)
 {
-	struct bql_ctx *c = x->c;
 	struct replay_stats st;
 	char mean[32];
 
 	replay_queue_stats(&f->r, i, &st);
-	out_open_obj(c, NULL);
-	out_str(c, OUT_JSON, "file", NULL, f->path);
-	out_str(c, OUT_JSON, "queue", NULL, replay_queue_name(&f->r, i));
-	out_u64(c, OUT_JSON, "hz", NULL, f->p.hz);
-	out_str(c, OUT_JSON, "kernel", NULL, kernel_label(x));
-	out_str(c, OUT_JSON, "semantics", NULL, semantics_range(x->opts.kflags));
-	out_u64(c, OUT_JSON, "records", NULL, st.records);
-	out_u64(c, OUT_JSON, "completions", NULL, st.completions);
-	out_u64(c, OUT_JSON, "bytes_queued", NULL, st.bytes_queued);
-	out_u64(c, OUT_JSON, "bytes_completed", NULL, st.bytes_completed);
-	out_open_obj(c, "limit");
+	jsonw_obj_open(w, NULL);
+	jsonw_str(w, "file", f->path);
+	jsonw_str(w, "queue", replay_queue_name(&f->r, i));
+	jsonw_u64(w, "hz", f->p.hz);
+	jsonw_str(w, "kernel", kernel_label(x));
+	jsonw_str(w, "semantics", semantics_range(x->opts.kflags));
+	jsonw_u64(w, "records", st.records);
+	jsonw_u64(w, "completions", st.completions);
+	jsonw_u64(w, "bytes_queued", st.bytes_queued);
+	jsonw_u64(w, "bytes_completed", st.bytes_completed);
+	jsonw_obj_open(w, "limit");
 	if (st.created)
-		out_u64(c, OUT_JSON, "final", NULL, st.limit_final);
+		jsonw_u64(w, "final", st.limit_final);
 	else
-		out_null(c, "final");
+		jsonw_null(w, "final");
 	if (st.completions) {
-		out_u64(c, OUT_JSON, "min", NULL, st.limit_min);
-		out_u64(c, OUT_JSON, "max", NULL, st.limit_max);
+		jsonw_u64(w, "min", st.limit_min);
+		jsonw_u64(w, "max", st.limit_max);
 		snprintf(mean, sizeof(mean), "%.1f", st.limit_mean);
-		out_json(c, "mean", json_object_new_double_s(st.limit_mean, mean));
+		jsonw_num(w, "mean", mean);
 	} else {
-		out_null(c, "min");
-		out_null(c, "max");
-		out_null(c, "mean");
+		jsonw_null(w, "min");
+		jsonw_null(w, "max");
+		jsonw_null(w, "mean");
 	}
-	out_close_obj(c);
-	out_u64(c, OUT_JSON, "increases", NULL, st.increases);
-	out_u64(c, OUT_JSON, "decreases", NULL, st.decreases);
-	out_u64(c, OUT_JSON, "starvations", NULL, st.starvations);
-	out_u64(c, OUT_JSON, "stops", NULL, st.stops);
-	out_u64(c, OUT_JSON, "stall_cnt", NULL, st.stall_cnt);
-	out_u64(c, OUT_JSON, "stall_max", NULL, st.stall_max);
-	out_open_obj(c, "verify");
-	out_u64(c, OUT_JSON, "checked", NULL, st.verify_checked);
-	out_u64(c, OUT_JSON, "mismatches", NULL, st.verify_mismatches);
-	out_close_obj(c);
-	out_u64(c, OUT_JSON, "nq_disagree", NULL, st.nq_disagree);
-	out_u64(c, OUT_JSON, "queued_ignored", NULL, st.queued_ignored);
-	out_close_obj(c);
+	jsonw_obj_close(w);
+	jsonw_u64(w, "increases", st.increases);
+	jsonw_u64(w, "decreases", st.decreases);
+	jsonw_u64(w, "starvations", st.starvations);
+	jsonw_u64(w, "stops", st.stops);
+	jsonw_u64(w, "stall_cnt", st.stall_cnt);
+	jsonw_u64(w, "stall_max", st.stall_max);
+	jsonw_obj_open(w, "verify");
+	jsonw_u64(w, "checked", st.verify_checked);
+	jsonw_u64(w, "mismatches", st.verify_mismatches);
+	jsonw_obj_close(w);
+	jsonw_u64(w, "nq_disagree", st.nq_disagree);
+	jsonw_u64(w, "queued_ignored", st.queued_ignored);
+	jsonw_obj_close(w);
+}
+
+/* {"queues":[...]}: 0 or -errno (-ENOMEM: nothing printed) */
+static int json_summary(struct rx *x)
+{
+	struct jsonw w;
+
+	if (jsonw_init(&w, x->c->out, x->c->pretty))
+		return -ENOMEM;
+	jsonw_obj_open(&w, NULL);
+	jsonw_arr_open(&w, "queues");
+	for (int k = 0; k < x->nfiles; k++) {
+		for (unsigned int i = 0; i < replay_queue_count(&x->files[k].r); i++) {
+			json_queue(x, &w, &x->files[k], i);
+			if (w.len >= 64 * 1024)
+				jsonw_flush(&w);
+		}
+	}
+	jsonw_arr_close(&w);
+	jsonw_obj_close(&w);
+	return jsonw_end(&w);
 }
 
 static const char *const text_cols[] = {
@@ -181,21 +204,14 @@ int rx_summary(struct rx *x)
 {
 	struct bql_ctx *c = x->c;
 
-	if (c->json) {
-		out_begin(c, false);
-		out_open_arr(c, "queues");
-		for (int k = 0; k < x->nfiles; k++)
-			for (unsigned int i = 0; i < replay_queue_count(&x->files[k].r); i++)
-				json_queue(x, &x->files[k], i);
-		out_close_arr(c);
-	} else {
-		for (int k = 0; k < x->nfiles; k++) {
-			if (k)
-				out_nl(c);
-			if (text_file(x, &x->files[k])) {
-				out_discard(c);
-				return cmd_fail(c, "out of memory building the summary table");
-			}
+	if (c->json)
+		return cmd_output_done(c, json_summary(x)) ? BQL_EXIT_FAIL : 0;
+	for (int k = 0; k < x->nfiles; k++) {
+		if (k)
+			out_nl(c);
+		if (text_file(x, &x->files[k])) {
+			out_discard(c);
+			return cmd_fail(c, "out of memory building the summary table");
 		}
 	}
 	if (cmd_output_done(c, out_end(c)))

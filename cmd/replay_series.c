@@ -58,6 +58,71 @@ static int out_end(struct rx *x, struct ofile **o, bool keep)
 
 /* ------------------------------------------------------------ timeline */
 
+/*
+ * Decimal numbers, written in place (the timeline is mostly numbers). On
+ * little-endian machines eight digits at a time: digits8() spreads a
+ * number below 1e8 over the 8 bytes of a word, most significant digit in
+ * the lowest byte, with a few multiplications and no loop or branch
+ * (4 + 4 digits, then 2 + 2 in each half, then 1 + 1); the leading zeros
+ * are dropped by shifting the word before the one 8-byte store. Each put
+ * may store up to 8 bytes past the end it returns (never more than 20
+ * bytes from @p in all).
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ASCII0	0x3030303030303030ull
+
+static inline __attribute__((always_inline)) uint64_t digits8(uint32_t v)
+{
+	uint64_t x = v / 10000 | (uint64_t)(v % 10000) << 32, h;
+
+	h = (x * 10486 >> 20) & 0x0000007f0000007full;		/* / 100 below 1e4 */
+	x = h | (x - h * 100) << 16;
+	h = (x * 103 >> 10) & 0x000f000f000f000full;		/* / 10 below 100 */
+	return h | (x - h * 10) << 8;
+}
+
+/* all 8 digits of @d (from digits8()) */
+static inline __attribute__((always_inline)) char *put_d8(char *p, uint64_t d)
+{
+	d += ASCII0;
+	memcpy(p, &d, 8);
+	return p + 8;
+}
+
+/* @v < 1e8 without leading zeros ("0" for 0) */
+static inline __attribute__((always_inline)) char *put_lead8(char *p, uint32_t v)
+{
+	uint64_t d = digits8(v);
+	/* the leading zero bytes; at most 7, so 0 is "0" */
+	unsigned int z = (unsigned int)__builtin_ctzll(d | 1ull << 56) >> 3;
+
+	d = (d + ASCII0) >> 8 * z;
+	memcpy(p, &d, 8);
+	return p + 8 - z;
+}
+
+static inline __attribute__((always_inline)) char *put_u32i(char *p, uint32_t v)
+{
+	if (v < 100000000)
+		return put_lead8(p, v);
+	p = put_lead8(p, v / 100000000);
+	return put_d8(p, digits8(v % 100000000));
+}
+
+static inline __attribute__((always_inline)) char *put_u64i(char *p, uint64_t v)
+{
+	if (v < 100000000)
+		return put_lead8(p, (uint32_t)v);
+	if (v < 10000000000000000ull) {
+		p = put_lead8(p, (uint32_t)(v / 100000000));
+		return put_d8(p, digits8((uint32_t)(v % 100000000)));
+	}
+	p = put_lead8(p, (uint32_t)(v / 10000000000000000ull));	/* <= 1844 */
+	v %= 10000000000000000ull;
+	p = put_d8(p, digits8((uint32_t)(v / 100000000)));
+	return put_d8(p, digits8((uint32_t)(v % 100000000)));
+}
+#else
 /* the number of decimal digits of @v */
 static unsigned int ndigits(uint64_t v)
 {
@@ -76,11 +141,8 @@ static unsigned int ndigits(uint64_t v)
 	return t + (v >= p10[t]);
 }
 
-/*
- * decimal, two digits at a time, written in place from the end (the
- * timeline is mostly numbers: no copy through a temporary)
- */
-char *put_u64(char *p, uint64_t v)
+/* two digits at a time from the end */
+static inline __attribute__((always_inline)) char *put_u64i(char *p, uint64_t v)
 {
 	static const char d2[] =
 		"0001020304050607080910111213141516171819"
@@ -104,6 +166,17 @@ char *put_u64(char *p, uint64_t v)
 	return end;
 }
 
+static inline __attribute__((always_inline)) char *put_u32i(char *p, uint32_t v)
+{
+	return put_u64i(p, v);
+}
+#endif
+
+char *put_u64(char *p, uint64_t v)
+{
+	return put_u64i(p, v);
+}
+
 static char *put_str(char *p, const char *s)
 {
 	size_t n = strlen(s);
@@ -111,6 +184,9 @@ static char *put_str(char *p, const char *s)
 	memcpy(p, s, n);
 	return p + n;
 }
+
+/* a string literal: a constant-size copy, a few stores */
+#define PUT_LIT(p, lit)	(memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
 
 /*
  * queue name as a CSV field: names have no blanks or C0 controls, but may
@@ -148,51 +224,133 @@ static const char kind_name[] = {
 	[BQLT_R] = 'R',
 };
 
+/*
+ * The part of a row between t_ns and the event that depends only on the
+ * queue, escaped and quoted once per queue: ",NAME," in CSV,
+ * ",\"queue\":\"NAME\",\"event\":\"" in JSON lines. @s has room for at
+ * least TL_NAME_PAD bytes, so a short one is copied with a constant size.
+ */
+#define TL_NAME_PAD	32
+struct tl_name {
+	const char *raw;	/* the parser's name it was made from */
+	char *s;
+	size_t len;
+};
+
+static char *put_name_mid(char *p, bool jsonl, const char *raw)
+{
+	if (jsonl) {
+		p = PUT_LIT(p, ",\"queue\":");
+		p = put_json_name(p, raw);
+		return PUT_LIT(p, ",\"event\":\"");
+	}
+	*p++ = ',';
+	p = put_csv_name(p, raw);
+	*p++ = ',';
+	return p;
+}
+
+/* queue @q's part into the cache (NULL: out of memory, no cache) */
+static __attribute__((noinline)) const struct tl_name *
+tl_name_make(struct rx *x, unsigned int q, const char *raw)
+{
+	char tmp[OBUF_ROW], *e, *s;
+	struct tl_name *n;
+
+	if (q >= x->tl_nnames) {
+		unsigned int nn = q + 1 > 2 * x->tl_nnames ? q + 1 : 2 * x->tl_nnames;
+		struct tl_name *t = realloc(x->tl_names, nn * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		memset(t + x->tl_nnames, 0, (nn - x->tl_nnames) * sizeof(*t));
+		x->tl_names = t;
+		x->tl_nnames = nn;
+	}
+	n = &x->tl_names[q];
+	e = put_name_mid(tmp, x->jsonl, raw);
+	s = malloc((size_t)(e - tmp) > TL_NAME_PAD ? (size_t)(e - tmp) : TL_NAME_PAD);
+	if (!s)
+		return NULL;
+	memcpy(s, tmp, (size_t)(e - tmp));
+	free(n->s);
+	n->s = s;
+	n->len = (size_t)(e - tmp);
+	n->raw = raw;
+	return n;
+}
+
+/* queue @q's part from the cache, made on its first row */
+static inline __attribute__((always_inline)) char *
+put_name_cached(struct rx *x, char *p, unsigned int q, const char *raw)
+{
+	const struct tl_name *n = q < x->tl_nnames ? &x->tl_names[q] : NULL;
+
+	if (__builtin_expect(!n || n->raw != raw, 0)) {
+		n = tl_name_make(x, q, raw);
+		if (!n)		/* no cache: escaped on every row */
+			return put_name_mid(p, x->jsonl, raw);
+	}
+	if (n->len <= TL_NAME_PAD)
+		memcpy(p, n->s, TL_NAME_PAD);
+	else
+		memcpy(p, n->s, n->len);
+	return p + n->len;
+}
+
+static void tl_names_free(struct rx *x)
+{
+	for (unsigned int q = 0; q < x->tl_nnames; q++)
+		free(x->tl_names[q].s);
+	free(x->tl_names);
+	x->tl_names = NULL;
+	x->tl_nnames = 0;
+}
+
+/* one timeline row at @p (OBUF_ROW bytes of room); returns its end */
+static char *timeline_row(struct rx *x, char *p, const struct replay_event *ev)
+{
+	if (x->jsonl) {
+		p = PUT_LIT(p, "{\"line\":");
+		p = put_u64i(p, ev->line);
+		p = PUT_LIT(p, ",\"t_ns\":");
+		p = put_u64i(p, ev->t_ns);
+		p = put_name_cached(x, p, ev->queue, ev->qname);
+		*p++ = kind_name[ev->kind];
+		p = PUT_LIT(p, "\",\"bytes\":");
+		p = put_u32i(p, ev->bytes);
+		p = PUT_LIT(p, ",\"inflight\":");
+		p = put_u32i(p, ev->inflight);
+		p = PUT_LIT(p, ",\"limit\":");
+		p = put_u32i(p, ev->limit);
+		*p++ = '}';
+	} else {
+		p = put_u64i(p, ev->line);
+		*p++ = ',';
+		p = put_u64i(p, ev->t_ns);
+		p = put_name_cached(x, p, ev->queue, ev->qname);
+		*p++ = kind_name[ev->kind];
+		*p++ = ',';
+		p = put_u32i(p, ev->bytes);
+		*p++ = ',';
+		p = put_u32i(p, ev->inflight);
+		*p++ = ',';
+		p = put_u32i(p, ev->limit);
+	}
+	*p++ = '\n';
+	return p;
+}
+
 /* one row per C record (per record with --all-events) */
 static void timeline_event(struct rx *x, const struct replay_event *ev)
 {
-	char *p;
-
 	if (ev->kind != BQLT_C && !x->all_events)
 		return;
 	if (x->tl_len + OBUF_ROW > OBUF_SIZE) {
 		ofile_write(x->tl, x->tl_buf, x->tl_len);
 		x->tl_len = 0;
 	}
-	p = x->tl_buf + x->tl_len;
-	if (x->jsonl) {
-		p = put_str(p, "{\"line\":");
-		p = put_u64(p, ev->line);
-		p = put_str(p, ",\"t_ns\":");
-		p = put_u64(p, ev->t_ns);
-		p = put_str(p, ",\"queue\":");
-		p = put_json_name(p, ev->qname);
-		p = put_str(p, ",\"event\":\"");
-		*p++ = kind_name[ev->kind];
-		p = put_str(p, "\",\"bytes\":");
-		p = put_u64(p, ev->bytes);
-		p = put_str(p, ",\"inflight\":");
-		p = put_u64(p, ev->inflight);
-		p = put_str(p, ",\"limit\":");
-		p = put_u64(p, ev->limit);
-		*p++ = '}';
-	} else {
-		p = put_u64(p, ev->line);
-		*p++ = ',';
-		p = put_u64(p, ev->t_ns);
-		*p++ = ',';
-		p = put_csv_name(p, ev->qname);
-		*p++ = ',';
-		*p++ = kind_name[ev->kind];
-		*p++ = ',';
-		p = put_u64(p, ev->bytes);
-		*p++ = ',';
-		p = put_u64(p, ev->inflight);
-		*p++ = ',';
-		p = put_u64(p, ev->limit);
-	}
-	*p++ = '\n';
-	x->tl_len = (size_t)(p - x->tl_buf);
+	x->tl_len = (size_t)(timeline_row(x, x->tl_buf + x->tl_len, ev) - x->tl_buf);
 }
 
 static int timeline_open(struct rx *x)
@@ -462,6 +620,7 @@ int rx_outputs_close(struct rx *x, bool ok)
 		ret = r;
 	free(x->tl_buf);
 	x->tl_buf = NULL;
+	tl_names_free(x);
 	svgplot_free(x->plot.svg);
 	x->plot.svg = NULL;
 	free(x->plot.series);
