@@ -332,6 +332,63 @@ size_t esc_json_str(char *dst, size_t n, const char *str)
 	return sink_end(&k);
 }
 
+/*
+ * What json-c's serialisation (with JSON_C_TO_STRING_NOSLASHESCAPE) and
+ * then json_to() make of a string, in one pass: ASCII as json-c escapes
+ * it (\b \f \n \r \t \" \\, other C0 as \u00hh), the rest as json_to()
+ * (a byte >= 0x7f is only ever inside a string, so decoding the raw
+ * string decodes what json_to() would see).
+ */
+size_t esc_json_c_str(char *dst, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	size_t len = strlen((const char *)s), i = 0;
+	char *p = dst;
+
+	*p++ = '"';
+	while (i < len) {
+		unsigned char b = s[i];
+		uint32_t c;
+		size_t n;
+
+		if (b >= 0x20 && b < 0x7f && b != '"' && b != '\\') {
+			*p++ = (char)b;
+			i++;
+			continue;
+		}
+		if (b < 0x7f) {
+			static const char short_esc[32] = {
+				['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't',
+			};
+
+			*p++ = '\\';
+			if (b == '"' || b == '\\') {
+				*p++ = (char)b;
+			} else if (short_esc[b]) {
+				*p++ = short_esc[b];
+			} else {
+				memcpy(p, "u00", 3);
+				p[3] = hex[b >> 4];
+				p[4] = hex[b & 15];
+				p += 5;
+			}
+			i++;
+			continue;
+		}
+		n = u8_dec(s + i, len - i, &c);
+		if (n && !dangerous(c)) {
+			memcpy(p, s + i, n);
+			p += n;
+			i += n;
+			continue;
+		}
+		p += u_esc(p, n ? c : 0xfffd);
+		i += n ? n : 1;
+	}
+	*p++ = '"';
+	return (size_t)(p - dst);
+}
+
 /* ------------------------------------------------------------ Prometheus */
 
 int esc_prom_fputs(const char *str, FILE *f)

@@ -59,6 +59,15 @@ char *esc_json_dup(const char *json);
 size_t esc_json_str(char *dst, size_t n, const char *s);
 
 /*
+ * esc_json_c_str - @s (NULL: "") as the JSON string literal, quotes
+ * included, that json-c prints for it (JSON_C_TO_STRING_NOSLASHESCAPE) as
+ * esc_json_fputs() then corrects it: the bytes lib/out.c would print. @dst
+ * needs ESC_MAX_PER_BYTE * strlen(@s) + 2 bytes; no NUL is added. Returns
+ * the length.
+ */
+size_t esc_json_c_str(char *dst, const char *s);
+
+/*
  * esc_prom_fputs - @s as a Prometheus label value (without the quotes):
  * \\, \" and \n as the exposition format wants, and every other control
  * or invalid byte in its human form with the backslash doubled, so the

@@ -27,7 +27,7 @@ int jsonw_init(struct jsonw *w, FILE *f, bool pretty)
 	return 0;
 }
 
-/* room for @n more bytes and a NUL; false (sticky -ENOMEM) if none */
+/* room for @n more bytes; false (sticky -ENOMEM) if none */
 static bool reserve(struct jsonw *w, size_t n)
 {
 	size_t cap;
@@ -35,10 +35,10 @@ static bool reserve(struct jsonw *w, size_t n)
 
 	if (w->err)
 		return false;
-	if (w->len + n + 1 <= w->cap)
+	if (w->len + n <= w->cap)
 		return true;
 	cap = w->cap;
-	while (cap < w->len + n + 1)
+	while (cap < w->len + n)
 		cap *= 2;
 	b = realloc(w->buf, cap);
 	if (!b) {
@@ -58,11 +58,6 @@ static void put(struct jsonw *w, const char *s, size_t n)
 	w->len += n;
 }
 
-static void puts_(struct jsonw *w, const char *s)
-{
-	put(w, s, strlen(s));
-}
-
 static void indent(struct jsonw *w, int level)
 {
 	if (!w->pretty || !reserve(w, 2 * (size_t)level))
@@ -71,39 +66,12 @@ static void indent(struct jsonw *w, int level)
 	w->len += 2 * (size_t)level;
 }
 
-/* json-c's json_escape_str() with JSON_C_TO_STRING_NOSLASHESCAPE */
+/* as json-c escapes it, then esc_json_fputs() corrects it (lib/esc.h) */
 static void str(struct jsonw *w, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t n = strlen(s);
-	char *p;
-
-	if (!reserve(w, 6 * n + 2))
+	if (!reserve(w, ESC_MAX_PER_BYTE * strlen(s) + 2))
 		return;
-	p = w->buf + w->len;
-	*p++ = '"';
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		switch (*c) {
-		case '\b': *p++ = '\\'; *p++ = 'b'; break;
-		case '\n': *p++ = '\\'; *p++ = 'n'; break;
-		case '\r': *p++ = '\\'; *p++ = 'r'; break;
-		case '\t': *p++ = '\\'; *p++ = 't'; break;
-		case '\f': *p++ = '\\'; *p++ = 'f'; break;
-		case '"': *p++ = '\\'; *p++ = '"'; break;
-		case '\\': *p++ = '\\'; *p++ = '\\'; break;
-		default:
-			if (*c < ' ') {
-				memcpy(p, "\\u00", 4);
-				p[4] = hex[*c >> 4];
-				p[5] = hex[*c & 15];
-				p += 6;
-			} else {
-				*p++ = (char)*c;
-			}
-		}
-	}
-	*p++ = '"';
-	w->len = (size_t)(p - w->buf);
+	w->len += esc_json_c_str(w->buf + w->len, s);
 }
 
 /* what goes before a value: the separator, the indentation, the key */
@@ -197,16 +165,16 @@ void jsonw_null(struct jsonw *w, const char *key)
 void jsonw_num(struct jsonw *w, const char *key, const char *text)
 {
 	begin(w, key);
-	puts_(w, text);
+	put(w, text, strlen(text));
 }
 
 int jsonw_flush(struct jsonw *w)
 {
 	if (w->err || !w->len)
 		return w->err;
-	w->buf[w->len] = '\0';
-	/* valid UTF-8, no raw C1 or direction characters, as out_end() */
-	if (esc_json_fputs(w->buf, w->f))
+	/* strings were escaped as out_end() escapes them: written as they are */
+	errno = 0;
+	if (fwrite(w->buf, 1, w->len, w->f) != w->len)
 		w->err = errno ? -errno : -EIO;
 	w->len = 0;
 	return w->err;

@@ -2,7 +2,8 @@
 /*
  * jsonw: a streaming JSON writer whose bytes are those lib/out.c prints
  * for the same document (json-c 0.16's serialisation, plain or -p pretty,
- * with "/" unescaped; then lib/esc.h's esc_json_fputs()), for outputs too
+ * with "/" unescaped; strings then as lib/esc.h's esc_json_fputs() makes
+ * them: valid UTF-8, no raw C1 or direction character), for outputs too
  * large to build as a json-c tree first (replay -j with many queues).
  *
  * Text is gathered in a buffer and written by jsonw_flush() (call it

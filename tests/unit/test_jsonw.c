@@ -21,6 +21,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/esc.h"
 #include "lib/jsonw.h"
 #include "lib/out.h"
 
@@ -241,6 +242,57 @@ static void test_long(void **state)
 	free(s);
 }
 
+/* esc_json_c_str() against json-c's string then esc_json_dup(), byte by byte */
+static void check_str(const char *s)
+{
+	struct json_object *o = json_object_new_string(s);
+	const char *ser;
+	char *want, got[6 * 16 + 3];
+	size_t n;
+
+	assert_non_null(o);
+	ser = json_object_to_json_string_ext(o, JSON_C_TO_STRING_NOSLASHESCAPE);
+	want = esc_json_dup(ser);
+	assert_non_null(want);
+	n = esc_json_c_str(got, s);
+	got[n] = '\0';
+	assert_string_equal(got, want);
+	free(want);
+	json_object_put(o);
+}
+
+static void test_esc_json_c_str(void **state)
+{
+	uint64_t seed = 1;
+	char s[8];
+
+	(void)state;
+	for (int a = 1; a < 256; a++) {
+		for (int b = 0; b < 256; b++) {
+			s[0] = (char)a;
+			s[1] = (char)b;
+			s[2] = '\0';
+			check_str(s);
+		}
+	}
+	/* three and four bytes: the longer UTF-8 forms, valid and not */
+	for (int i = 0; i < 100000; i++) {
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		for (int k = 0; k < 4; k++) {
+			unsigned char c = (unsigned char)(seed >> (8 * k));
+
+			/* mostly lead and continuation bytes */
+			s[k] = (char)(k == 0 ? (c | 0xc0) : (c & 1) ? c : (0x80 | (c & 0x3f)));
+			if (!s[k])
+				s[k] = 'z';
+		}
+		s[(seed >> 40) % 2 ? 4 : 3] = '\0';
+		s[4] = '\0';
+		check_str(s);
+	}
+	check_str("");
+}
+
 /* a write error is returned, sticky */
 static void test_write_error(void **state)
 {
@@ -265,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_long),
+		cmocka_unit_test(test_esc_json_c_str),
 		cmocka_unit_test(test_write_error),
 	};
 
