@@ -6,10 +6,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "cmd/replay.h"
 #include "dql/dql.h"
+#include "lib/esc.h"
 #include "lib/jsonw.h"
 #include "lib/out.h"
 #include "lib/table.h"
@@ -62,20 +65,22 @@ static void semantics_text(char *buf, size_t n, unsigned int kflags)
 
 /*
  * One queue's object, streamed (lib/jsonw.h): a json-c tree of 3e5 queues
- * took seconds and gigabytes; the bytes are those the tree printed.
+ * took seconds and gigabytes; the bytes are those the tree printed. @file,
+ * @kernel and @sem are the JSON strings, made once per file.
  */
-static void json_queue(struct rx *x, struct jsonw *w, const struct rfile *f, unsigned int i)
+static void json_queue(struct jsonw *w, const struct rfile *f, unsigned int i,
+		       const char *file, const char *kernel, const char *sem)
 {
 	struct replay_stats st;
 	char mean[32];
 
 	replay_queue_stats(&f->r, i, &st);
 	jsonw_obj_open(w, NULL);
-	jsonw_str(w, "file", f->path);
+	jsonw_raw(w, "file", file);
 	jsonw_str(w, "queue", replay_queue_name(&f->r, i));
 	jsonw_u64(w, "hz", f->p.hz);
-	jsonw_str(w, "kernel", kernel_label(x));
-	jsonw_str(w, "semantics", semantics_range(x->opts.kflags));
+	jsonw_raw(w, "kernel", kernel);
+	jsonw_raw(w, "semantics", sem);
 	jsonw_u64(w, "records", st.records);
 	jsonw_u64(w, "completions", st.completions);
 	jsonw_u64(w, "bytes_queued", st.bytes_queued);
@@ -88,8 +93,8 @@ static void json_queue(struct rx *x, struct jsonw *w, const struct rfile *f, uns
 	if (st.completions) {
 		jsonw_u64(w, "min", st.limit_min);
 		jsonw_u64(w, "max", st.limit_max);
-		snprintf(mean, sizeof(mean), "%.1f", st.limit_mean);
-		jsonw_num(w, "mean", mean);
+		jsonw_fmt_1f(mean, sizeof(mean), st.limit_mean);
+		jsonw_raw(w, "mean", mean);
 	} else {
 		jsonw_null(w, "min");
 		jsonw_null(w, "max");
@@ -111,25 +116,51 @@ static void json_queue(struct rx *x, struct jsonw *w, const struct rfile *f, uns
 	jsonw_obj_close(w);
 }
 
+/* @s as a JSON string (lib/esc.h), malloc'd; NULL when out of memory */
+static char *json_string(const char *s)
+{
+	size_t n = strlen(s);
+	char *j = malloc(ESC_MAX_PER_BYTE * n + 3);
+
+	if (j)
+		j[esc_json_c_str(j, s, n)] = '\0';
+	return j;
+}
+
 /* {"queues":[...]}: 0 or -errno (-ENOMEM: nothing printed) */
 static int json_summary(struct rx *x)
 {
+	char *kernel = json_string(kernel_label(x));
+	char *sem = json_string(semantics_range(x->opts.kflags));
 	struct jsonw w;
+	int ret = -ENOMEM;
 
-	if (jsonw_init(&w, x->c->out, x->c->pretty))
-		return -ENOMEM;
+	if (!kernel || !sem || jsonw_init(&w, x->c->out, x->c->pretty))
+		goto out;
 	jsonw_obj_open(&w, NULL);
 	jsonw_arr_open(&w, "queues");
-	for (int k = 0; k < x->nfiles; k++) {
-		for (unsigned int i = 0; i < replay_queue_count(&x->files[k].r); i++) {
-			json_queue(x, &w, &x->files[k], i);
+	for (int k = 0; k < x->nfiles && !w.err; k++) {
+		const struct rfile *f = &x->files[k];
+		char *file = json_string(f->path);
+
+		if (!file) {
+			w.err = -ENOMEM;
+			break;
+		}
+		for (unsigned int i = 0; i < replay_queue_count(&f->r); i++) {
+			json_queue(&w, f, i, file, kernel, sem);
 			if (w.len >= 64 * 1024)
 				jsonw_flush(&w);
 		}
+		free(file);
 	}
 	jsonw_arr_close(&w);
 	jsonw_obj_close(&w);
-	return jsonw_end(&w);
+	ret = jsonw_end(&w);
+out:
+	free(kernel);
+	free(sem);
+	return ret;
 }
 
 static const char *const text_cols[] = {

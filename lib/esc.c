@@ -339,23 +339,28 @@ size_t esc_json_str(char *dst, size_t n, const char *str)
  * (a byte >= 0x7f is only ever inside a string, so decoding the raw
  * string decodes what json_to() would see).
  */
-size_t esc_json_c_str(char *dst, const char *str)
+size_t esc_json_c_str(char *dst, const char *str, size_t len)
 {
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-	size_t len = strlen((const char *)s), i = 0;
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
 	char *p = dst;
 
 	*p++ = '"';
 	while (i < len) {
-		unsigned char b = s[i];
+		size_t run = i;
+		unsigned char b;
 		uint32_t c;
 		size_t n;
 
-		if (b >= 0x20 && b < 0x7f && b != '"' && b != '\\') {
-			*p++ = (char)b;
-			i++;
-			continue;
-		}
+		while (run < len && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' &&
+		       s[run] != '\\')
+			run++;
+		memcpy(p, s + i, run - i);
+		p += run - i;
+		i = run;
+		if (i == len)
+			break;
+		b = s[i];
 		if (b < 0x7f) {
 			static const char short_esc[32] = {
 				['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't',

@@ -59,13 +59,13 @@ char *esc_json_dup(const char *json);
 size_t esc_json_str(char *dst, size_t n, const char *s);
 
 /*
- * esc_json_c_str - @s (NULL: "") as the JSON string literal, quotes
- * included, that json-c prints for it (JSON_C_TO_STRING_NOSLASHESCAPE) as
- * esc_json_fputs() then corrects it: the bytes lib/out.c would print. @dst
- * needs ESC_MAX_PER_BYTE * strlen(@s) + 2 bytes; no NUL is added. Returns
+ * esc_json_c_str - the @len bytes of @s as the JSON string literal, quotes
+ * included, that json-c prints for them (JSON_C_TO_STRING_NOSLASHESCAPE)
+ * as esc_json_fputs() then corrects it: the bytes lib/out.c would print.
+ * @dst needs ESC_MAX_PER_BYTE * @len + 2 bytes; no NUL is added. Returns
  * the length.
  */
-size_t esc_json_c_str(char *dst, const char *s);
+size_t esc_json_c_str(char *dst, const char *s, size_t len);
 
 /*
  * esc_prom_fputs - @s as a Prometheus label value (without the quotes):

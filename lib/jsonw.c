@@ -58,33 +58,39 @@ static void put(struct jsonw *w, const char *s, size_t n)
 	w->len += n;
 }
 
-static void indent(struct jsonw *w, int level)
-{
-	if (!w->pretty || !reserve(w, 2 * (size_t)level))
-		return;
-	memset(w->buf + w->len, ' ', 2 * (size_t)level);
-	w->len += 2 * (size_t)level;
-}
-
 /* as json-c escapes it, then esc_json_fputs() corrects it (lib/esc.h) */
 static void str(struct jsonw *w, const char *s)
 {
-	if (!reserve(w, ESC_MAX_PER_BYTE * strlen(s) + 2))
+	size_t n = strlen(s);
+
+	if (!reserve(w, ESC_MAX_PER_BYTE * n + 2))
 		return;
-	w->len += esc_json_c_str(w->buf + w->len, s);
+	w->len += esc_json_c_str(w->buf + w->len, s, n);
 }
 
 /* what goes before a value: the separator, the indentation, the key */
 static void begin(struct jsonw *w, const char *key)
 {
+	size_t room = 2 + 2 * (size_t)w->depth;
+	char *p;
+
+	if (!reserve(w, room))
+		return;
+	p = w->buf + w->len;
 	if (w->depth > 0) {
 		bool *had = &w->had[w->depth - 1];
 
 		if (*had)
-			put(w, w->pretty ? ",\n" : ",", w->pretty ? 2 : 1);
+			*p++ = ',';
+		if (w->pretty) {
+			if (*had)
+				*p++ = '\n';
+			memset(p, ' ', 2 * (size_t)w->depth);
+			p += 2 * w->depth;
+		}
 		*had = true;
-		indent(w, w->depth);
 	}
+	w->len = (size_t)(p - w->buf);
 	if (key) {
 		str(w, key);
 		put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1);
@@ -112,7 +118,10 @@ static void close_c(struct jsonw *w, char c)
 	if (w->pretty) {
 		if (w->had[w->depth])
 			put(w, "\n", 1);
-		indent(w, w->depth);
+		if (reserve(w, 2 * (size_t)w->depth)) {
+			memset(w->buf + w->len, ' ', 2 * (size_t)w->depth);
+			w->len += 2 * (size_t)w->depth;
+		}
 	}
 	put(w, &c, 1);
 }
@@ -139,11 +148,25 @@ void jsonw_arr_close(struct jsonw *w)
 
 void jsonw_u64(struct jsonw *w, const char *key, uint64_t v)
 {
+	static const char d2[] =
+		"0001020304050607080910111213141516171819"
+		"2021222324252627282930313233343536373839"
+		"4041424344454647484950515253545556575859"
+		"6061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	char d[24], *p = d + sizeof(d);
 
-	do
-		*--p = (char)('0' + v % 10);
-	while (v /= 10);
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, d2 + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, d2 + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
 	begin(w, key);
 	put(w, p, (size_t)(d + sizeof(d) - p));
 }
@@ -162,10 +185,54 @@ void jsonw_null(struct jsonw *w, const char *key)
 	jsonw_str(w, key, NULL);
 }
 
-void jsonw_num(struct jsonw *w, const char *key, const char *text)
+void jsonw_raw(struct jsonw *w, const char *key, const char *text)
 {
 	begin(w, key);
 	put(w, text, strlen(text));
+}
+
+/*
+ * "%.1f" of @v as glibc's printf makes it (the exact binary value rounded
+ * to nearest, ties to even) without printf for 1/16 <= @v < 2^50: @v is
+ * m * 2^e exactly, so 10 * @v is (10 * m) >> -e with the remainder
+ * deciding the rounding. Anything else goes to snprintf.
+ */
+size_t jsonw_fmt_1f(char *buf, size_t n, double v)
+{
+	uint64_t bits, m, q;
+	int e;
+
+	if (!(v >= 0.0625 && v < 0x1p50) || n < 24)
+		return (size_t)snprintf(buf, n, "%.1f", v);
+	memcpy(&bits, &v, sizeof(bits));
+	e = (int)(bits >> 52 & 0x7ff) - 1075;
+	m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
+	if (e >= 0) {
+		q = (m << e) * 10;
+	} else {
+		uint64_t x = m * 10, r, half;	/* < 2^57 */
+		int sh = -e;			/* 1..56 */
+
+		q = x >> sh;
+		r = x & ((1ull << sh) - 1);
+		half = 1ull << (sh - 1);
+		q += r > half || (r == half && (q & 1));
+	}
+	{
+		char d[24], *p = d + sizeof(d);
+		size_t len;
+
+		*--p = (char)('0' + q % 10);
+		*--p = '.';
+		q /= 10;
+		do
+			*--p = (char)('0' + q % 10);
+		while (q /= 10);
+		len = (size_t)(d + sizeof(d) - p);
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		return len;
+	}
 }
 
 int jsonw_flush(struct jsonw *w)

@@ -41,8 +41,14 @@ void jsonw_u64(struct jsonw *w, const char *key, uint64_t v);
 /* a string; NULL is null */
 void jsonw_str(struct jsonw *w, const char *key, const char *s);
 void jsonw_null(struct jsonw *w, const char *key);
-/* a number already formatted (json_object_new_double_s()'s text) */
-void jsonw_num(struct jsonw *w, const char *key, const char *text);
+/*
+ * a value already in its JSON form, written as it is: a number's text
+ * (json_object_new_double_s()'s), or a string made once by
+ * esc_json_c_str() (lib/esc.h) and written many times
+ */
+void jsonw_raw(struct jsonw *w, const char *key, const char *text);
+/* jsonw_fmt_1f - snprintf(@buf, @n, "%.1f", @v), the same text, faster */
+size_t jsonw_fmt_1f(char *buf, size_t n, double v);
 /* jsonw_flush - write what is gathered (between values); 0 or the error */
 int jsonw_flush(struct jsonw *w);
 /*

@@ -70,7 +70,7 @@ static void via_jsonw(struct jsonw *w, const struct call *k, size_t n)
 		case O_U64: jsonw_u64(w, k[i].key, k[i].u); break;
 		case O_STR: jsonw_str(w, k[i].key, k[i].s); break;
 		case O_NULL: jsonw_null(w, k[i].key); break;
-		case O_NUM: jsonw_num(w, k[i].key, k[i].s); break;
+		case O_NUM: jsonw_raw(w, k[i].key, k[i].s); break;
 		case O_FLUSH: assert_int_equal(jsonw_flush(w), 0); break;
 		}
 	}
@@ -254,7 +254,7 @@ static void check_str(const char *s)
 	ser = json_object_to_json_string_ext(o, JSON_C_TO_STRING_NOSLASHESCAPE);
 	want = esc_json_dup(ser);
 	assert_non_null(want);
-	n = esc_json_c_str(got, s);
+	n = esc_json_c_str(got, s, strlen(s));
 	got[n] = '\0';
 	assert_string_equal(got, want);
 	free(want);
@@ -293,6 +293,41 @@ static void test_esc_json_c_str(void **state)
 	check_str("");
 }
 
+static void check_1f(double v)
+{
+	char want[400], got[400];
+	size_t n;
+
+	snprintf(want, sizeof(want), "%.1f", v);
+	n = jsonw_fmt_1f(got, sizeof(got), v);
+	assert_string_equal(got, want);
+	assert_int_equal(n, strlen(want));
+}
+
+/* jsonw_fmt_1f() is printf's "%.1f": ties to even on the exact binary value */
+static void test_fmt_1f(void **state)
+{
+	static const double edge[] = {
+		0, -0.0, 0.05, 0.0625, 0.0625 - 1e-17, 0.25, 0.75, 1.25, 2.5, 0.15, 0.35,
+		0.45, 1e15 + 0.25, 0x1p50 - 0.25, 0x1p50, 0x1p50 + 1, 0x1p53, 1e300,
+		-1.25, 12345.55, 9.95, 99.95, 999999.95, 4294967295.0, 4294967295.75,
+	};
+	uint64_t seed = 7;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		check_1f(edge[i]);
+	for (int i = 1; i < 200000; i++) {
+		double v;
+
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		check_1f((double)i / 20);			/* every tie x.x5 */
+		check_1f((double)(seed >> 11) / (double)(1ull << (seed % 60)));
+		memcpy(&v, &seed, sizeof(v));
+		check_1f(v);					/* any bits: nan, inf, tiny */
+	}
+}
+
 /* a write error is returned, sticky */
 static void test_write_error(void **state)
 {
@@ -318,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_long),
 		cmocka_unit_test(test_esc_json_c_str),
+		cmocka_unit_test(test_fmt_1f),
 		cmocka_unit_test(test_write_error),
 	};
 
