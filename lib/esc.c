@@ -339,6 +339,11 @@ size_t esc_json_str(char *dst, size_t n, const char *str)
  * (a byte >= 0x7f is only ever inside a string, so decoding the raw
  * string decodes what json_to() would see).
  */
+/* bytes esc_json_c_str() cannot copy as they are: C0, '"', '\\', >= 0x7f */
+static const unsigned char json_special[256] = {
+	[0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f ... 0xff] = 1,
+};
+
 size_t esc_json_c_str(char *dst, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -352,8 +357,7 @@ size_t esc_json_c_str(char *dst, const char *str, size_t len)
 		uint32_t c;
 		size_t n;
 
-		while (run < len && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' &&
-		       s[run] != '\\')
+		while (run < len && !json_special[s[run]])
 			run++;
 		memcpy(p, s + i, run - i);
 		p += run - i;

@@ -28,7 +28,7 @@ int jsonw_init(struct jsonw *w, FILE *f, bool pretty)
 }
 
 /* room for @n more bytes; false (sticky -ENOMEM) if none */
-static bool reserve(struct jsonw *w, size_t n)
+static inline bool reserve(struct jsonw *w, size_t n)
 {
 	size_t cap;
 	char *b;
@@ -50,7 +50,7 @@ static bool reserve(struct jsonw *w, size_t n)
 	return true;
 }
 
-static void put(struct jsonw *w, const char *s, size_t n)
+static inline void put(struct jsonw *w, const char *s, size_t n)
 {
 	if (!reserve(w, n))
 		return;
@@ -71,10 +71,10 @@ static void str(struct jsonw *w, const char *s)
 /* what goes before a value: the separator, the indentation, the key */
 static void begin(struct jsonw *w, const char *key)
 {
-	size_t room = 2 + 2 * (size_t)w->depth;
+	size_t kn = key ? strlen(key) : 0;
 	char *p;
 
-	if (!reserve(w, room))
+	if (!reserve(w, 2 + 2 * (size_t)w->depth + ESC_MAX_PER_BYTE * kn + 4))
 		return;
 	p = w->buf + w->len;
 	if (w->depth > 0) {
@@ -90,11 +90,13 @@ static void begin(struct jsonw *w, const char *key)
 		}
 		*had = true;
 	}
-	w->len = (size_t)(p - w->buf);
 	if (key) {
-		str(w, key);
-		put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1);
+		p += esc_json_c_str(p, key, kn);
+		*p++ = ':';
+		if (w->pretty)
+			*p++ = ' ';
 	}
+	w->len = (size_t)(p - w->buf);
 }
 
 static void open_c(struct jsonw *w, const char *key, char c)
