@@ -18,6 +18,7 @@
 
 struct ofile;
 struct tl_name;		/* replay_series.c: a queue's timeline text, made once */
+struct tl_writer;	/* replay_series.c: the thread writing the timeline */
 
 #define MAX_LISTED	10		/* mismatches listed on stderr */
 
@@ -79,6 +80,7 @@ struct rx {
 	size_t tl_len;
 	struct tl_name *tl_names;	/* per queue index */
 	unsigned int tl_nnames;
+	struct tl_writer *tlw;	/* NULL: written by the replay itself */
 	struct rplot plot;	/* --plot */
 	uint64_t nmismatch;
 	struct mismatch listed[MAX_LISTED];

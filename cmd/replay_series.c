@@ -4,9 +4,11 @@
  * JSON lines) and --plot (SVG), each written in full or not at all.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/replay.h"
@@ -341,15 +343,143 @@ static char *timeline_row(struct rx *x, char *p, const struct replay_event *ev)
 	return p;
 }
 
+/*
+ * The writer thread: with more than one CPU, full buffers are handed to a
+ * thread that writes (and compresses) them through the ofile while the
+ * replay goes on: write(2) into the page cache costs about as much as
+ * making the rows. TL_NBUF buffers go round; the replay waits only when
+ * all are full. The ofile is the thread's until it is joined.
+ */
+#define TL_NBUF		4
+
+struct tl_writer {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *buf[TL_NBUF];
+	size_t len[TL_NBUF];	/* > 0: full, to be written */
+	unsigned int fill;	/* the buffer the replay fills (x->tl_buf) */
+	unsigned int next;	/* the next buffer the thread writes */
+	bool stop;		/* end once everything handed over is written */
+	bool drop;		/* end now: the replay failed, the file goes */
+	struct ofile *o;
+};
+
+static void *tl_thread(void *arg)
+{
+	struct tl_writer *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		unsigned int i = w->next;
+
+		while (!w->len[i] && !w->stop)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (!w->len[i] || w->drop)
+			break;		/* stopped, everything written (or dropped) */
+		pthread_mutex_unlock(&w->mu);
+		ofile_write(w->o, w->buf[i], w->len[i]);	/* errors are sticky */
+		pthread_mutex_lock(&w->mu);
+		w->len[i] = 0;
+		w->next = (i + 1) % TL_NBUF;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* hand x->tl_buf to the thread (or write it), continue in an empty one */
+static void timeline_submit(struct rx *x)
+{
+	struct tl_writer *w = x->tlw;
+	unsigned int i;
+
+	if (!x->tl_len)
+		return;
+	if (!w) {
+		ofile_write(x->tl, x->tl_buf, x->tl_len);
+		x->tl_len = 0;
+		return;
+	}
+	pthread_mutex_lock(&w->mu);
+	w->len[w->fill] = x->tl_len;
+	pthread_cond_broadcast(&w->cv);
+	i = (w->fill + 1) % TL_NBUF;
+	while (w->len[i])
+		pthread_cond_wait(&w->cv, &w->mu);
+	w->fill = i;
+	pthread_mutex_unlock(&w->mu);
+	x->tl_buf = w->buf[i];
+	x->tl_len = 0;
+}
+
+/*
+ * The thread ends once everything handed to it is written (@drop: at
+ * once, the rest unwritten); the ofile is ours again.
+ */
+static void tl_writer_stop(struct rx *x, bool drop)
+{
+	struct tl_writer *w = x->tlw;
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;
+	w->drop = drop;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	for (unsigned int i = 0; i < TL_NBUF; i++)
+		free(w->buf[i]);
+	free(w);
+	x->tlw = NULL;
+	x->tl_buf = NULL;	/* it was one of w->buf */
+}
+
+/* a thread when there is a CPU for it; none (written inline) otherwise */
+static void tl_writer_start(struct rx *x)
+{
+	struct tl_writer *w;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return;
+	for (unsigned int i = 0; i < TL_NBUF; i++) {
+		w->buf[i] = i ? malloc(OBUF_SIZE) : x->tl_buf;
+		if (!w->buf[i])
+			goto fail;
+	}
+	w->o = x->tl;
+	if (pthread_mutex_init(&w->mu, NULL))
+		goto fail;
+	if (pthread_cond_init(&w->cv, NULL)) {
+		pthread_mutex_destroy(&w->mu);
+		goto fail;
+	}
+	if (pthread_create(&w->th, NULL, tl_thread, w)) {
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		goto fail;
+	}
+	x->tlw = w;
+	return;
+fail:
+	for (unsigned int i = 1; i < TL_NBUF; i++)
+		free(w->buf[i]);
+	free(w);
+}
+
 /* one row per C record (per record with --all-events) */
 static void timeline_event(struct rx *x, const struct replay_event *ev)
 {
 	if (ev->kind != BQLT_C && !x->all_events)
 		return;
-	if (x->tl_len + OBUF_ROW > OBUF_SIZE) {
-		ofile_write(x->tl, x->tl_buf, x->tl_len);
-		x->tl_len = 0;
-	}
+	if (x->tl_len + OBUF_ROW > OBUF_SIZE)
+		timeline_submit(x);
 	x->tl_len = (size_t)(timeline_row(x, x->tl_buf + x->tl_len, ev) - x->tl_buf);
 }
 
@@ -367,14 +497,15 @@ static int timeline_open(struct rx *x)
 		memcpy(x->tl_buf, "line,t_ns,queue,event,bytes,inflight,limit\n", 43);
 		x->tl_len = 43;
 	}
+	tl_writer_start(x);
 	return 0;
 }
 
 /* the rest of the rows, synced */
 static int timeline_finish(struct rx *x)
 {
-	ofile_write(x->tl, x->tl_buf, x->tl_len);
-	x->tl_len = 0;
+	timeline_submit(x);
+	tl_writer_stop(x, false);
 	return out_finish(x, x->tl);
 }
 
@@ -607,6 +738,8 @@ int rx_outputs_close(struct rx *x, bool ok)
 {
 	int ret = 0, r;
 
+	if (!ok)
+		tl_writer_stop(x, true);	/* before the ofile goes */
 	/* both written and synced before either is renamed: all or nothing */
 	if (ok && x->tl)
 		ret = timeline_finish(x);
