@@ -213,3 +213,31 @@ release() {
 	[ "$status" -eq 0 ]
 	zstd -dc "$t/t.jsonl.zst" | jq -e -s 'length > 10 and (.[0] | has("inflight"))' >/dev/null
 }
+
+@test "outputs: a timeline of many buffers is the same from the writer thread and inline (one CPU)" {
+	local gen=${BUILD:-$(dirname "$BQLTOOL")}/tests/tools/gentrace t=$BATS_TEST_TMPDIR
+	[ -x "$gen" ] || skip "gentrace not built (make tools)"
+	command -v taskset >/dev/null || skip "no taskset"
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: no writer thread to compare with"
+	# 8 MB of rows and more: the writer's buffers go round several times
+	"$gen" -n 200000 -q 4 -s 7 --t0 1000000000 -o "$t/big.bqlt"
+	for f in a.csv a.jsonl a.csv.gz a.jsonl.zst; do
+		rpx replay -q --all-events --timeline "$t/thread-$f" "$t/big.bqlt"
+		[ "$status" -eq 0 ]
+		run --separate-stderr timeout 20 taskset -c 0 "$BQLTOOL" replay -q --all-events \
+			--timeline "$t/inline-$f" "$t/big.bqlt"
+		[ "$status" -eq 0 ]
+	done
+	[ "$(stat -c %s "$t/thread-a.csv")" -gt 8000000 ]
+	cmp "$t/thread-a.csv" "$t/inline-a.csv"
+	cmp "$t/thread-a.jsonl" "$t/inline-a.jsonl"
+	cmp <(gzip -dc "$t/thread-a.csv.gz") "$t/inline-a.csv"
+	cmp <(gzip -dc "$t/inline-a.csv.gz") "$t/inline-a.csv"
+	if command -v zstd >/dev/null; then
+		cmp <(zstd -dcq "$t/thread-a.jsonl.zst") "$t/inline-a.jsonl"
+		cmp <(zstd -dcq "$t/inline-a.jsonl.zst") "$t/inline-a.jsonl"
+	fi
+	# one row per record, in file order (line numbers strictly increasing)
+	[ "$(wc -l <"$t/inline-a.csv")" -eq "$(($(grep -c '^[0-9]' "$t/big.bqlt") + 1))" ]
+	tail -n +2 "$t/thread-a.csv" | awk -F, 'NR > 1 && $1 <= prev { exit 1 } { prev = $1 }'
+}
