@@ -150,25 +150,11 @@ void jsonw_arr_close(struct jsonw *w)
 
 void jsonw_u64(struct jsonw *w, const char *key, uint64_t v)
 {
-	static const char d2[] =
-		"0001020304050607080910111213141516171819"
-		"2021222324252627282930313233343536373839"
-		"4041424344454647484950515253545556575859"
-		"6061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
 	char d[24], *p = d + sizeof(d);
 
-	while (v >= 100) {
-		p -= 2;
-		memcpy(p, d2 + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, d2 + 2 * v, 2);
-	} else {
-		*--p = (char)('0' + v);
-	}
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
 	begin(w, key);
 	put(w, p, (size_t)(d + sizeof(d) - p));
 }
