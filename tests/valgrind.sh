@@ -75,12 +75,21 @@ vg "$bin" $T apply --check "$tmp/dup.json"
 awk 'BEGIN { print "bqltrace 1"; for (i = 0; i < 100; i++) print "queue q" i;
 	for (i = 0; i < 100; i++) print 1000 + i, "q" i, "Q 1514" }' >"$tmp/many.bqlt"
 vg "$bin" replay --plot "$tmp/many.svg" --timeline "$tmp/many.jsonl" "$tmp/many.bqlt"
+vg "$bin" -j -p replay "$tmp/many.bqlt"
+# a timeline of several MB: the writer thread's buffers go round; then one
+# whose replay fails at its end (the thread stops, its file is dropped)
+awk 'BEGIN { print "bqltrace 1"; print "queue q"; for (i = 0; i < 150000; i++) {
+	print 1000 + 2 * i, "q Q 1514"; print 1001 + 2 * i, "q C 1514" } }' >"$tmp/long.bqlt"
+vg "$bin" replay -q --all-events --timeline "$tmp/long.csv" "$tmp/long.bqlt"
+echo "5 q C 1" >>"$tmp/long.bqlt"
+vg "$bin" replay -q --all-events --timeline "$tmp/long2.jsonl.gz" "$tmp/long.bqlt"
 vg "$bin" $R help --devices
 vg "$bin" $R show -j eth1 -v
 vg "$bin" $T set --force eth0:0 limit_min=5000 limit_max=3000 stall_max=0
 vg "$bin" $T set -q eth0:1 limit_max=1000
 for t in test_dql test_trace test_replay test_sim test_tune test_sel test_units test_profile test_out \
-	test_ofile test_tinput test_recwriter test_esc test_jscan test_svgplot test_sampler test_topmodel; do
+	test_ofile test_tinput test_recwriter test_esc test_jscan test_svgplot test_sampler test_topmodel \
+	test_jsonw test_replay_series; do
 	[ -x "$build/tests/unit/$t" ] && vg "$build/tests/unit/$t"
 done
 echo "valgrind: $pass passed, $fail failed"
