@@ -127,7 +127,11 @@ static char *json_string(const char *s)
 	return j;
 }
 
-/* {"queues":[...]}: 0 or -errno (-ENOMEM: nothing printed) */
+/*
+ * {"queues":[...]}, streamed: 0 or -errno. Memory is taken before the
+ * first byte (-ENOMEM then: nothing printed); later only an object over
+ * the writer's 256 KiB could need more (a path of 40 KiB).
+ */
 static int json_summary(struct rx *x)
 {
 	char *kernel = json_string(kernel_label(x));
