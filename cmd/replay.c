@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -22,10 +23,10 @@
 #include "lib/tinput.h"
 #include "lib/units.h"
 
-#define RBUF_SIZE	(1u << 20)	/* read buffer: the longest line */
-#define RCHUNK		(1u << 18)	/* read at most this, so that the
+#define RBUF_SIZE	RX_LINE_MAX	/* read buffer: the longest line */
+#define RCHUNK		RX_READ		/* read at most this, so that the
 					 * lines are still in L2 when parsed */
-#define BATCH		64		/* records parsed, then replayed, at a time */
+#define BATCH		RX_BATCH
 
 /* ------------------------------------------------------------ messages */
 
@@ -56,7 +57,7 @@ static void progress_clear(struct rx *x)
 	x->drawn = false;
 }
 
-static int trace_fail(struct rx *x, const struct bql_err *e)
+int rx_trace_fail(struct rx *x, const struct bql_err *e)
 {
 	char buf[sizeof(e->msg) + 512];
 
@@ -141,9 +142,16 @@ static void progress_show(struct rx *x)
 	x->drawn = true;
 }
 
+void rx_progress(struct rx *x)
+{
+	if (x->progress && x->records >= x->next_check) {
+		x->next_check = x->records + 65536;
+		progress_show(x);
+	}
+}
+
 /* Parse and replay the complete lines in [s, end). */
-static int feed_block(struct rx *x, struct rfile *f, const char *s,
-		      const char *end)
+int rx_feed_block(struct rx *x, struct rfile *f, const char *s, const char *end)
 {
 	struct bqlt_rec recs[BATCH];
 	struct bql_err e, pe;
@@ -156,9 +164,9 @@ static int feed_block(struct rx *x, struct rfile *f, const char *s,
 		x->records += n;
 		/* the records before a bad line are replayed first */
 		if (replay_feed_batch(&f->r, recs, n, &e) < 0)
-			return trace_fail(x, &e);
+			return rx_trace_fail(x, &e);
 		if (perr < 0)
-			return trace_fail(x, &pe);
+			return rx_trace_fail(x, &pe);
 	}
 	return 0;
 }
@@ -168,7 +176,7 @@ static int feed_block(struct rx *x, struct rfile *f, const char *s,
  * N the line being read when the input failed: the records before it
  * were replayed.
  */
-static int read_fail(struct rx *x, struct rfile *f, const struct bql_err *e)
+int rx_read_fail(struct rx *x, struct rfile *f, const struct bql_err *e)
 {
 	size_t n = strlen(f->path);
 
@@ -177,6 +185,30 @@ static int read_fail(struct rx *x, struct rfile *f, const struct bql_err *e)
 		return cmd_fail(x->c, "%s:%" PRIu64 ": %s", f->path, f->p.line + 1,
 				e->msg + n + 2);
 	return cmd_fail(x->c, "%s", e->msg);
+}
+
+int rx_long_line(struct rx *x, struct rfile *f)
+{
+	progress_clear(x);
+	return cmd_fail(x->c, "%s:%" PRIu64 ": line longer than %u bytes",
+			f->path, f->p.line + 1, RBUF_SIZE);
+}
+
+/*
+ * -J: threads scan ahead only in a regular file (plain or compressed),
+ * whose reads always end; a pipe may stall, and a replay that already
+ * failed must not wait in a read for data that may never come.
+ */
+static unsigned int jobs_for(const struct rx *x, const char *path)
+{
+	unsigned int jobs = x->jobs ? x->jobs : rx_jobs_default();
+	struct stat st;
+
+	if (jobs < 2)
+		return 1;
+	if (strcmp(path, "-") ? stat(path, &st) : fstat(STDIN_FILENO, &st))
+		return 1;
+	return S_ISREG(st.st_mode) ? jobs : 1;
 }
 
 static const struct replay_ops rx_ops_plain = {
@@ -206,6 +238,7 @@ static const struct replay_ops *rx_ops(const struct rx *x)
 static int replay_file(struct rx *x, struct rfile *f, char *buf)
 {
 	struct tinput *in;
+	unsigned int jobs;
 	size_t have = 0;
 	struct bql_err e;
 	int ret = 0;
@@ -222,13 +255,18 @@ static int replay_file(struct rx *x, struct rfile *f, char *buf)
 		progress_clear(x);
 		return cmd_fail(x->c, "%s", e.msg);
 	}
+	jobs = jobs_for(x, f->path);
+	if (jobs > 1) {
+		ret = rx_replay_par(x, f, in, jobs);
+		goto out;
+	}
 	for (;;) {
 		size_t room = RBUF_SIZE - have;
 		ssize_t n = tinput_read(in, buf + have, room < RCHUNK ? room : RCHUNK, &e);
 		char *end, *nl;
 
 		if (n < 0) {
-			ret = read_fail(x, f, &e);
+			ret = rx_read_fail(x, f, &e);
 			goto out;
 		}
 		if (n == 0)
@@ -237,7 +275,7 @@ static int replay_file(struct rx *x, struct rfile *f, char *buf)
 		end = buf + have + n;
 		nl = memrchr(buf + have, '\n', (size_t)n);
 		if (nl) {
-			ret = feed_block(x, f, buf, nl + 1);
+			ret = rx_feed_block(x, f, buf, nl + 1);
 			if (ret)
 				goto out;
 			have = (size_t)(end - (nl + 1));
@@ -246,23 +284,18 @@ static int replay_file(struct rx *x, struct rfile *f, char *buf)
 			have = (size_t)(end - buf);
 		}
 		if (have == RBUF_SIZE) {
-			progress_clear(x);
-			ret = cmd_fail(x->c, "%s:%" PRIu64 ": line longer than %u bytes",
-				       f->path, f->p.line + 1, RBUF_SIZE);
+			ret = rx_long_line(x, f);
 			goto out;
 		}
-		if (x->progress && x->records >= x->next_check) {
-			x->next_check = x->records + 65536;
-			progress_show(x);
-		}
+		rx_progress(x);
 	}
 	if (have) {
-		ret = feed_block(x, f, buf, buf + have);
+		ret = rx_feed_block(x, f, buf, buf + have);
 		if (ret)
 			goto out;
 	}
 	if (bqlt_parse_end(&f->p, &e) < 0)
-		ret = trace_fail(x, &e);
+		ret = rx_trace_fail(x, &e);
 out:
 	tinput_close(in);
 	return ret;
@@ -332,6 +365,7 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 		{ "hz",		required_argument,	NULL, OPT_HZ },
 		{ "kernel",	required_argument,	NULL, OPT_KERNEL },
 		{ "quiet",	no_argument,		NULL, 'q' },
+		{ "jobs",	required_argument,	NULL, 'J' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bql_err e;
@@ -340,7 +374,7 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((opt = cmd_getopt(x->c, argc, argv, ":q", opts)) != -1) {
+	while ((opt = cmd_getopt(x->c, argc, argv, ":qJ:", opts)) != -1) {
 		switch (opt) {
 		case OPT_TIMELINE:
 			if (!*optarg || !strcmp(optarg, "-"))
@@ -383,6 +417,12 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 			break;
 		case 'q':
 			x->quiet = true;
+			break;
+		case 'J':
+			if (units_parse_u64(optarg, &v) || !v || v > RX_JOBS_MAX)
+				return cmd_usage(x->c, "-J: '%s': expected 1..%u threads", optarg,
+						 RX_JOBS_MAX);
+			x->jobs = (unsigned int)v;
 			break;
 		case ':':
 			return cmd_usage(x->c, "option '%s' needs an argument", argv[optind - 1]);
@@ -464,7 +504,7 @@ out:
 const struct cmd_entry cmd_replay_entry = {
 	.name = "replay",
 	.synopsis = "replay [--verify] [--timeline FILE [--all-events]] [--plot FILE.svg] [--set KEY=VALUE]... "
-		    "[--hz N] [--kernel VERSION] [-q] TRACE...",
+		    "[--hz N] [--kernel VERSION] [-J N] [-q] TRACE...",
 	.summary = "Re-run DQL over a captured bqltrace and recompute every limit",
 	.help = "  --verify             compare with each C record's limit=; exit 3 on a mismatch\n"
 		"  --timeline FILE      one row per C record: CSV (line,t_ns,queue,event,bytes,\n"
@@ -480,6 +520,10 @@ const struct cmd_entry cmd_replay_entry = {
 		"  --hz N               HZ of the traced machine, instead of the trace's hz\n"
 		"  --kernel VERSION     algorithm of that kernel (3.3, 3.5, 6.1, 6.9, 6.15, newest);\n"
 		"                       the summary says which semantics a version maps to\n"
+		"  -J, --jobs N         threads that parse (scan) a trace file ahead: 1..64,\n"
+		"                       default: the online CPUs, at most 8; 1 = no threads.\n"
+		"                       The output is the same whatever N (standard input\n"
+		"                       and pipes are read by one thread)\n"
 		"  -q, --quiet          no summary, no warnings, no progress\n"
 		"\nTRACE is a bqltrace v1 file (bqltrace(5)); - reads standard input. Each file is\n"
 		"replayed on its own. Limits are in bytes; mean is time-weighted between\n"

@@ -69,6 +69,7 @@ struct rx {
 	void *ops_arg;
 	bool all_events, jsonl, verify, quiet;
 	unsigned int hz;
+	unsigned int jobs;	/* -J: threads; 0 = rx_jobs_default() */
 	const char *kernel;
 	struct replay_opts opts;
 	/* state */
@@ -98,6 +99,34 @@ struct rx {
  * is reported ("FILE:LINE: reason") and returned as an enum bql_exit.
  */
 int rx_replay_one(struct rx *x, struct rfile *f);
+
+/* replay.c, for replay_par.c: the single-threaded reading path's pieces */
+#define RX_LINE_MAX	(1u << 20)	/* the longest line, with its '\n' */
+#define RX_READ		(1u << 18)	/* bytes read at a time, at most */
+#define RX_BATCH	64		/* records parsed, then replayed, at a time */
+/* parse and replay the complete lines in [s, end) */
+int rx_feed_block(struct rx *x, struct rfile *f, const char *s, const char *end);
+/* report a parse or replay error ("FILE:LINE: reason"); its exit status */
+int rx_trace_fail(struct rx *x, const struct bql_err *e);
+/* report a failed read (lib/tinput.c), at the line being read */
+int rx_read_fail(struct rx *x, struct rfile *f, const struct bql_err *e);
+/* "FILE:LINE: line longer than RX_LINE_MAX bytes", LINE the next one */
+int rx_long_line(struct rx *x, struct rfile *f);
+/* the progress line, every 65536 records (when x->progress) */
+void rx_progress(struct rx *x);
+
+/*
+ * replay_par.c: -J. rx_jobs_default() is the number of online CPUs, at
+ * most RX_JOBS_DEFAULT_MAX. rx_replay_par() replays @in, opened on
+ * f->path and not read yet, with @jobs threads scanning ahead, into f->p
+ * and f->r (initialised), with the very output of the single-threaded
+ * path; its threads are joined before it returns.
+ */
+#define RX_JOBS_MAX		64
+#define RX_JOBS_DEFAULT_MAX	8
+struct tinput;
+unsigned int rx_jobs_default(void);
+int rx_replay_par(struct rx *x, struct rfile *f, struct tinput *in, unsigned int jobs);
 
 /* replay_out.c: the per-queue summary, text or JSON, and --verify's verdict */
 int rx_summary(struct rx *x);

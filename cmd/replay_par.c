@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * replay -J N: the trace is cut into chunks of whole lines, which threads
+ * scan ahead (bqlt_scan() with a clone of the parser), while one thread,
+ * the consumer, takes the records in file order (bqlt_accept()) and
+ * replays them. Every record, warning, error and its line is exactly what
+ * the single-threaded path (replay.c) produces on the same input.
+ *
+ * The chunks are a ring of slots. Whoever reads (under @rd, one at a
+ * time, in file order) claims the next slot, fills it with the lines
+ * after the previous chunk's (carrying a partial line over) and scans
+ * it; the consumer takes the slots in order and, when the chunk it needs
+ * is not claimed yet, reads and scans it itself, so that it never waits
+ * for a thread that has not run. A failed read and a line too long end
+ * the chunk stream like the end of the input: the consumer reports them
+ * after the lines before them, as replay.c does, so the first error in
+ * file order wins. Memory: the slots, a few times the chunk size each.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/replay.h"
+#include "lib/tinput.h"
+
+#define PAR_CHUNK	(256u << 10)	/* bytes of lines per chunk, about */
+
+/* how a chunk ends the input (after its lines) */
+enum { END_NONE, END_EOF, END_READ, END_LONG };
+
+/* a clone of the parser for scanning, shared by the chunks scanned with it */
+struct psnap {
+	struct bqlt_parser *p;
+	unsigned int refs;	/* chunks scanned with it, +1 while current */
+	unsigned int nq;	/* queues it knows */
+	bool magic;		/* the parser had seen "bqltrace 1" */
+};
+
+struct pchunk {
+	char *buf;
+	size_t len;		/* bytes of whole lines (the last may lack '\n') */
+	uint64_t bytes;		/* bytes read into it (progress) */
+	struct bqlt_fast *ent;	/* bqlt_scan() of [buf, buf + len) */
+	unsigned int nent, cap;
+	struct psnap *snap;	/* scanned with; NULL: not scanned */
+	uint64_t seq;
+	bool ready;		/* filled and scanned: the consumer's */
+	int end;		/* END_* */
+	struct bql_err e;	/* END_READ */
+};
+
+struct par {
+	struct rx *x;
+	struct rfile *f;
+	struct tinput *in;
+	pthread_mutex_t rd;	/* reading: the input, carry, eof */
+	pthread_mutex_t mu;	/* the rest */
+	pthread_cond_t cv;	/* a chunk ready or freed, or stop */
+	struct pchunk *ck;
+	unsigned int nck;
+	size_t target, bufsize, readsize;
+	uint64_t next_read;	/* the chunk the next read fills */
+	uint64_t next_use;	/* the chunk the consumer takes next */
+	bool in_done;		/* the last chunk was claimed */
+	bool stop;
+	char *carry;		/* the partial line after the last chunk */
+	size_t ncarry;
+	bool eof;
+	struct psnap *snap;	/* current; NULL without one (no memory) */
+	pthread_t th[RX_JOBS_MAX];
+	unsigned int nth;
+};
+
+unsigned int rx_jobs_default(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		return 1;
+	return n > RX_JOBS_DEFAULT_MAX ? RX_JOBS_DEFAULT_MAX : (unsigned int)n;
+}
+
+/* ------------------------------------------------------------ snapshots */
+
+static struct psnap *snap_new(const struct bqlt_parser *p)
+{
+	struct psnap *s = calloc(1, sizeof(*s));
+	struct bql_err e;
+
+	if (!s)
+		return NULL;
+	s->p = bqlt_parser_clone(p);
+	if (!s->p) {
+		free(s);
+		return NULL;
+	}
+	s->refs = 1;
+	s->nq = bqlt_queue_count(p);
+	/* side-effect free: says whether the magic line was seen */
+	s->magic = !bqlt_parse_end(s->p, &e);
+	return s;
+}
+
+/* under mu (or before the threads run) */
+static void snap_put(struct psnap *s)
+{
+	if (s && !--s->refs) {
+		bqlt_parser_clone_free(s->p);
+		free(s);
+	}
+}
+
+/*
+ * After a chunk in which the consumer parsed many lines itself: if the
+ * parser knows more than the clone (queues declared since, the magic
+ * line), scanning with a new clone turns them into records again.
+ */
+static void snap_refresh(struct par *pp, unsigned int nent, unsigned int nself)
+{
+	struct bqlt_parser *p = &pp->f->p;
+	struct psnap *cur = pp->snap, *s;
+	struct bql_err e;
+
+	if (!cur || nself * 8 <= nent)
+		return;
+	if (cur->nq == bqlt_queue_count(p) &&
+	    (cur->magic || bqlt_parse_end(p, &e)))
+		return;
+	s = snap_new(p);
+	if (!s)
+		return;
+	pthread_mutex_lock(&pp->mu);
+	pp->snap = s;
+	snap_put(cur);
+	pthread_mutex_unlock(&pp->mu);
+}
+
+/* ------------------------------------------------------------ reading */
+
+/*
+ * Under rd: fill @ck with the lines after the previous chunk's, at least
+ * pp->target bytes of them, up to the end of a line. The line being read
+ * when a read fails, or a line of RX_LINE_MAX bytes or more, ends the
+ * chunk before it (ck->end says why), as replay.c reports them.
+ */
+static void fill(struct par *pp, struct pchunk *ck)
+{
+	size_t len = pp->ncarry, line = 0;	/* line: start of the partial line */
+	bool nl = false;			/* a line ends in buf */
+	char *b = ck->buf;
+
+	memcpy(b, pp->carry, len);
+	ck->end = END_NONE;
+	ck->bytes = 0;
+	for (;;) {
+		ssize_t n;
+		char *first;
+
+		if (pp->eof) {
+			ck->len = len;
+			ck->end = END_EOF;
+			pp->ncarry = 0;
+			return;
+		}
+		if (nl && len >= pp->target)
+			break;
+		/* room: len < max(target, RX_LINE_MAX), bufsize is that + readsize */
+		n = tinput_read(pp->in, b + len, pp->readsize, &ck->e);
+		if (n < 0) {
+			ck->len = line;
+			ck->end = END_READ;
+			return;
+		}
+		if (n == 0) {
+			pp->eof = true;
+			continue;
+		}
+		ck->bytes += (uint64_t)n;
+		first = memchr(b + len, '\n', (size_t)n);
+		if (first) {
+			if ((size_t)(first - (b + line)) >= RX_LINE_MAX)
+				goto long_line;
+			line = (size_t)((char *)memrchr(first, '\n', (size_t)(b + len + n - first)) + 1 - b);
+			nl = true;
+		}
+		len += (size_t)n;
+		if (len - line >= RX_LINE_MAX)
+			goto long_line;
+	}
+	ck->len = line;
+	pp->ncarry = len - line;
+	memcpy(pp->carry, b + line, pp->ncarry);
+	return;
+long_line:
+	ck->len = line;
+	ck->end = END_LONG;
+}
+
+/* the entries of @ck: grown as needed (only this thread touches them) */
+static void scan(struct pchunk *ck)
+{
+	const char *pos = ck->buf, *end = ck->buf + ck->len;
+
+	ck->nent = 0;
+	if (!ck->snap)
+		return;
+	while (pos < end) {
+		if (ck->nent == ck->cap) {
+			unsigned int cap = ck->cap ? 2 * ck->cap : (unsigned int)(ck->len / 16) + 64;
+			struct bqlt_fast *ent = realloc(ck->ent, (size_t)cap * sizeof(*ent));
+
+			if (!ent) {	/* the rest is the consumer's to parse */
+				ck->snap = NULL;
+				return;
+			}
+			ck->ent = ent;
+			ck->cap = cap;
+		}
+		ck->nent += bqlt_scan(ck->snap->p, &pos, end, ck->ent + ck->nent,
+				      ck->cap - ck->nent);
+	}
+}
+
+/*
+ * One step of any thread: claim the next chunk, fill and scan it. false
+ * if there was none to claim (no free slot, the input done, stopped).
+ */
+static bool step(struct par *pp, bool scan_it)
+{
+	struct psnap *snap = NULL;
+	struct pchunk *ck;
+
+	pthread_mutex_lock(&pp->rd);
+	pthread_mutex_lock(&pp->mu);
+	if (pp->stop || pp->in_done || pp->next_read - pp->next_use >= pp->nck) {
+		pthread_mutex_unlock(&pp->mu);
+		pthread_mutex_unlock(&pp->rd);
+		return false;
+	}
+	ck = &pp->ck[pp->next_read % pp->nck];
+	ck->seq = pp->next_read++;
+	if (pp->snap && scan_it) {
+		snap = pp->snap;
+		snap->refs++;
+	}
+	pthread_mutex_unlock(&pp->mu);
+	fill(pp, ck);
+	if (ck->end) {
+		pthread_mutex_lock(&pp->mu);
+		pp->in_done = true;
+		pthread_mutex_unlock(&pp->mu);
+	}
+	pthread_mutex_unlock(&pp->rd);
+	ck->snap = snap;
+	scan(ck);
+	pthread_mutex_lock(&pp->mu);
+	if (snap && !ck->snap)	/* gave up scanning: drop the reference now */
+		snap_put(snap);
+	ck->ready = true;
+	pthread_cond_broadcast(&pp->cv);
+	pthread_mutex_unlock(&pp->mu);
+	return true;
+}
+
+static void *worker(void *arg)
+{
+	struct par *pp = arg;
+
+	pthread_mutex_lock(&pp->mu);
+	while (!pp->stop && !pp->in_done) {
+		if (pp->next_read - pp->next_use >= pp->nck) {
+			pthread_cond_wait(&pp->cv, &pp->mu);
+			continue;
+		}
+		pthread_mutex_unlock(&pp->mu);
+		step(pp, true);
+		pthread_mutex_lock(&pp->mu);
+	}
+	pthread_mutex_unlock(&pp->mu);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ the consumer */
+
+/*
+ * Replay the lines of @ck: the scanned records the parser accepts, and
+ * the other lines parsed here (bqlt_parse_batch() up to the entry's end),
+ * in file order, RX_BATCH records at a time. *@nself: entries parsed here.
+ */
+static int consume(struct par *pp, struct pchunk *ck, unsigned int *nself)
+{
+	struct rx *x = pp->x;
+	struct rfile *f = pp->f;
+	const char *pos = ck->buf;
+	struct bqlt_rec recs[RX_BATCH];
+	struct bql_err e, pe;
+	unsigned int n = 0, i;
+	int perr = 0;
+
+	x->bytes += ck->bytes;
+	*nself = 0;
+	if (!ck->snap)
+		return rx_feed_block(x, f, ck->buf, ck->buf + ck->len);
+	for (i = 0; i < ck->nent; i++) {
+		const struct bqlt_fast *fe = &ck->ent[i];
+		const char *stop = pos + fe->len;
+
+		if (n == RX_BATCH) {
+			x->records += n;
+			if (replay_feed_batch(&f->r, recs, n, &e) < 0)
+				return rx_trace_fail(x, &e);
+			n = 0;
+		}
+		if (bqlt_accept(&f->p, fe, &recs[n])) {
+			n++;
+			pos = stop;
+			continue;
+		}
+		(*nself)++;
+		while (pos < stop) {
+			if (n == RX_BATCH) {
+				x->records += n;
+				if (replay_feed_batch(&f->r, recs, n, &e) < 0)
+					return rx_trace_fail(x, &e);
+				n = 0;
+			}
+			n += bqlt_parse_batch(&f->p, &pos, stop, recs + n, RX_BATCH - n, &perr, &pe);
+			if (perr < 0)
+				break;
+		}
+		if (perr < 0)
+			break;
+	}
+	x->records += n;
+	/* the records before a bad line are replayed first */
+	if (replay_feed_batch(&f->r, recs, n, &e) < 0)
+		return rx_trace_fail(x, &e);
+	if (perr < 0)
+		return rx_trace_fail(x, &pe);
+	return 0;
+}
+
+/* the chunk the consumer needs, filled and scanned; NULL when stopped */
+static struct pchunk *take(struct par *pp)
+{
+	struct pchunk *ck = &pp->ck[pp->next_use % pp->nck];
+
+	pthread_mutex_lock(&pp->mu);
+	while (!(ck->ready && ck->seq == pp->next_use)) {
+		if (pp->next_read == pp->next_use && !pp->in_done) {
+			/*
+			 * Nobody took it: read it here, and parse it as the
+			 * single-threaded path does, without scanning it first
+			 * (if a thread takes it meanwhile, this reads the next
+			 * one, which is then parsed here all the same).
+			 */
+			pthread_mutex_unlock(&pp->mu);
+			step(pp, false);
+			pthread_mutex_lock(&pp->mu);
+			continue;
+		}
+		pthread_cond_wait(&pp->cv, &pp->mu);
+	}
+	pthread_mutex_unlock(&pp->mu);
+	return ck;
+}
+
+static void release(struct par *pp, struct pchunk *ck)
+{
+	pthread_mutex_lock(&pp->mu);
+	snap_put(ck->snap);
+	ck->snap = NULL;
+	ck->ready = false;
+	pp->next_use++;
+	pthread_cond_broadcast(&pp->cv);
+	pthread_mutex_unlock(&pp->mu);
+}
+
+/* the end of the chunk stream: the input's end, or why it stopped */
+static int finish(struct par *pp, struct pchunk *ck)
+{
+	struct rx *x = pp->x;
+	struct rfile *f = pp->f;
+	struct bql_err e;
+
+	if (ck->end == END_READ)
+		return rx_read_fail(x, f, &ck->e);
+	if (ck->end == END_LONG)
+		return rx_long_line(x, f);
+	if (bqlt_parse_end(&f->p, &e) < 0)
+		return rx_trace_fail(x, &e);
+	return 0;
+}
+
+/* BQLTOOL_REPLAY_CHUNK=BYTES: tests cut small traces into many chunks */
+static size_t chunk_target(void)
+{
+	const char *s = getenv("BQLTOOL_REPLAY_CHUNK");
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return PAR_CHUNK;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || !v || v > (64u << 20))
+		return PAR_CHUNK;
+	return (size_t)v;
+}
+
+static void par_free(struct par *pp)
+{
+	unsigned int i;
+
+	for (i = 0; pp->ck && i < pp->nck; i++) {
+		snap_put(pp->ck[i].snap);
+		free(pp->ck[i].buf);
+		free(pp->ck[i].ent);
+	}
+	snap_put(pp->snap);
+	free(pp->ck);
+	free(pp->carry);
+	pthread_mutex_destroy(&pp->rd);
+	pthread_mutex_destroy(&pp->mu);
+	pthread_cond_destroy(&pp->cv);
+}
+
+static int par_alloc(struct par *pp, unsigned int jobs)
+{
+	unsigned int i;
+
+	pp->target = chunk_target();
+	pp->readsize = pp->target < RX_READ ? pp->target : RX_READ;
+	pp->bufsize = (pp->target > RX_LINE_MAX ? pp->target : RX_LINE_MAX) + pp->readsize;
+	pp->nck = 2 * jobs + 2;
+	pp->ck = calloc(pp->nck, sizeof(*pp->ck));
+	pp->carry = malloc(RX_LINE_MAX);
+	if (!pp->ck || !pp->carry)
+		return -ENOMEM;
+	/* malloc'd, not touched: only the bytes read take memory */
+	for (i = 0; i < pp->nck; i++) {
+		pp->ck[i].buf = malloc(pp->bufsize);
+		if (!pp->ck[i].buf)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int rx_replay_par(struct rx *x, struct rfile *f, struct tinput *in, unsigned int jobs)
+{
+	struct par pp = { .x = x, .f = f, .in = in };
+	struct pchunk *ck;
+	unsigned int i, nself;
+	int ret;
+
+	pthread_mutex_init(&pp.rd, NULL);
+	pthread_mutex_init(&pp.mu, NULL);
+	pthread_cond_init(&pp.cv, NULL);
+	if (par_alloc(&pp, jobs)) {
+		par_free(&pp);
+		return cmd_fail(x->c, "%s: %s", f->path, strerror(ENOMEM));
+	}
+	/*
+	 * The first chunk (the header: magic, hz, queues) is read and parsed
+	 * here, then cloned for the threads; a trace of one chunk needs none.
+	 */
+	ck = take(&pp);
+	ret = consume(&pp, ck, &nself);
+	if (!ret && !ck->end) {
+		pp.snap = snap_new(&f->p);	/* NULL: the consumer parses all */
+		/* -J N: N threads, this one and N - 1 that scan ahead */
+		for (i = 0; i + 1 < jobs && i < RX_JOBS_MAX; i++) {
+			if (pthread_create(&pp.th[pp.nth], NULL, worker, &pp))
+				break;	/* fewer threads: the consumer helps */
+			pp.nth++;
+		}
+	}
+	while (!ret && !ck->end) {
+		release(&pp, ck);
+		ck = take(&pp);
+		ret = consume(&pp, ck, &nself);
+		rx_progress(x);
+		if (!ret)
+			snap_refresh(&pp, ck->nent, nself);
+	}
+	if (!ret)
+		ret = finish(&pp, ck);
+	pthread_mutex_lock(&pp.mu);
+	pp.stop = true;
+	pthread_cond_broadcast(&pp.cv);
+	pthread_mutex_unlock(&pp.mu);
+	for (i = 0; i < pp.nth; i++)
+		pthread_join(pp.th[i], NULL);
+	par_free(&pp);
+	return ret;
+}
