@@ -23,17 +23,14 @@ MODES=(
 
 # run_in DIR ARGS...: bqltool replay ARGS run in a new DIR (so that output
 # files have the same relative names), its stdout, stderr and status kept
-# there as files
+# there as files (+stdout +stderr +status)
 run_in() {
-	local d=$BATS_TEST_TMPDIR/$1 rc=0
+	local d=$BATS_TEST_TMPDIR/$1 z rc=0
 	shift
 	rm -rf "$d"
-	mkdir -p "$d"
-	(cd "$d" && exec timeout 60 "$BQLTOOL" replay "$@") >"$d.out" 2>"$d.err" || rc=$?
-	echo "$rc" >"$d.rc"
-	mv "$d.out" "$d/+stdout"
-	mv "$d.err" "$d/+stderr"
-	mv "$d.rc" "$d/+status"
+	mkdir "$d"
+	(cd "$d" && exec timeout 60 "$BQLTOOL" replay "$@" >+stdout 2>+stderr) || rc=$?
+	echo "$rc" >"$d/+status"
 	# compressed outputs: their content (the compressor's bytes may differ)
 	for z in "$d"/*.gz; do
 		[ -e "$z" ] || continue
@@ -113,15 +110,16 @@ gen_mixed() {
 @test "replay -J: every fixture, every mode: the output of -J 1" {
 	local f
 	for f in "$TRACES"/*.bqlt "$EXAMPLES"/*.bqlt; do
-		all_modes "$f" "2:1 3:40 4:100 2:333 2:" || return 1
+		all_modes "$f" "2:1 3:40 4:100 2:" || return 1
 	done
 }
 
 @test "replay -J: small fixtures cut at every byte count (chunk edges on every line)" {
-	local f c specs
+	local f c n specs
 	for f in "$TRACES"/*.bqlt "$EXAMPLES"/ramp.bqlt; do
 		specs=""
-		for ((c = 1; c <= 200 && c <= $(wc -c <"$f") + 1; c++)); do
+		n=$(wc -c <"$f")
+		for ((c = 1; c <= 200 && c <= n + 1; c += (c < 48 ? 1 : 7))); do
 			specs="$specs $((c % 3 + 2)):$c"
 		done
 		same_as_j1 "$f" "$specs" || return 1
