@@ -150,23 +150,32 @@ void rx_progress(struct rx *x)
 	}
 }
 
+int rx_replay_recs(struct rx *x, struct rfile *f, const struct bqlt_rec *recs,
+		   unsigned int n, const struct bql_err *perr)
+{
+	struct bql_err e;
+
+	x->records += n;
+	/* the records before a bad line are replayed first */
+	if (replay_feed_batch(&f->r, recs, n, &e) < 0)
+		return rx_trace_fail(x, &e);
+	return perr ? rx_trace_fail(x, perr) : 0;
+}
+
 /* Parse and replay the complete lines in [s, end). */
 int rx_feed_block(struct rx *x, struct rfile *f, const char *s, const char *end)
 {
 	struct bqlt_rec recs[BATCH];
-	struct bql_err e, pe;
-	int perr;
+	struct bql_err pe;
+	int perr, ret;
 
 	while (s < end) {
 		unsigned int n = bqlt_parse_batch(&f->p, &s, end, recs, BATCH,
 						  &perr, &pe);
 
-		x->records += n;
-		/* the records before a bad line are replayed first */
-		if (replay_feed_batch(&f->r, recs, n, &e) < 0)
-			return rx_trace_fail(x, &e);
-		if (perr < 0)
-			return rx_trace_fail(x, &pe);
+		ret = rx_replay_recs(x, f, recs, n, perr < 0 ? &pe : NULL);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

@@ -104,6 +104,12 @@ int rx_replay_one(struct rx *x, struct rfile *f);
 #define RX_LINE_MAX	(1u << 20)	/* the longest line, with its '\n' */
 #define RX_READ		(1u << 18)	/* bytes read at a time, at most */
 #define RX_BATCH	64		/* records parsed, then replayed, at a time */
+/*
+ * replay @n parsed records, then report @perr (the line after them that
+ * failed to parse), if not NULL; 0 or the exit status of the error
+ */
+int rx_replay_recs(struct rx *x, struct rfile *f, const struct bqlt_rec *recs,
+		   unsigned int n, const struct bql_err *perr);
 /* parse and replay the complete lines in [s, end) */
 int rx_feed_block(struct rx *x, struct rfile *f, const char *s, const char *end);
 /* report a parse or replay error ("FILE:LINE: reason"); its exit status */

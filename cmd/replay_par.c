@@ -298,9 +298,9 @@ static int consume(struct par *pp, struct pchunk *ck, unsigned int *nself)
 	struct rfile *f = pp->f;
 	const char *pos = ck->buf;
 	struct bqlt_rec recs[RX_BATCH];
-	struct bql_err e, pe;
+	struct bql_err pe;
 	unsigned int n = 0, i;
-	int perr = 0;
+	int perr = 0, ret;
 
 	x->bytes += ck->bytes;
 	*nself = 0;
@@ -311,9 +311,9 @@ static int consume(struct par *pp, struct pchunk *ck, unsigned int *nself)
 		const char *stop = pos + fe->len;
 
 		if (n == RX_BATCH) {
-			x->records += n;
-			if (replay_feed_batch(&f->r, recs, n, &e) < 0)
-				return rx_trace_fail(x, &e);
+			ret = rx_replay_recs(x, f, recs, n, NULL);
+			if (ret)
+				return ret;
 			n = 0;
 		}
 		if (bqlt_accept(&f->p, fe, &recs[n])) {
@@ -321,31 +321,24 @@ static int consume(struct par *pp, struct pchunk *ck, unsigned int *nself)
 			pos = stop;
 			continue;
 		}
+		/* a run of lines (or a record the parser refused): parse them */
 		(*nself)++;
-		while (pos < stop) {
+		while (pos < stop && perr >= 0) {
 			if (n == RX_BATCH) {
-				x->records += n;
-				if (replay_feed_batch(&f->r, recs, n, &e) < 0)
-					return rx_trace_fail(x, &e);
+				ret = rx_replay_recs(x, f, recs, n, NULL);
+				if (ret)
+					return ret;
 				n = 0;
 			}
 			n += bqlt_parse_batch(&f->p, &pos, stop, recs + n, RX_BATCH - n, &perr, &pe);
-			if (perr < 0)
-				break;
 		}
 		if (perr < 0)
 			break;
 	}
-	x->records += n;
-	/* the records before a bad line are replayed first */
-	if (replay_feed_batch(&f->r, recs, n, &e) < 0)
-		return rx_trace_fail(x, &e);
-	if (perr < 0)
-		return rx_trace_fail(x, &pe);
-	return 0;
+	return rx_replay_recs(x, f, recs, n, perr < 0 ? &pe : NULL);
 }
 
-/* the chunk the consumer needs, filled and scanned; NULL when stopped */
+/* the chunk the consumer needs next, once it is filled (and scanned) */
 static struct pchunk *take(struct par *pp)
 {
 	struct pchunk *ck = &pp->ck[pp->next_use % pp->nck];
