@@ -201,7 +201,7 @@ long_line:
 	ck->end = END_LONG;
 }
 
-/* the entries of @ck: grown as needed (only this thread touches them) */
+/* bqlt_scan() @ck into its entries, grown as needed (this thread's now) */
 static void scan(struct pchunk *ck)
 {
 	const char *pos = ck->buf, *end = ck->buf + ck->len;
@@ -214,7 +214,7 @@ static void scan(struct pchunk *ck)
 			unsigned int cap = ck->cap ? 2 * ck->cap : (unsigned int)(ck->len / 16) + 64;
 			struct bqlt_fast *ent = realloc(ck->ent, (size_t)cap * sizeof(*ent));
 
-			if (!ent) {	/* the rest is the consumer's to parse */
+			if (!ent) {	/* the consumer parses the whole chunk */
 				ck->snap = NULL;
 				return;
 			}
