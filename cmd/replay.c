@@ -265,6 +265,9 @@ static int replay_file(struct rx *x, struct rfile *f, char *buf)
 		return cmd_fail(x->c, "%s", e.msg);
 	}
 	jobs = jobs_for(x, f->path);
+	/* a compressed input is decompressed by a thread: one of the N */
+	if (jobs > 1 && tinput_codec(in) != TINPUT_PLAIN)
+		jobs--;
 	if (jobs > 1) {
 		ret = rx_replay_par(x, f, in, jobs);
 		goto out;
@@ -532,7 +535,8 @@ const struct cmd_entry cmd_replay_entry = {
 		"  -J, --jobs N         threads that parse (scan) a trace file ahead: 1..64,\n"
 		"                       default: the online CPUs, at most 8; 1 = no threads.\n"
 		"                       The output is the same whatever N (standard input\n"
-		"                       and pipes are read by one thread)\n"
+		"                       and pipes are read by one thread; decompressing a\n"
+		"                       compressed trace is one of the N)\n"
 		"  -q, --quiet          no summary, no warnings, no progress\n"
 		"\nTRACE is a bqltrace v1 file (bqltrace(5)); - reads standard input. Each file is\n"
 		"replayed on its own. Limits are in bytes; mean is time-weighted between\n"
