@@ -2,7 +2,8 @@
 /*
  * bqltool replay TRACE...: re-run DQL over bqltrace files (dql/trace*.c,
  * dql/replay.c) and report per queue (replay_out.c); --verify, what-if
- * --set, and per-record outputs --timeline and --plot (replay_series.c).
+ * --set, and per-record outputs --timeline and --plot (replay_series.c);
+ * -J N reads a trace file with threads scanning ahead (replay_par.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
