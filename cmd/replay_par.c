@@ -9,12 +9,15 @@
  * The chunks are a ring of slots. Whoever reads (under @rd, one at a
  * time, in file order) claims the next slot, fills it with the lines
  * after the previous chunk's (carrying a partial line over) and scans
- * it; the consumer takes the slots in order and, when the chunk it needs
- * is not claimed yet, reads and scans it itself, so that it never waits
- * for a thread that has not run. A failed read and a line too long end
- * the chunk stream like the end of the input: the consumer reports them
- * after the lines before them, as replay.c does, so the first error in
- * file order wins. Memory: the slots, a few times the chunk size each.
+ * it; the consumer takes the slots in order. When the chunk it needs is
+ * not claimed yet, it reads it and parses it itself, as -J 1 would, so
+ * that it never waits for a thread that has not run; when a thread is
+ * still scanning it, the consumer reads and scans the next free one
+ * meanwhile, and waits only when every slot is taken. A failed read and
+ * a line too long end the chunk stream like the end of the input: the
+ * consumer reports them after the lines before them, as replay.c does, so
+ * the first error in file order wins. Memory: 2N + 2 slots, a few times
+ * the chunk size each.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -354,6 +357,18 @@ static struct pchunk *take(struct par *pp)
 			 */
 			pthread_mutex_unlock(&pp->mu);
 			step(pp, false);
+			pthread_mutex_lock(&pp->mu);
+			continue;
+		}
+		if (!pp->in_done && pp->next_read - pp->next_use < pp->nck) {
+			/*
+			 * A thread is at it: rather than wait, read and scan
+			 * the next free one (on two cores, waiting for the
+			 * chunk in progress left a core idle a fifth of the
+			 * time).
+			 */
+			pthread_mutex_unlock(&pp->mu);
+			step(pp, true);
 			pthread_mutex_lock(&pp->mu);
 			continue;
 		}
