@@ -378,7 +378,7 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 		{ "hz",		required_argument,	NULL, OPT_HZ },
 		{ "kernel",	required_argument,	NULL, OPT_KERNEL },
 		{ "quiet",	no_argument,		NULL, 'q' },
-		{ "jobs",	required_argument,	NULL, 'J' },
+		{ "threads",	required_argument,	NULL, 'J' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bql_err e;
@@ -533,7 +533,7 @@ const struct cmd_entry cmd_replay_entry = {
 		"  --hz N               HZ of the traced machine, instead of the trace's hz\n"
 		"  --kernel VERSION     algorithm of that kernel (3.3, 3.5, 6.1, 6.9, 6.15, newest);\n"
 		"                       the summary says which semantics a version maps to\n"
-		"  -J, --jobs N         threads that parse (scan) a trace file ahead: 1..64,\n"
+		"  -J, --threads N      threads that parse (scan) a trace file ahead: 1..64,\n"
 		"                       default: the online CPUs, at most 8; 1 = no threads.\n"
 		"                       The output is the same whatever N (standard input\n"
 		"                       and pipes are read by one thread; decompressing a\n"

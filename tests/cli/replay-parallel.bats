@@ -283,8 +283,8 @@ bad() {
 	bqx replay "$EXAMPLES/ramp.bqlt" -J
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"needs an argument"* ]]
-	bqx replay --jobs 64 -q "$EXAMPLES/ramp.bqlt"
+	bqx replay --threads 64 -q "$EXAMPLES/ramp.bqlt"
 	[ "$status" -eq 0 ]
 	bqx help replay
-	[[ "$output" == *"-J, --jobs N"* ]]
+	[[ "$output" == *"-J, --threads N"* ]]
 }
