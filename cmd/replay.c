@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -209,16 +208,12 @@ int rx_long_line(struct rx *x, struct rfile *f)
  * whose reads always end; a pipe may stall, and a replay that already
  * failed must not wait in a read for data that may never come.
  */
-static unsigned int jobs_for(const struct rx *x, const char *path)
+static unsigned int jobs_for(const struct rx *x, const struct tinput *in)
 {
 	unsigned int jobs = x->jobs ? x->jobs : rx_jobs_default();
-	struct stat st;
 
-	if (jobs < 2)
-		return 1;
-	if (strcmp(path, "-") ? stat(path, &st) : fstat(STDIN_FILENO, &st))
-		return 1;
-	return S_ISREG(st.st_mode) ? jobs : 1;
+	/* the file opened, not the name: it may have been replaced since */
+	return jobs > 1 && tinput_regular(in) ? jobs : 1;
 }
 
 static const struct replay_ops rx_ops_plain = {
@@ -265,7 +260,7 @@ static int replay_file(struct rx *x, struct rfile *f, char *buf)
 		progress_clear(x);
 		return cmd_fail(x->c, "%s", e.msg);
 	}
-	jobs = jobs_for(x, f->path);
+	jobs = jobs_for(x, in);
 	/* a compressed input is decompressed by a thread: one of the N */
 	if (jobs > 1 && tinput_codec(in) != TINPUT_PLAIN)
 		jobs--;

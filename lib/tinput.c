@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -474,6 +475,13 @@ ssize_t tinput_read(struct tinput *t, void *buf, size_t len, struct bql_err *e)
 enum tinput_codec tinput_codec(const struct tinput *t)
 {
 	return t->codec;
+}
+
+bool tinput_regular(const struct tinput *t)
+{
+	struct stat st;
+
+	return !fstat(t->fd, &st) && S_ISREG(st.st_mode);
 }
 
 uint64_t tinput_raw_bytes(const struct tinput *t)

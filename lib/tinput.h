@@ -9,6 +9,7 @@
 #ifndef BQLTOOL_LIB_TINPUT_H
 #define BQLTOOL_LIB_TINPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -28,6 +29,8 @@ int tinput_open(struct tinput **tp, const char *path, struct bql_err *e);
  */
 ssize_t tinput_read(struct tinput *t, void *buf, size_t len, struct bql_err *e);
 enum tinput_codec tinput_codec(const struct tinput *t);
+/* the input opened is a regular file (reads always end), not a pipe or tty */
+bool tinput_regular(const struct tinput *t);
 /* compressed bytes consumed so far (for progress) */
 uint64_t tinput_raw_bytes(const struct tinput *t);
 /* tinput_close - close and free; NULL is a no-op. */

@@ -469,6 +469,37 @@ static void test_stdin(void **state)
 	free(g.p);
 }
 
+/* tinput_regular(): what was opened, a file or a pipe (replay -J's choice) */
+static void test_regular(void **state)
+{
+	struct buf t = text(1000, 12), z = zst(&t);
+	int saved = dup(0), p[2];
+	struct tinput *in;
+	struct bql_err e;
+
+	(void)state;
+	assert_int_equal(tinput_open(&in, put("reg.bqlt", t.p, t.len), &e), 0);
+	assert_true(tinput_regular(in));
+	tinput_close(in);
+	assert_int_equal(tinput_open(&in, put("reg.zst", z.p, z.len), &e), 0);
+	assert_true(tinput_regular(in));
+	tinput_close(in);
+
+	assert_true(saved >= 0);
+	assert_int_equal(pipe(p), 0);
+	assert_true(write(p[1], "bqltrace 1\n", 11) == 11);
+	close(p[1]);
+	assert_int_equal(dup2(p[0], 0), 0);
+	close(p[0]);
+	assert_int_equal(tinput_open(&in, "-", &e), 0);
+	assert_false(tinput_regular(in));
+	tinput_close(in);
+	assert_int_equal(dup2(saved, 0), 0);
+	close(saved);
+	free(t.p);
+	free(z.p);
+}
+
 /*
  * Closing early while the producer of a compressed pipe is still running
  * (replay stopped at a bad line) does not wait for the producer's end.
@@ -546,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_close_early),
 		cmocka_unit_test(test_raw_bytes),
+		cmocka_unit_test(test_regular),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
