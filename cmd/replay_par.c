@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/common.h"
 #include "cmd/replay.h"
 #include "lib/tinput.h"
 
@@ -81,11 +82,9 @@ struct par {
 
 unsigned int rx_jobs_default(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int n = cmd_cpus_usable();
 
-	if (n < 1)
-		return 1;
-	return n > RX_JOBS_DEFAULT_MAX ? RX_JOBS_DEFAULT_MAX : (unsigned int)n;
+	return n > RX_JOBS_DEFAULT_MAX ? RX_JOBS_DEFAULT_MAX : n;
 }
 
 /* ------------------------------------------------------------ snapshots */
