@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Selectors -> targets -> snapshot, with the messages every command uses. */
 #include <errno.h>
-#include <sched.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/common.h"
@@ -87,15 +85,4 @@ void cmd_state_free(struct cmd_state *st)
 	sel_free(&st->sel);
 	bnl_close(st->nl);
 	st->nl = NULL;
-}
-
-unsigned int cmd_cpus_usable(void)
-{
-	cpu_set_t set;
-	long n;
-
-	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
-		return (unsigned int)CPU_COUNT(&set);
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : (unsigned int)n;
 }

@@ -34,9 +34,6 @@ int cmd_netns_option(struct bql_ctx *c, const char *netns);
 void cmd_open_netlink(struct bql_ctx *c, struct cmd_state *st);
 void cmd_state_free(struct cmd_state *st);
 
-/* the CPUs this process may run on (its affinity mask), at least 1 */
-unsigned int cmd_cpus_usable(void);
-
 /* Prometheus exposition of a snapshot on c->out; returns enum bql_exit. */
 int cmd_print_prometheus(struct bql_ctx *c, const struct snapshot *s);
 

@@ -529,7 +529,7 @@ const struct cmd_entry cmd_replay_entry = {
 		"  --kernel VERSION     algorithm of that kernel (3.3, 3.5, 6.1, 6.9, 6.15, newest);\n"
 		"                       the summary says which semantics a version maps to\n"
 		"  -J, --threads N      threads that parse (scan) a trace file ahead: 1..64,\n"
-		"                       default: the CPUs it may run on, at most 8; 1 = none.\n"
+		"                       default: the online CPUs, at most 8; 1 = no threads.\n"
 		"                       The output is the same whatever N (standard input\n"
 		"                       and pipes are read by one thread; decompressing a\n"
 		"                       compressed trace is one of the N)\n"

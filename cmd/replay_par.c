@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "cmd/common.h"
 #include "cmd/replay.h"
 #include "lib/tinput.h"
 
@@ -82,9 +81,11 @@ struct par {
 
 unsigned int rx_jobs_default(void)
 {
-	unsigned int n = cmd_cpus_usable();
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-	return n > RX_JOBS_DEFAULT_MAX ? RX_JOBS_DEFAULT_MAX : n;
+	if (n < 1)
+		return 1;
+	return n > RX_JOBS_DEFAULT_MAX ? RX_JOBS_DEFAULT_MAX : (unsigned int)n;
 }
 
 /* ------------------------------------------------------------ snapshots */

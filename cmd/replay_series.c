@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "cmd/common.h"
 #include "cmd/replay.h"
 #include "lib/esc.h"
 #include "lib/ofile.h"
@@ -440,12 +439,22 @@ static void tl_writer_stop(struct rx *x, bool drop)
 	x->tl_buf = NULL;	/* it was one of w->buf */
 }
 
+/* the CPUs this process may run on */
+static int cpus_usable(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return CPU_COUNT(&set);
+}
+
 /* a thread when there is a CPU for it; none (written inline) otherwise */
 static void tl_writer_start(struct rx *x)
 {
 	struct tl_writer *w;
 
-	if (cmd_cpus_usable() < 2)
+	if (cpus_usable() < 2)
 		return;
 	w = calloc(1, sizeof(*w));
 	if (!w)

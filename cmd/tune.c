@@ -369,8 +369,8 @@ static int tune_run(struct bql_ctx *c, int argc, char **argv)
 	x->c = c;
 	x->keep = 0.995;
 	x->min_gain = 0.10;
-	ncpu = cmd_cpus_usable();
-	x->threads = ncpu > MAX_THREADS ? MAX_THREADS : (unsigned int)ncpu;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	x->threads = ncpu < 1 ? 1 : ncpu > MAX_THREADS ? MAX_THREADS : (unsigned int)ncpu;
 	sim_opts_init(&x->o);
 	ret = parse_opts(x, argc, argv);
 	if (ret)
