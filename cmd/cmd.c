@@ -264,6 +264,24 @@ static int print_devices(struct bql_ctx *c, bool all)
 	return BQL_EXIT_OK;
 }
 
+/*
+ * `help --queues DEV`: DEV's TX queue numbers, one per line, as -n NS or
+ * --sysfs-root see them: what completions offer after "DEV:".
+ */
+static int print_queues(struct bql_ctx *c, const char *dev)
+{
+	struct bql_err e;
+	unsigned int nq;
+
+	if (sysfs_dev_check(c, dev, &e) || sysfs_count_txq(c, dev, &nq, &e)) {
+		cmd_error(c, &e);
+		return BQL_EXIT_FAIL;
+	}
+	for (unsigned int q = 0; q < nq; q++)
+		printf("%u\n", q);
+	return BQL_EXIT_OK;
+}
+
 static int help_run(struct bql_ctx *c, int argc, char **argv)
 {
 	const struct cmd_entry *ce;
@@ -272,6 +290,11 @@ static int help_run(struct bql_ctx *c, int argc, char **argv)
 	if (argc < 2) {
 		print_overview(stdout);
 		return BQL_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--queues")) {
+		if (argc != 3)
+			return cmd_usage(c, "--queues needs one device name");
+		return print_queues(c, argv[2]);
 	}
 	if (argc > 2)
 		return cmd_usage(c, "too many arguments");
@@ -301,7 +324,8 @@ const struct cmd_entry cmd_help_entry = {
 	.help = "  --commands     list the command names, one per line\n"
 		"  --keys         list the BQL attributes: name, rw|ro, unit\n"
 		"  --devices      list the devices with BQL (what no selector means), one per\n"
-		"                 line, in the namespace of -n; --all-devices lists every one\n",
+		"                 line, in the namespace of -n; --all-devices lists every one\n"
+		"  --queues DEV   list DEV's TX queue numbers, one per line (namespace of -n)\n",
 	.flags = CMD_NO_JSON,
 	.run = help_run,
 };

@@ -65,6 +65,11 @@ _bqltool_selectors()
 	local dev q
 	if [[ $cur == *:* ]]; then
 		dev=${cur%%:*}
+		if [[ $2 ]]; then	# the namespace's queues, listed inside it
+			"${bin:-bqltool}" -n "$2" help --queues "$dev" 2>/dev/null |
+				while read -r q; do printf '%s:%s\n' "$dev" "$q"; done
+			return
+		fi
 		for q in "$1/class/net/$dev"/queues/tx-*; do
 			[[ -e $q ]] && printf '%s:%s\n' "$dev" "${q##*/tx-}"
 		done | sort -t: -k2n

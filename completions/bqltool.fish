@@ -58,6 +58,13 @@ end
 function __bqltool_selectors
     if string match -q '*:*' -- $argv[3]
         set -l dev (string split -m1 : -- $argv[3])[1]
+        if test -n "$argv[2]"
+            # the namespace's queues, listed by bqltool inside it
+            for q in ($__bqltool_bin -n $argv[2] help --queues $dev 2>/dev/null)
+                echo $dev:$q
+            end
+            return
+        end
         for q in $argv[1]/class/net/$dev/queues/tx-*
             echo $dev:(string replace -r '.*/tx-' '' -- $q)
         end | sort -t: -k2n

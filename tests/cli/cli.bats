@@ -168,3 +168,26 @@ load helpers
 	json_ok
 	assert_equal "$(jq -r '.[0].ifname' <<<"$output")" eth1
 }
+
+@test "help --queues DEV lists DEV's TX queue numbers, as completions use them under -n" {
+	use_tree nic64
+	bq help --queues ens1f0
+	assert_success
+	assert_equal "$(wc -l <<<"$output")" 64
+	assert_line --index 0 0
+	assert_line --index 63 63
+	use_tree bad-gap
+	bq help --queues eth0
+	assert_failure 1
+	assert_regex "$stderr" "eth0"
+	bq help --queues nosuch
+	assert_failure 1
+	assert_regex "$stderr" "nosuch: no such device"
+	bq help --queues ../../etc
+	assert_failure 1
+	bq help --queues
+	assert_failure 2
+	assert_regex "$stderr" "--queues needs one device name"
+	bq help --queues eth0 eth1
+	assert_failure 2
+}

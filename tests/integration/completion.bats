@@ -40,3 +40,21 @@ setup() {
 	assert_output --partial c0
 	refute_output --regexp "(^|[[:space:]])(lo|cv0|cv1)([[:space:]]|$)"
 }
+
+@test "netns: bash, zsh and fish complete 'bqltool -n NS show DEV:' with the namespace's queues" {
+	# c0 exists only in the namespace: the host's sysfs has no such queues
+	[ ! -e /sys/class/net/c0 ] || skip "the host has a device named c0"
+	bcomp "$BQLTOOL -n $NS show c0:"
+	assert_success
+	assert_equal "$output" "$(printf '%s\n' 0 1)"
+	fcomp "$BQLTOOL -n $NS show c0:"
+	assert_line c0:0
+	assert_line c0:1
+	assert_equal "${#lines[@]}" 2
+	command -v zsh >/dev/null || skip "zsh not installed"
+	ZCAPTURE_DUMP=$BATS_FILE_TMPDIR/zcompdump run timeout 20 zsh \
+		"$BATS_TEST_DIRNAME/../cli/zcapture.zsh" "$COMPLETIONS" "$BQLTOOL -n $NS show c0:"
+	assert_success
+	assert_output --regexp "(^|[[:space:]])0([[:space:]]|$)"
+	assert_output --regexp "(^|[[:space:]])1([[:space:]]|$)"
+}
