@@ -81,38 +81,43 @@ static HOT const char *skip_blanks(const char *q, const char *end)
 }
 
 /*
- * A name of 16..BQLT_NAME_MAX bytes at @q (the first 16 have no byte
- * below 0x21): its index, *@n its length, or -1. The slot holds the
- * first 8 bytes, the last 8 and (17 bytes and more) bytes 8..15: the
- * whole name up to 24 bytes, without a look at the declared name (a cache
- * miss with many queues); the middle of a longer one is compared with the
- * declared name, which is as long. The name and 16 bytes after it must
- * lie below @end.
+ * A name of 16..BQLT_NAME_MAX bytes at @q, whose first 16 bytes (@w0,
+ * @w1) have no byte below 0x21: its index, *@n its length, or -1. The
+ * slot holds the first 8 bytes, the last 8 and (17 bytes and more) bytes
+ * 8..15: the whole name up to 24 bytes, without a look at the declared
+ * name (a cache miss with many queues); the middle of a longer one is
+ * compared with the declared name, which is as long. 32 bytes from @q
+ * are readable (the caller checked); a name of 24 bytes and more must
+ * lie, with 16 bytes after it, below @end.
  */
 static int __attribute__((noinline))
 fast_queue_long(const struct bqlt_parser *p, const char *q, const char *end,
-		size_t *n)
+		uint64_t w0, uint64_t w1, size_t *n)
 {
 	const struct bqlt_slot *sl;
-	uint64_t m, w0, w1, wm;
+	uint64_t m, wl;
 	size_t len;
 
-	for (len = 16;; len += 8) {
-		if (len > BQLT_NAME_MAX || (size_t)(end - q) < len + 16)
-			return -1;
-		if ((m = ctl_or_blank_bytes(load8(q + len)))) {
-			len += (size_t)__builtin_ctzll(m) >> 3;
-			break;
+	m = ctl_or_blank_bytes(load8(q + 16));
+	if (__builtin_expect(m != 0, 1)) {	/* 16..23 bytes */
+		len = 16 + ((size_t)__builtin_ctzll(m) >> 3);
+	} else {
+		for (len = 24;; len += 8) {
+			if (len > BQLT_NAME_MAX || (size_t)(end - q) < len + 16)
+				return -1;
+			if ((m = ctl_or_blank_bytes(load8(q + len)))) {
+				len += (size_t)__builtin_ctzll(m) >> 3;
+				break;
+			}
 		}
 	}
 	if (len > BQLT_NAME_MAX || !is_blank(q[len]) || !p->hash)
 		return -1;
 	*n = len;
-	name_words(q, len, &w0, &w1);
-	wm = load8(q + 8);
-	for (unsigned int i = name_slot(p, w0, w1, len); (sl = &p->hash[i])->idx1;
+	wl = len > 16 ? load8(q + len - 8) : w1;	/* as name_words() */
+	for (unsigned int i = name_slot(p, w0, wl, len); (sl = &p->hash[i])->idx1;
 	     i = (i + 1) & p->hash_mask) {
-		if (sl->w0 != w0 || sl->w1 != w1 || sl->len != len || (len > 16 && sl->wm != wm))
+		if (sl->w0 != w0 || sl->w1 != wl || sl->len != len || (len > 16 && sl->wm != w1))
 			continue;
 		if (len <= 24 || !memcmp(p->queues[sl->idx1 - 1].name + 16, q + 16, len - 24))
 			return (int)sl->idx1 - 1;
@@ -142,7 +147,7 @@ static HOT int fast_queue(const struct bqlt_parser *p, const char *q,
 		w1 = load8(q + 8);
 		m = ctl_or_blank_bytes(w1);
 		if (!m)
-			return fast_queue_long(p, q, end, n);
+			return fast_queue_long(p, q, end, w0, w1, n);
 		len = 8 + ((size_t)__builtin_ctzll(m) >> 3);
 		w1 &= ~(~0ull << (8 * (len - 8)));
 	}
