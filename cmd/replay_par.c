@@ -2,7 +2,7 @@
 /*
  * replay -J N: the trace is cut into chunks of whole lines, which threads
  * scan ahead (bqlt_scan() with a clone of the parser), while one thread,
- * the consumer, takes the records in file order (bqlt_accept()) and
+ * the consumer, takes the records in file order (bqlt_accept_run()) and
  * replays them. Every record, warning, error and its line is exactly what
  * the single-threaded path (replay.c) produces on the same input.
  *
@@ -309,9 +309,10 @@ static int consume(struct par *pp, struct pchunk *ck, unsigned int *nself)
 	*nself = 0;
 	if (!ck->snap)
 		return rx_feed_block(x, f, ck->buf, ck->buf + ck->len);
-	for (i = 0; i < ck->nent; i++) {
-		const struct bqlt_fast *fe = &ck->ent[i];
-		const char *stop = pos + fe->len;
+	for (i = 0; i < ck->nent;) {
+		const char *stop;
+		unsigned int k, want;
+		size_t len;
 
 		if (n == RX_BATCH) {
 			ret = rx_replay_recs(x, f, recs, n, NULL);
@@ -319,12 +320,16 @@ static int consume(struct par *pp, struct pchunk *ck, unsigned int *nself)
 				return ret;
 			n = 0;
 		}
-		if (bqlt_accept(&f->p, fe, &recs[n])) {
-			n++;
-			pos = stop;
+		want = ck->nent - i < RX_BATCH - n ? ck->nent - i : RX_BATCH - n;
+		k = bqlt_accept_run(&f->p, &ck->ent[i], want, recs + n, &len);
+		if (k) {
+			n += k;
+			i += k;
+			pos += len;
 			continue;
 		}
 		/* a run of lines (or a record the parser refused): parse them */
+		stop = pos + ck->ent[i++].len;
 		(*nself)++;
 		while (pos < stop && perr >= 0) {
 			if (n == RX_BATCH) {

@@ -246,6 +246,15 @@ unsigned int bqlt_scan(const struct bqlt_parser *snap, const char **pos,
 int bqlt_accept(struct bqlt_parser *p, const struct bqlt_fast *f,
 		struct bqlt_rec *rec);
 
+/*
+ * bqlt_accept_run - bqlt_accept() of @f[0], @f[1] ... into @recs, up to
+ * @n entries, stopping before the first entry the parser must parse
+ * itself: returns the entries accepted (one record each), *@len the bytes
+ * of their lines. One call per run instead of one per record.
+ */
+unsigned int bqlt_accept_run(struct bqlt_parser *p, const struct bqlt_fast *f,
+			     unsigned int n, struct bqlt_rec *recs, size_t *len);
+
 /* bqlt_parse_end - at end of input: an error if no magic line was seen. */
 int bqlt_parse_end(struct bqlt_parser *p, struct bql_err *e);
 

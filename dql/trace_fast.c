@@ -416,3 +416,18 @@ int bqlt_accept(struct bqlt_parser *p, const struct bqlt_fast *f,
 	/* a clone of a later state of the parser would name unknown queues */
 	return f->kind && f->queue < p->nqueues && accept(p, f, rec);
 }
+
+unsigned int bqlt_accept_run(struct bqlt_parser *p, const struct bqlt_fast *f,
+			     unsigned int n, struct bqlt_rec *recs, size_t *len)
+{
+	unsigned int i;
+	size_t l = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!f[i].kind || f[i].queue >= p->nqueues || !accept(p, &f[i], &recs[i]))
+			break;
+		l += f[i].len;
+	}
+	*len = l;
+	return i;
+}

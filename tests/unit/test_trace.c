@@ -154,7 +154,8 @@ struct res {
 
 /*
  * bqlt_scan() ahead with a clone taken after the first @cut lines, then
- * bqlt_accept() or bqlt_parse_next() in file order, @max entries per scan
+ * bqlt_accept(), bqlt_accept_run() or bqlt_parse_next() in file order,
+ * @max entries per scan
  * call: the same records and the same first error as bqlt_parse_line()
  * line by line. Returns the records compared.
  */
@@ -220,23 +221,42 @@ static int compare_scan(const char *text, size_t n, unsigned int hz_override,
 		unsigned int k, m = bqlt_scan(snap, &sp, end, f, max);
 
 		assert_true(m > 0);
-		for (k = 0; k < m && ret >= 0; k++) {
-			struct bqlt_rec y;
+		/* one entry at a time (bqlt_accept), or runs (bqlt_accept_run) */
+		for (k = 0; k < m && ret >= 0;) {
+			struct bqlt_rec y[3];
 			const char *stop = pos + f[k].len;
+			unsigned int want = 1 + (k + max + cut) % 3, got, j;
+			size_t len = 0;
 
-			memset(&y, 0, sizeof(y));
-			if (bqlt_accept(&c, &f[k], &y)) {
-				assert_true(nc < na);
-				assert_int_equal(ra[nc].rc, 1);
-				rec_equal(&ra[nc].rec, &y, "accept");
-				nc++;
-				count++;
-				pos = stop;
+			if (want > m - k)
+				want = m - k;
+			memset(y, 0, sizeof(y));
+			if (want == 1) {
+				got = (unsigned int)bqlt_accept(&c, &f[k], &y[0]);
+				len = got ? f[k].len : 0;
 			} else {
-				C_NEXT(stop);
-				if (ret >= 0)
-					assert_ptr_equal(pos, stop);
+				got = bqlt_accept_run(&c, &f[k], want, y, &len);
 			}
+			if (got) {
+				size_t sum = 0;
+
+				for (j = 0; j < got; j++) {
+					assert_true(nc < na);
+					assert_int_equal(ra[nc].rc, 1);
+					rec_equal(&ra[nc].rec, &y[j], "accept");
+					nc++;
+					count++;
+					sum += f[k + j].len;
+				}
+				assert_int_equal(len, sum);
+				pos += len;
+				k += got;
+				continue;
+			}
+			C_NEXT(stop);
+			if (ret >= 0)
+				assert_ptr_equal(pos, stop);
+			k++;
 		}
 		if (ret >= 0)
 			assert_ptr_equal(pos, sp);
