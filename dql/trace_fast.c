@@ -81,54 +81,84 @@ static HOT const char *skip_blanks(const char *q, const char *end)
 }
 
 /*
- * A name of 16..BQLT_NAME_MAX bytes at @q, whose first 16 bytes (@w0,
- * @w1) have no byte below 0x21: its index, *@n its length, or -1. The
- * slot holds the first 8 bytes, the last 8 and (17 bytes and more) bytes
- * 8..15: the whole name up to 24 bytes, without a look at the declared
- * name (a cache miss with many queues); the middle of a longer one is
- * compared with the declared name, which is as long. 32 bytes from @q
- * are readable (the caller checked); a name of 24 bytes and more must
- * lie, with 16 bytes after it, below @end.
+ * A name of 24..BQLT_NAME_MAX bytes at @q, whose first 24 bytes have no
+ * byte below 0x21 (@w0: bytes 0..7, @wm: 8..15): its index, *@n its
+ * length, or -1. The slot holds the first 8 bytes, the last 8 and bytes
+ * 8..15, which for a longer name leaves the middle to compare with the
+ * declared name, which is as long. The name and 16 bytes after it must
+ * lie below @end.
  */
 static int __attribute__((noinline))
 fast_queue_long(const struct bqlt_parser *p, const char *q, const char *end,
-		uint64_t w0, uint64_t w1, size_t *n)
+		uint64_t w0, uint64_t wm, size_t *n)
 {
 	const struct bqlt_slot *sl;
 	uint64_t m, wl;
 	size_t len;
 
-	m = ctl_or_blank_bytes(load8(q + 16));
-	if (__builtin_expect(m != 0, 1)) {	/* 16..23 bytes */
-		len = 16 + ((size_t)__builtin_ctzll(m) >> 3);
-	} else {
-		for (len = 24;; len += 8) {
-			if (len > BQLT_NAME_MAX || (size_t)(end - q) < len + 16)
-				return -1;
-			if ((m = ctl_or_blank_bytes(load8(q + len)))) {
-				len += (size_t)__builtin_ctzll(m) >> 3;
-				break;
-			}
+	for (len = 24;; len += 8) {
+		if (len > BQLT_NAME_MAX || (size_t)(end - q) < len + 16)
+			return -1;
+		if ((m = ctl_or_blank_bytes(load8(q + len)))) {
+			len += (size_t)__builtin_ctzll(m) >> 3;
+			break;
 		}
 	}
 	if (len > BQLT_NAME_MAX || !is_blank(q[len]) || !p->hash)
 		return -1;
 	*n = len;
-	wl = len > 16 ? load8(q + len - 8) : w1;	/* as name_words() */
+	wl = load8(q + len - 8);
 	for (unsigned int i = name_slot(p, w0, wl, len); (sl = &p->hash[i])->idx1;
 	     i = (i + 1) & p->hash_mask) {
-		if (sl->w0 != w0 || sl->w1 != wl || sl->len != len || (len > 16 && sl->wm != w1))
+		if (sl->w0 != w0 || sl->w1 != wl || sl->len != len || sl->wm != wm)
 			continue;
-		if (len <= 24 || !memcmp(p->queues[sl->idx1 - 1].name + 16, q + 16, len - 24))
+		if (len == 24 || !memcmp(p->queues[sl->idx1 - 1].name + 16, q + 16, len - 24))
 			return (int)sl->idx1 - 1;
 	}
 	return -1;
 }
 
 /*
+ * fast_queue() of a name whose first 16 bytes (@w0, @w1) have no byte
+ * below 0x21: one of 16..23 bytes here, from the words the slot holds,
+ * which are the whole name (the declared name is never read); a longer
+ * one in fast_queue_long(). Not inlined: short names stay the fast case.
+ */
+static int __attribute__((noinline))
+fast_queue_mid(const struct bqlt_parser *p, const char *q, const char *end,
+	       uint64_t w0, uint64_t w1, size_t *n)
+{
+	const struct bqlt_slot *sl;
+	uint64_t m, wm;
+	unsigned int i;
+	size_t len;
+
+	m = ctl_or_blank_bytes(load8(q + 16));
+	if (!m)
+		return fast_queue_long(p, q, end, w0, w1, n);
+	len = 16 + ((size_t)__builtin_ctzll(m) >> 3);
+	wm = 0;
+	if (len > 16) {
+		wm = w1;
+		w1 = load8(q + len - 8);
+	}
+	if (!is_blank(q[len]) || !p->hash)
+		return -1;
+	*n = len;
+	/* 16..23 bytes: the words and bytes 8..15 are the name */
+	for (i = name_slot(p, w0, w1, len); (sl = &p->hash[i])->idx1; i = (i + 1) & p->hash_mask)
+		if (sl->w0 == w0 && sl->w1 == w1 && sl->len == len && sl->wm == wm)
+			return (int)sl->idx1 - 1;
+	return -1;
+}
+
+/*
  * The queue name at @q (after blanks), ended by the first byte below
  * 0x21, which must be a blank: its index, *@n its length, or -1 (not
- * declared, or not a plain name: the strict parser decides).
+ * declared, or not a plain name: the strict parser decides). 32 bytes
+ * from @q are readable. Up to 23 bytes, the words compared are the whole
+ * name (as hash_insert() fills the slot: name_words(), and bytes 8..15 of
+ * a name of 17 bytes and more), so the declared name is never read.
  */
 static HOT int fast_queue(const struct bqlt_parser *p, const char *q,
 			  const char *end, size_t *n)
@@ -143,13 +173,11 @@ static HOT int fast_queue(const struct bqlt_parser *p, const char *q,
 		if (!len)
 			return -1;
 		w0 &= ~0ull >> (64 - 8 * len);
-	} else {
-		w1 = load8(q + 8);
-		m = ctl_or_blank_bytes(w1);
-		if (!m)
-			return fast_queue_long(p, q, end, w0, w1, n);
+	} else if ((m = ctl_or_blank_bytes(w1 = load8(q + 8)))) {
 		len = 8 + ((size_t)__builtin_ctzll(m) >> 3);
 		w1 &= ~(~0ull << (8 * (len - 8)));
+	} else {
+		return fast_queue_mid(p, q, end, w0, w1, n);
 	}
 	if (!is_blank(q[len]) || !p->hash)
 		return -1;
