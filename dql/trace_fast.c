@@ -96,23 +96,35 @@ fast_queue_long(const struct bqlt_parser *p, const char *q, const char *end,
 	uint64_t m, wl;
 	size_t len;
 
-	for (len = 24;; len += 8) {
-		if (len > BQLT_NAME_MAX || (size_t)(end - q) < len + 16)
-			return -1;
-		if ((m = ctl_or_blank_bytes(load8(q + len)))) {
-			len += (size_t)__builtin_ctzll(m) >> 3;
-			break;
+	if ((size_t)(end - q) >= BQLT_NAME_MAX + 24) {	/* no bound to check */
+		for (len = 24; !(m = ctl_or_blank_bytes(load8(q + len))); len += 8)
+			if (len >= BQLT_NAME_MAX)
+				return -1;
+	} else {
+		for (len = 24;; len += 8) {
+			if (len > BQLT_NAME_MAX || (size_t)(end - q) < len + 16)
+				return -1;
+			if ((m = ctl_or_blank_bytes(load8(q + len))))
+				break;
 		}
 	}
+	len += (size_t)__builtin_ctzll(m) >> 3;
 	if (len > BQLT_NAME_MAX || !is_blank(q[len]) || !p->hash)
 		return -1;
 	*n = len;
 	wl = load8(q + len - 8);
 	for (unsigned int i = name_slot(p, w0, wl, len); (sl = &p->hash[i])->idx1;
 	     i = (i + 1) & p->hash_mask) {
+		const char *d;
+		size_t k;
+
 		if (sl->w0 != w0 || sl->w1 != wl || sl->len != len || sl->wm != wm)
 			continue;
-		if (len == 24 || !memcmp(p->queues[sl->idx1 - 1].name + 16, q + 16, len - 24))
+		/* bytes 16..len-9, 8 at a time (the last word may overlap wl) */
+		d = p->queues[sl->idx1 - 1].name;
+		for (k = 16; k < len - 8 && load8(d + k) == load8(q + k); k += 8)
+			;
+		if (k >= len - 8)
 			return (int)sl->idx1 - 1;
 	}
 	return -1;
