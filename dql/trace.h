@@ -255,6 +255,14 @@ int bqlt_accept(struct bqlt_parser *p, const struct bqlt_fast *f,
 unsigned int bqlt_accept_run(struct bqlt_parser *p, const struct bqlt_fast *f,
 			     unsigned int n, struct bqlt_rec *recs, size_t *len);
 
+/*
+ * bqlt_fast_simd - whether the fast path reads numbers with SSE4.1 (x86-64
+ * CPUs that have it; decided once). @on >= 0 first forces it off (0) or
+ * back on where the CPU allows (1), for tests that run both variants;
+ * -1 only asks. Not to be called while another thread parses.
+ */
+bool bqlt_fast_simd(int on);
+
 /* bqlt_parse_end - at end of input: an error if no magic line was seen. */
 int bqlt_parse_end(struct bqlt_parser *p, struct bql_err *e);
 

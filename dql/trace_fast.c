@@ -12,16 +12,27 @@
  * records, repeated or unknown keys, 32-bit values out of range, anything
  * but a blank or the line's end after a number, and lines that come
  * within 32 bytes of @end (a long queue name: within its length + 16), so
- * that every 8-byte load stays inside the buffer. Scanning (fast_scan) reads the queue table
- * only; accepting (accept) checks and advances the parser's state (a
- * queue's time going back is left to the strict parser), so that
- * bqlt_scan() can run ahead in other threads. tests/unit/test_trace.c runs
- * both parsers side by side over every test input and random lines.
+ * that every 8-byte (or 16-byte) load stays inside the buffer. Scanning
+ * (fast_scan) reads the queue table only; accepting (accept) checks and
+ * advances the parser's state (a queue's time going back is left to the
+ * strict parser), so that bqlt_scan() can run ahead in other threads.
+ *
+ * The scanner and its loops (trace_fast_loop.h) are compiled twice: for
+ * every CPU, and with SSE4.1 numbers where the CPU has it (chosen once at
+ * run time). tests/unit/test_trace.c runs both variants beside the
+ * strict parser over every test input and random lines.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define BQLT_SIMD	1
+#else
+#define BQLT_SIMD	0
+#endif
 
 #include "trace.h"
 #include "trace_int.h"
@@ -202,129 +213,6 @@ static HOT int fast_queue(const struct bqlt_parser *p, const char *q,
 }
 
 /*
- * The fast path proper, on the line at @q: the end of the line with @f
- * filled (all but @f->jiffies without j=, which bqlt_accept() computes),
- * or NULL to hand the line to the strict parser. Reads @p only: the queue
- * table, which bqlt_scan() callers pass as a clone.
- */
-static HOT const char *fast_scan(const struct bqlt_parser *p, const char *q,
-				 const char *end, struct bqlt_fast *f)
-{
-	const char *lim = end - WIN;
-	uint64_t t_ns, v, val[4] = { 0 };	/* j= nq= lo= limit= */
-	unsigned int k, has = 0;		/* 1 << index of val[] */
-	enum bqlt_kind kind;
-	size_t n;
-	int idx;
-
-	/* t_ns and its blanks */
-	k = fast_u64(q, &t_ns);
-	if (!k || !is_blank(q[k]))
-		return NULL;
-	q = skip_blanks(q + k + 1, end);
-	/* the queue */
-	if (q > lim)
-		return NULL;
-	idx = fast_queue(p, q, end, &n);
-	if (idx < 0)
-		return NULL;
-	q = skip_blanks(q + n + 1, end);	/* q[n] is the blank */
-	/* Q or C, a blank, bytes */
-	if (q > lim || !is_blank(q[1]))
-		return NULL;
-	if (q[0] == 'Q')
-		kind = BQLT_Q;
-	else if (q[0] == 'C')
-		kind = BQLT_C;
-	else
-		return NULL;
-	q = skip_blanks(q + 2, end);
-	if (q > lim)
-		return NULL;
-	k = fast_u64(q, &v);
-	if (!k || v > UINT32_MAX || (unsigned char)q[k] > ' ')
-		return NULL;
-	q += k;
-	/*
-	 * j=, and for C nq= lo= limit=, then the end of the line. A number
-	 * ends at a byte <= ' ': a blank (then a key or the line's end
-	 * follows) or the line's end ("\n", "\r\n"); else the strict parser
-	 * decides.
-	 */
-	for (;;) {
-		unsigned int slot, klen;
-		uint64_t w, x;
-
-		if (*q == '\n') {
-			q++;
-			break;
-		}
-		if (!is_blank(*q)) {
-			if (q[0] != '\r' || q[1] != '\n')
-				return NULL;
-			q += 2;
-			break;
-		}
-		q = skip_blanks(q + 1, end);
-		if (q > lim)
-			return NULL;
-		w = load8(q);
-		switch (w & 0xFF) {
-		case 'j':
-			if ((w & 0xFFFF) != 0x3D6A)			/* "j=" */
-				return NULL;
-			slot = 0, klen = 2;
-			break;
-		case 'n':
-			if ((w & 0xFFFFFF) != 0x3D716E || kind != BQLT_C)	/* "nq=" */
-				return NULL;
-			slot = 1, klen = 3;
-			break;
-		case 'l':
-			if ((w & 0xFFFFFF) == 0x3D6F6C)			/* "lo=" */
-				slot = 2, klen = 3;
-			else if ((w & 0xFFFFFFFFFFFFull) == 0x3D74696D696Cull)	/* "limit=" */
-				slot = 3, klen = 6;
-			else
-				return NULL;
-			if (kind != BQLT_C)
-				return NULL;
-			break;
-		case '\n':	/* blanks before the line's end */
-			q++;
-			goto eol;
-		case '\r':
-			if ((w & 0xFFFF) != 0x0A0D)
-				return NULL;
-			q += 2;
-			goto eol;
-		default:
-			return NULL;
-		}
-		if (has & (1u << slot))
-			return NULL;
-		has |= 1u << slot;
-		q += klen;
-		k = fast_u64(q, &x);
-		if (!k || (unsigned char)q[k] > ' ' || (slot && x > UINT32_MAX))
-			return NULL;
-		q += k;
-		val[slot] = x;
-	}
-eol:
-	f->kind = (uint8_t)kind;
-	f->has = (uint8_t)has;	/* val[] is in the order of the BQLT_HAS_* bits */
-	f->queue = (uint32_t)idx;
-	f->t_ns = t_ns;
-	f->jiffies = val[0];
-	f->bytes = (uint32_t)v;
-	f->nq = (uint32_t)val[1];
-	f->lo = (uint32_t)val[2];
-	f->limit = (uint32_t)val[3];
-	return q;
-}
-
-/*
  * The parser takes a scanned record: false if its own state says no (the
  * queue's time goes back: the strict parser words the error); else the
  * state is advanced and @rec filled, as parse_record() does.
@@ -377,77 +265,147 @@ static HOT bool fast_ok(const struct bqlt_parser *p, const char *s,
 	       (unsigned int)(unsigned char)*s - '0' <= 9;
 }
 
+/* ------------------------------------------------------ the variants */
+
+/* without SIMD: every CPU */
+#define V(name)		name##_gen
+#define VT
+#define FAST_NUM	fast_u64
+#include "trace_fast_loop.h"
+#undef V
+#undef VT
+#undef FAST_NUM
+
+#if BQLT_SIMD
+/*
+ * With SSSE3 and SSE4.1 (every x86-64 CPU since 2008 or so), chosen at
+ * run time: numbers of up to 16 digits are read in one go, without a
+ * branch on their length (fast_num). The same lines are taken and the
+ * same values read:
+ * tests/unit/test_trace.c runs both variants over every test input.
+ */
+#define SIMD_T	__attribute__((target("ssse3,sse4.1")))
+
+/* ralign[k]: pshufb indices that move bytes 0..k-1 to 16-k..15, zeros before */
+static const uint8_t ralign[17][16] __attribute__((aligned(16))) = {
+	{ 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80 },
+	{ 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0 },
+	{ 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1 },
+	{ 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2 },
+	{ 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3 },
+	{ 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 4 },
+	{ 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 4, 5 },
+	{ 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 4, 5, 6 },
+	{ 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 4, 5, 6, 7 },
+	{ 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 4, 5, 6, 7, 8 },
+	{ 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 },
+	{ 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 },
+	{ 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 },
+	{ 0x80, 0x80, 0x80, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 },
+	{ 0x80, 0x80, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13 },
+	{ 0x80, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 },
+	{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 },
+};
+
+/*
+ * fast_u64(), in one SSE pass for up to 16 digits, without a branch on
+ * their count; 17..19 add a look at the next word. Reads 24 bytes.
+ */
+static HOT SIMD_T unsigned int fast_num(const char *s, uint64_t *v)
+{
+	const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+	const __m128i d = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+	/* bit i: s[i] is a digit (d <= 9 unsigned) */
+	unsigned int dm = (unsigned int)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
+	unsigned int k = (unsigned int)__builtin_ctz(~dm);	/* 0..16 */
+	uint64_t w, t2, nd, hi;
+	unsigned int k2;
+	__m128i t;
+
+	if (__builtin_expect(!k, 0))
+		return 0;
+	/* the digits right-aligned after zeros: pairs, quads, eights */
+	t = _mm_shuffle_epi8(d, _mm_load_si128((const __m128i *)(const void *)ralign[k]));
+	t = _mm_maddubs_epi16(t, _mm_setr_epi8(10, 1, 10, 1, 10, 1, 10, 1,
+					       10, 1, 10, 1, 10, 1, 10, 1));
+	t = _mm_madd_epi16(t, _mm_setr_epi16(100, 1, 100, 1, 100, 1, 100, 1));
+	t = _mm_packus_epi32(t, t);
+	t = _mm_madd_epi16(t, _mm_setr_epi16(10000, 1, 10000, 1, 10000, 1, 10000, 1));
+	w = (uint64_t)_mm_cvtsi128_si64(t);
+	hi = (w & 0xFFFFFFFFu) * 100000000u + (w >> 32);
+	if (__builtin_expect(k < 16, 1)) {
+		*v = hi;
+		return k;
+	}
+	/* 16 digits so far: up to 3 more (20 are left to the strict parser) */
+	t2 = load8(s + 16) - ONES * '0';
+	nd = nondigit_bytes(t2);
+	k2 = (unsigned int)__builtin_ctzll(nd | 1ull << 63) >> 3;
+	if (k2 > 3)
+		return 0;
+	*v = k2 ? hi * bqlt_pow10[k2] + swar_prefix(t2, k2) : hi;
+	return 16 + k2;
+}
+
+#define V(name)		name##_simd
+#define VT		SIMD_T
+#define FAST_NUM	fast_num
+#include "trace_fast_loop.h"
+#undef V
+#undef VT
+#undef FAST_NUM
+
+static int simd_state = -1;	/* -1: not decided yet */
+
+static bool use_simd(void)
+{
+	int v = __atomic_load_n(&simd_state, __ATOMIC_RELAXED);
+
+	if (__builtin_expect(v < 0, 0)) {
+		__builtin_cpu_init();
+		v = __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("sse4.1");
+		__atomic_store_n(&simd_state, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
+bool bqlt_fast_simd(int on)
+{
+	if (on >= 0) {
+		__builtin_cpu_init();
+		__atomic_store_n(&simd_state, on && __builtin_cpu_supports("ssse3") &&
+				 __builtin_cpu_supports("sse4.1"), __ATOMIC_RELAXED);
+	}
+	return use_simd();
+}
+#define PICK(name, ...)	(use_simd() ? name##_simd(__VA_ARGS__) : name##_gen(__VA_ARGS__))
+#else
+bool bqlt_fast_simd(int on)
+{
+	(void)on;
+	return false;
+}
+#define PICK(name, ...)	name##_gen(__VA_ARGS__)
+#endif
+
 int bqlt_parse_next(struct bqlt_parser *p, const char **pos, const char *end,
 		    struct bqlt_rec *rec, struct bql_err *e)
 {
-	struct bqlt_fast f;
-	const char *q;
-
-	if (fast_ok(p, *pos, end) && (q = fast_scan(p, *pos, end, &f)) &&
-	    accept(p, &f, rec)) {
-		*pos = q;
-		return 1;
-	}
-	return parse_strict(p, pos, end, rec, e);
+	return PICK(parse_next, p, pos, end, rec, e);
 }
 
 unsigned int bqlt_parse_batch(struct bqlt_parser *p, const char **pos,
 			      const char *end, struct bqlt_rec *recs,
 			      unsigned int max, int *err, struct bql_err *e)
 {
-	const char *s = *pos, *q;
-	struct bqlt_fast f;
-	unsigned int n = 0;
-	int ret;
-
-	*err = 0;
-	while (n < max && s < end) {
-		if (fast_ok(p, s, end) && (q = fast_scan(p, s, end, &f)) &&
-		    accept(p, &f, &recs[n])) {
-			s = q;
-			n++;
-			continue;
-		}
-		ret = parse_strict(p, &s, end, &recs[n], e);
-		if (ret < 0) {
-			*err = ret;
-			break;
-		}
-		n += (unsigned int)ret;
-	}
-	*pos = s;
-	return n;
+	return PICK(parse_batch, p, pos, end, recs, max, err, e);
 }
 
 unsigned int bqlt_scan(const struct bqlt_parser *snap, const char **pos,
 		       const char *end, struct bqlt_fast *out, unsigned int max)
 {
-	const char *s = *pos, *q;
-	unsigned int n = 0;
-
-	while (n < max && s < end) {
-		struct bqlt_fast *f = &out[n];
-
-		if (fast_ok(snap, s, end) && (q = fast_scan(snap, s, end, f))) {
-			f->len = (uint32_t)(q - s);
-			s = q;
-			n++;
-			continue;
-		}
-		/* a line for the parser: joined to a run of them */
-		q = memchr(s, '\n', (size_t)(end - s));
-		q = q ? q + 1 : end;
-		if (n && !out[n - 1].kind && out[n - 1].len <= UINT32_MAX - (q - s)) {
-			out[n - 1].len += (uint32_t)(q - s);
-		} else {
-			f->kind = 0;
-			f->len = (uint32_t)(q - s);
-			n++;
-		}
-		s = q;
-	}
-	*pos = s;
-	return n;
+	return PICK(scan, snap, pos, end, out, max);
 }
 
 int bqlt_accept(struct bqlt_parser *p, const struct bqlt_fast *f,

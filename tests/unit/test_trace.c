@@ -1277,5 +1277,12 @@ int main(void)
 		cmocka_unit_test(test_fast_shapes),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int ret;
+
+	/* every test twice: the fast path without SIMD, then with (if any) */
+	bqlt_fast_simd(0);
+	ret = cmocka_run_group_tests_name("fast path without SIMD", tests, NULL, NULL);
+	if (bqlt_fast_simd(1))
+		ret += cmocka_run_group_tests_name("fast path with SSE4.1", tests, NULL, NULL);
+	return ret;
 }
