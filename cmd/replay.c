@@ -19,6 +19,7 @@
 #include "cmd/opts.h"
 #include "cmd/replay.h"
 #include "dql/dql.h"
+#include "lib/cpus.h"
 #include "lib/esc.h"
 #include "lib/tinput.h"
 #include "lib/units.h"
@@ -216,6 +217,25 @@ static unsigned int jobs_for(const struct rx *x, const struct tinput *in)
 	return jobs > 1 && tinput_regular(in) ? jobs : 1;
 }
 
+/* -v: the -J in effect for @f (jobs_for's), and why that many */
+static void rx_note_jobs(const struct rx *x, const struct rfile *f, unsigned int jobs)
+{
+	unsigned int want = x->jobs ? x->jobs : rx_jobs_default();
+	char why[128];
+	int ncpu;
+
+	if (want > 1 && jobs == 1) {
+		snprintf(why, sizeof(why), "not a regular file: one thread reads it");
+	} else if (x->jobs) {
+		snprintf(why, sizeof(why), "given");
+	} else {
+		ncpu = cpus_usable();
+		snprintf(why, sizeof(why), "default: the %d CPU%s this process may run on, "
+			 "at most %u", ncpu, ncpu == 1 ? "" : "s", RX_JOBS_DEFAULT_MAX);
+	}
+	cmd_note(x->c, "replay: %s: -J %u (%s)", f->path, jobs, why);
+}
+
 static const struct replay_ops rx_ops_plain = {
 	.mismatch = on_mismatch, .warn = on_warn,
 };
@@ -261,6 +281,8 @@ static int replay_file(struct rx *x, struct rfile *f, char *buf)
 		return cmd_fail(x->c, "%s", e.msg);
 	}
 	jobs = jobs_for(x, in);
+	if (x->c->verbose)
+		rx_note_jobs(x, f, jobs);
 	/* a compressed input is decompressed by a thread: one of the N */
 	if (jobs > 1 && tinput_codec(in) != TINPUT_PLAIN)
 		jobs--;
@@ -529,7 +551,8 @@ const struct cmd_entry cmd_replay_entry = {
 		"  --kernel VERSION     algorithm of that kernel (3.3, 3.5, 6.1, 6.9, 6.15, newest);\n"
 		"                       the summary says which semantics a version maps to\n"
 		"  -J, --threads N      threads that parse (scan) a trace file ahead: 1..64,\n"
-		"                       default: the online CPUs, at most 8; 1 = no threads.\n"
+		"                       default: the CPUs it may run on (its affinity), at\n"
+		"                       most 8; 1 = no threads; -v tells the N in use.\n"
 		"                       The output is the same whatever N (standard input\n"
 		"                       and pipes are read by one thread; decompressing a\n"
 		"                       compressed trace is one of the N)\n"

@@ -122,8 +122,8 @@ int rx_long_line(struct rx *x, struct rfile *f);
 void rx_progress(struct rx *x);
 
 /*
- * replay_par.c: -J. rx_jobs_default() is the number of online CPUs, at
- * most RX_JOBS_DEFAULT_MAX. rx_replay_par() replays @in, opened on
+ * replay_par.c: -J. rx_jobs_default() is the number of CPUs this process
+ * may run on (cpus_usable()), at most RX_JOBS_DEFAULT_MAX. rx_replay_par() replays @in, opened on
  * f->path and not read yet, with @jobs threads scanning ahead, into f->p
  * and f->r (initialised), with the very output of the single-threaded
  * path; its threads are joined before it returns.

@@ -25,10 +25,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/replay.h"
+#include "lib/cpus.h"
 #include "lib/tinput.h"
 
 #define PAR_CHUNK	(256u << 10)	/* bytes of lines per chunk, about */
@@ -81,11 +81,9 @@ struct par {
 
 unsigned int rx_jobs_default(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int n = (unsigned int)cpus_usable();
 
-	if (n < 1)
-		return 1;
-	return n > RX_JOBS_DEFAULT_MAX ? RX_JOBS_DEFAULT_MAX : (unsigned int)n;
+	return n > RX_JOBS_DEFAULT_MAX ? RX_JOBS_DEFAULT_MAX : n;
 }
 
 /* ------------------------------------------------------------ snapshots */

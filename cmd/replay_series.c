@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/replay.h"
+#include "lib/cpus.h"
 #include "lib/esc.h"
 #include "lib/ofile.h"
 #include "lib/svgplot.h"
@@ -437,16 +437,6 @@ static void tl_writer_stop(struct rx *x, bool drop)
 	free(w);
 	x->tlw = NULL;
 	x->tl_buf = NULL;	/* it was one of w->buf */
-}
-
-/* the CPUs this process may run on */
-static int cpus_usable(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return (int)sysconf(_SC_NPROCESSORS_ONLN);
-	return CPU_COUNT(&set);
 }
 
 /* a thread when there is a CPU for it; none (written inline) otherwise */

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
@@ -24,6 +23,7 @@
 #include "cmd/tune.h"
 #include "dql/replay.h"
 #include "dql/trace.h"
+#include "lib/cpus.h"
 #include "lib/plan.h"
 #include "lib/sysfs.h"
 #include "lib/units.h"
@@ -360,8 +360,7 @@ static int tune_run(struct bql_ctx *c, int argc, char **argv)
 	struct cmd_state st;
 	bool have_st = false;
 	struct tx *x;
-	long ncpu;
-	int ret;
+	int ncpu, ret;
 
 	x = calloc(1, sizeof(*x));
 	if (!x)
@@ -369,8 +368,8 @@ static int tune_run(struct bql_ctx *c, int argc, char **argv)
 	x->c = c;
 	x->keep = 0.995;
 	x->min_gain = 0.10;
-	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	x->threads = ncpu < 1 ? 1 : ncpu > MAX_THREADS ? MAX_THREADS : (unsigned int)ncpu;
+	ncpu = cpus_usable();
+	x->threads = ncpu > MAX_THREADS ? MAX_THREADS : (unsigned int)ncpu;
 	sim_opts_init(&x->o);
 	ret = parse_opts(x, argc, argv);
 	if (ret)
@@ -421,8 +420,8 @@ const struct cmd_entry cmd_tune_entry = {
 		"                       defaults' on the same traffic (0.995)\n"
 		"  --min-gain FRACTION  recommend a change only if it cuts the defaults' p99 ring\n"
 		"                       delay by this much (0.1); else keep the defaults\n"
-		"  --threads N          simulations in parallel (all CPUs); results do not depend\n"
-		"                       on it\n"
+		"  --threads N          simulations in parallel (default: the CPUs it may run on,\n"
+		"                       its affinity); results do not depend on it\n"
 		"  --apply              write the recommendation to SEL, all-or-nothing as set\n"
 		"MODEL OPTIONS, as for sim (they override what was fitted or read):\n"
 		SIM_OPTS_HELP

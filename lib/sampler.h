@@ -176,7 +176,7 @@ struct sampler {
 	uint64_t stats_min_ns;
 	/* private */
 	uint64_t stats_ns;		/* time of the last counter read */
-	char (*names)[BQL_IFNAMSIZ];	/* ROOT/class/net at the last scan */
+	struct sysfs_dev *names;	/* ROOT/class/net at the last scan (names only) */
 	size_t nnames;
 	uint64_t last_scan_ns;		/* time of the last full scan */
 	uint64_t last_quick_ns;		/* time of the last quick check */

@@ -4,7 +4,6 @@
  * their files opened once; devices and queues coming and going between
  * ticks (a cheap check every tick, a full scan at least once a second).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -309,61 +308,13 @@ void sampler_dev_vanish(struct sampler *s, struct sampler_dev *d)
 	add_event(s, SEV_VANISHED, d->ifname, 0, 0);
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
-/* The names in ROOT/class/net, sorted; -errno. */
-static int list_names(const struct sampler *s, char (**out)[BQL_IFNAMSIZ],
-		      size_t *n, struct bql_err *e)
-{
-	char (*v)[BQL_IFNAMSIZ] = NULL;
-	size_t cnt = 0, cap = 0;
-	char path[4096];
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "%s/class/net", s->ctx->sysfs_root);
-	d = sysfs_opendir(s->ctx, path, "network devices", NULL);
-	if (!d) {
-		int err = errno;
-
-		return bql_err_set(e, err, "cannot list network devices in %s: %s",
-				   path, strerror(err));
-	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !sysfs_valid_ifname(de->d_name))
-			continue;
-		if (cnt == cap) {
-			void *nv;
-
-			cap = cap ? cap * 2 : 32;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return bql_err_set(e, ENOMEM, "out of memory");
-			}
-			v = nv;
-		}
-		memcpy(v[cnt++], de->d_name, strlen(de->d_name) + 1);
-	}
-	closedir(d);
-	if (cnt > 1)
-		qsort(v, cnt, sizeof(*v), name_cmp);
-	*out = v;
-	*n = cnt;
-	return 0;
-}
-
-static bool names_changed(const struct sampler *s, char (*v)[BQL_IFNAMSIZ],
+static bool names_changed(const struct sampler *s, const struct sysfs_dev *v,
 			  size_t n)
 {
 	if (n != s->nnames)
 		return true;
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(v[i], s->names[i]))
+		if (strcmp(v[i].name, s->names[i].name))
 			return true;
 	return false;
 }
@@ -506,7 +457,7 @@ void sampler_scan_expire(struct sampler *s)
 
 int sampler_scan_quick(struct sampler *s, bool *scan, struct bql_err *e)
 {
-	char (*names)[BQL_IFNAMSIZ] = NULL;
+	struct sysfs_dev *names = NULL;
 	size_t n = 0;
 	int ret;
 
@@ -516,7 +467,8 @@ int sampler_scan_quick(struct sampler *s, bool *scan, struct bql_err *e)
 		 s->mono_ns - s->last_quick_ns < SAMPLER_QUICK_CHECK_NS)
 		return 0;	/* checked moments ago; a failed read rescans anyway */
 	s->last_quick_ns = s->mono_ns;
-	ret = list_names(s, &names, &n, e);
+	/* names only: no read in each device's directory, every tick */
+	ret = sysfs_list_names(s->ctx, &names, &n, e);
 	if (ret)
 		return ret;
 	if (names_changed(s, names, n))

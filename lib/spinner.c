@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/cpus.h"
 #include "lib/spinner.h"
 
 int cpu_list_parse(const char *s, bool *on, int max)
@@ -53,13 +54,8 @@ int cpu_online_list(bool *on, int max)
 		n = cpu_list_parse(buf, on, max);
 	if (f)
 		fclose(f);
-	if (n <= 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-
-		memset(on, 0, sizeof(bool) * (size_t)max);
-		for (n = 0; n < c && n < max; n++)
-			on[n] = true;
-	}
+	if (n <= 0)	/* no sysfs: the CPUs we may run on, by their numbers */
+		n = cpus_usable_list(on, max);
 	return n;
 }
 

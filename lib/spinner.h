@@ -25,7 +25,10 @@ struct spinners {
  * how many are set, or -1 if @s is not such a list.
  */
 int cpu_list_parse(const char *s, bool *on, int max);
-/* cpu_online_list - @on[i] = CPU i is online (sysfs, else sysconf); the count */
+/*
+ * cpu_online_list - @on[i] = CPU i is online (sysfs; without it, the CPUs
+ * this process may run on: cpus_usable_list()); the count
+ */
 int cpu_online_list(bool *on, int max);
 /* spin_start - fork the loops (they die with the parent, SIGKILL). -errno. */
 int spin_start(struct spinners *s, struct bql_err *e);

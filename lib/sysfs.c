@@ -487,8 +487,8 @@ static int dev_cmp(const void *a, const void *b)
 	return sysfs_dev_order(x->ifindex, x->name, y->ifindex, y->name);
 }
 
-int sysfs_list_devs(const struct bql_ctx *c, struct sysfs_dev **out,
-		    size_t *n, struct bql_err *e)
+int sysfs_list_names(const struct bql_ctx *c, struct sysfs_dev **out,
+		     size_t *n, struct bql_err *e)
 {
 	struct sysfs_dev *v = NULL, *nv;
 	size_t cnt = 0, cap = 0;
@@ -507,13 +507,10 @@ int sysfs_list_devs(const struct bql_ctx *c, struct sysfs_dev **out,
 				   path, strerror(err));
 	}
 	while ((de = readdir(d))) {
-		char ipath[4096];
-		uint64_t idx;
-
 		if (de->d_name[0] == '.' || !sysfs_valid_ifname(de->d_name))
 			continue;
 		if (cnt == cap) {
-			cap = cap ? cap * 2 : 16;
+			cap = cap ? cap * 2 : 32;
 			nv = realloc(v, cap * sizeof(*v));
 			if (!nv) {
 				free(v);
@@ -523,17 +520,34 @@ int sysfs_list_devs(const struct bql_ctx *c, struct sysfs_dev **out,
 			v = nv;
 		}
 		memcpy(v[cnt].name, de->d_name, strlen(de->d_name) + 1);
-		v[cnt].ifindex = -1;
-		if (!sysfs_dev_path(c, ipath, sizeof(ipath), de->d_name, "ifindex") &&
-		    !sysfs_read_u64(c, ipath, &idx, de->d_name, NULL) && idx <= INT32_MAX)
-			v[cnt].ifindex = (int)idx;
-		cnt++;
+		v[cnt++].ifindex = -1;
 	}
 	closedir(d);
-	if (cnt)
+	if (cnt > 1)	/* every ifindex -1: by name */
 		qsort(v, cnt, sizeof(*v), dev_cmp);
 	*out = v;
 	*n = cnt;
+	return 0;
+}
+
+int sysfs_list_devs(const struct bql_ctx *c, struct sysfs_dev **out,
+		    size_t *n, struct bql_err *e)
+{
+	int ret = sysfs_list_names(c, out, n, e);
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < *n; i++) {
+		struct sysfs_dev *v = &(*out)[i];
+		char ipath[4096];
+		uint64_t idx;
+
+		if (!sysfs_dev_path(c, ipath, sizeof(ipath), v->name, "ifindex") &&
+		    !sysfs_read_u64(c, ipath, &idx, v->name, NULL) && idx <= INT32_MAX)
+			v->ifindex = (int)idx;
+	}
+	if (*n > 1)
+		qsort(*out, *n, sizeof(**out), dev_cmp);
 	return 0;
 }
 

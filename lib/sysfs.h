@@ -80,7 +80,14 @@ int sysfs_write(const struct bql_ctx *c, const char *path, const char *s,
  */
 int sysfs_dev_order(int ifindex_a, const char *name_a, int ifindex_b,
 		    const char *name_b);
-/* Every entry of ROOT/class/net, in sysfs_dev_order(). */
+/*
+ * Every entry of ROOT/class/net with a valid name, sorted by name, each
+ * ifindex -1: nothing is read in the devices' directories (top lists the
+ * names every tick to see devices come and go). -errno, @e says why.
+ */
+int sysfs_list_names(const struct bql_ctx *c, struct sysfs_dev **out,
+		     size_t *n, struct bql_err *e);
+/* The same with each ifindex read (-1 if unreadable), in sysfs_dev_order(). */
 int sysfs_list_devs(const struct bql_ctx *c, struct sysfs_dev **out,
 		    size_t *n, struct bql_err *e);
 bool sysfs_dev_exists(const struct bql_ctx *c, const char *dev);

@@ -384,6 +384,10 @@ _class_net_out() {
 	bq show
 	assert_failure 1
 	assert_regex "$stderr" "outside the sysfs root"
+	# top (its selection, then sysfs_list_names every tick): the same refusal
+	bq top -b -c 1
+	assert_failure 1
+	assert_regex "$stderr" "network devices: cannot open .*/class/net: it leads outside the sysfs root"
 	bq set '*' limit_max=1000
 	assert_failure 1
 	outside_unchanged

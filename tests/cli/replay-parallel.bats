@@ -288,3 +288,32 @@ bad() {
 	bqx help replay
 	[[ "$output" == *"-J, --threads N"* ]]
 }
+
+@test "replay -J: the default is the CPUs it may run on (its affinity), at most 8; -v tells it" {
+	local n=$(nproc)	# nproc counts the affinity mask too
+	((n <= 8)) || n=8
+	bqx replay -v -q "$EXAMPLES/ramp.bqlt"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"note: replay: $EXAMPLES/ramp.bqlt: -J $n (default: the $(nproc) CPU"*" this process may run on, at most 8)"* ]]
+	bqx replay -v -q -J 3 "$EXAMPLES/ramp.bqlt"
+	[[ "$stderr" == *"ramp.bqlt: -J 3 (given)"* ]]
+	# a pipe is read by one thread, whatever -J
+	run --separate-stderr sh -c 'cat "$2" | "$1" replay -v -q -J 4 -' sh "$BQLTOOL" "$EXAMPLES/ramp.bqlt"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"replay: -: -J 1 (not a regular file: one thread reads it)"* ]]
+	# without -v, no note
+	bqx replay -q "$EXAMPLES/ramp.bqlt"
+	[ -z "$stderr" ]
+}
+
+@test "replay -J: under taskset -c 0 the default is one thread" {
+	command -v taskset >/dev/null || skip "no taskset command (util-linux)"
+	run --separate-stderr taskset -c 0 "$BQLTOOL" replay -v -q "$EXAMPLES/ramp.bqlt"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"ramp.bqlt: -J 1 (default: the 1 CPU this process may run on, at most 8)"* ]]
+	# the output is the same as on all CPUs
+	run --separate-stderr taskset -c 0 "$BQLTOOL" replay -j "$EXAMPLES/ramp.bqlt"
+	local one=$output
+	bqx replay -j "$EXAMPLES/ramp.bqlt"
+	[ "$output" = "$one" ]
+}

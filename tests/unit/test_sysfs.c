@@ -431,6 +431,64 @@ static void test_fmt_human(void **state)
 				    cases[i].want);
 }
 
+/* @v as "name:ifindex ...", in its order */
+static void list_str(char *buf, size_t n, const struct sysfs_dev *v, size_t nv)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < nv && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s:%d", i ? " " : "",
+					v[i].name, v[i].ifindex);
+}
+
+/*
+ * sysfs_list_names: valid names, by name, nothing read in the devices'
+ * directories (each ifindex -1); sysfs_list_devs: the same devices with
+ * their ifindex, in ifindex order, unknown last, names on ties.
+ */
+static void test_list_names_and_devs(void **state)
+{
+	char r2[256], buf[512];
+	struct bql_ctx c2;
+	struct sysfs_dev *v;
+	struct bql_err e;
+	size_t n;
+
+	(void)state;
+	snprintf(r2, sizeof(r2), "/tmp/bqlt-list-XXXXXX");
+	assert_non_null(mkdtemp(r2));
+	bql_ctx_init(&c2);
+	c2.sysfs_root = r2;
+	/* no class/net: the error names the directory */
+	assert_int_equal(sysfs_list_names(&c2, &v, &n, &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "cannot list network devices in"));
+	assert_int_equal(sysfs_list_devs(&c2, &v, &n, &e), -ENOENT);
+	sh("mkdir -p '%s/class/net' && cd '%s/class/net' && mkdir b0 a0 c0 d0 e0 'x y' .z && "
+	   "echo 2 >b0/ifindex && echo 5 >a0/ifindex && echo 2 >e0/ifindex && "
+	   "echo garbage >d0/ifindex", r2, r2);
+	assert_int_equal(sysfs_list_names(&c2, &v, &n, &e), 0);
+	list_str(buf, sizeof(buf), v, n);
+	assert_string_equal(buf, "a0:-1 b0:-1 c0:-1 d0:-1 e0:-1");
+	free(v);
+	assert_int_equal(sysfs_list_devs(&c2, &v, &n, &e), 0);
+	list_str(buf, sizeof(buf), v, n);
+	assert_string_equal(buf, "b0:2 e0:2 a0:5 c0:-1 d0:-1");
+	free(v);
+	/* an empty class/net: none, no error */
+	sh("rm -rf '%s/class/net' && mkdir '%s/class/net'", r2, r2);
+	assert_int_equal(sysfs_list_names(&c2, &v, &n, &e), 0);
+	assert_int_equal(n, 0);
+	free(v);
+	/* class/net linked out of the root: refused, saying so */
+	sh("rmdir '%s/class/net' && ln -s /sys/class/net '%s/class/net'", r2, r2);
+	assert_int_equal(sysfs_list_names(&c2, &v, &n, &e), -EXDEV);
+	assert_non_null(strstr(e.msg, "leads outside the sysfs root"));
+	assert_int_equal(sysfs_list_devs(&c2, &v, &n, &e), -EXDEV);
+	assert_non_null(strstr(e.msg, "leads outside the sysfs root"));
+	sh("rm -rf '%s'", r2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_write_keeps_value_on_failure),
 		cmocka_unit_test(test_valid_ifname),
 		cmocka_unit_test(test_fmt_human),
+		cmocka_unit_test(test_list_names_and_devs),
 	};
 
 	return cmocka_run_group_tests_name("sysfs", tests, setup, teardown);
