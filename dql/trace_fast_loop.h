@@ -144,8 +144,8 @@ static VT int V(parse_next)(struct bqlt_parser *p, const char **pos, const char 
 	return parse_strict(p, pos, end, rec, e);
 }
 
-static VT unsigned int V(parse_batch)(struct bqlt_parser *p, const char **pos,
-					const char *end, struct bqlt_rec *recs,
+static VT unsigned int V(parse_batch)(struct bqlt_parser *restrict p, const char **restrict pos,
+					const char *end, struct bqlt_rec *restrict recs,
 					unsigned int max, int *err, struct bql_err *e)
 {
 	const char *s = *pos, *q;
