@@ -20,6 +20,16 @@ struct ofile;
 struct tl_name;		/* replay_series.c: a queue's timeline text, made once */
 struct tl_writer;	/* replay_series.c: the thread writing the timeline */
 
+/*
+ * replay_series.c: the leading digits of a timeline column, made once and
+ * copied while they stay the same (line / 100, t_ns / 1e8)
+ */
+struct tl_digits {
+	uint64_t hi;		/* UINT64_MAX: none yet */
+	uint32_t len;
+	char s[28];		/* copied 24 bytes at a time */
+};
+
 #define MAX_LISTED	10		/* mismatches listed on stderr */
 
 struct rfile {
@@ -81,6 +91,7 @@ struct rx {
 	size_t tl_len;
 	struct tl_name *tl_names;	/* per queue index */
 	unsigned int tl_nnames;
+	struct tl_digits tl_line, tl_t;	/* line / 100, t_ns / 1e8 */
 	struct tl_writer *tlw;	/* NULL: written by the replay itself */
 	struct rplot plot;	/* --plot */
 	uint64_t nmismatch;

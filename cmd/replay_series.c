@@ -71,6 +71,14 @@ static int out_end(struct rx *x, struct ofile **o, bool keep)
  * may store up to 8 bytes past the end it returns (never more than 20
  * bytes from @p in all).
  */
+/* "00" to "99" */
+static const char d2[200] =
+	"0001020304050607080910111213141516171819"
+	"2021222324252627282930313233343536373839"
+	"4041424344454647484950515253545556575859"
+	"6061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define ASCII0	0x3030303030303030ull
 
@@ -147,12 +155,6 @@ static unsigned int ndigits(uint64_t v)
 /* two digits at a time from the end */
 static inline __attribute__((always_inline)) char *put_u64i(char *p, uint64_t v)
 {
-	static const char d2[] =
-		"0001020304050607080910111213141516171819"
-		"2021222324252627282930313233343536373839"
-		"4041424344454647484950515253545556575859"
-		"6061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
 	char *end = p + ndigits(v), *e = end;
 
 	while (v >= 100) {
@@ -175,9 +177,69 @@ static inline __attribute__((always_inline)) char *put_u32i(char *p, uint32_t v)
 }
 #endif
 
+/* exactly 8 digits of @v < 1e8, leading zeros included */
+static inline __attribute__((always_inline)) char *put_fixed8(char *p, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return put_d8(p, digits8(v));
+#else
+	for (int i = 6; i >= 0; i -= 2, v /= 100)
+		memcpy(p + i, d2 + 2 * (v % 100), 2);
+	return p + 8;
+#endif
+}
+
 char *put_u64(char *p, uint64_t v)
 {
 	return put_u64i(p, v);
+}
+
+/*
+ * Columns that change slowly from row to row: the line number (its digits
+ * but the last two) and t_ns (but the last eight) are made once and copied
+ * while they stay the same; a queue's limit, which changes at a few of its
+ * completions, the same way (struct tl_name). Each put stores up to 24
+ * bytes from @p.
+ */
+static __attribute__((noinline)) void tl_digits_make(struct tl_digits *c, uint64_t hi)
+{
+	c->len = (uint32_t)(put_u64i(c->s, hi) - c->s);
+	c->hi = hi;
+}
+
+static void tl_digits_reset(struct rx *x)
+{
+	x->tl_line.hi = x->tl_t.hi = UINT64_MAX;
+}
+
+static inline __attribute__((always_inline)) char *
+put_hi_cached(struct tl_digits *c, char *p, uint64_t hi)
+{
+	if (__builtin_expect(hi != c->hi, 0))
+		tl_digits_make(c, hi);
+	memcpy(p, c->s, 24);
+	return p + c->len;
+}
+
+static inline __attribute__((always_inline)) char *put_line(struct rx *x, char *p, uint64_t v)
+{
+	uint64_t hi = v / 100;
+
+	if (__builtin_expect(!hi, 0))
+		return put_u32i(p, (uint32_t)v);
+	p = put_hi_cached(&x->tl_line, p, hi);
+	memcpy(p, d2 + 2 * (v - hi * 100), 2);
+	return p + 2;
+}
+
+static inline __attribute__((always_inline)) char *put_t(struct rx *x, char *p, uint64_t v)
+{
+	uint64_t hi = v / 100000000;
+
+	if (!hi)
+		return put_u32i(p, (uint32_t)v);
+	p = put_hi_cached(&x->tl_t, p, hi);
+	return put_fixed8(p, (uint32_t)(v - hi * 100000000));
 }
 
 static char *put_str(char *p, const char *s)
@@ -238,6 +300,9 @@ struct tl_name {
 	const char *raw;	/* the parser's name it was made from */
 	char *s;
 	size_t len;
+	uint32_t limit;		/* the queue's last limit ... */
+	uint32_t limit_len;
+	char limit_s[24];	/* ... its digits, copied 16 bytes at a time */
 };
 
 static char *put_name_mid(char *p, bool jsonl, const char *raw)
@@ -254,7 +319,7 @@ static char *put_name_mid(char *p, bool jsonl, const char *raw)
 }
 
 /* queue @q's part into the cache (NULL: out of memory, no cache) */
-static __attribute__((noinline)) const struct tl_name *
+static __attribute__((noinline)) struct tl_name *
 tl_name_make(struct rx *x, unsigned int q, const char *raw)
 {
 	char tmp[OBUF_ROW], *e, *s;
@@ -280,25 +345,46 @@ tl_name_make(struct rx *x, unsigned int q, const char *raw)
 	n->s = s;
 	n->len = (size_t)(e - tmp);
 	n->raw = raw;
+	n->limit = 0;
+	n->limit_len = 1;
+	n->limit_s[0] = '0';
 	return n;
 }
 
-/* queue @q's part from the cache, made on its first row */
-static inline __attribute__((always_inline)) char *
-put_name_cached(struct rx *x, char *p, unsigned int q, const char *raw)
+/* queue @q's entry, made on its first row (NULL: out of memory) */
+static inline __attribute__((always_inline)) struct tl_name *
+tl_name_get(struct rx *x, unsigned int q, const char *raw)
 {
-	const struct tl_name *n = q < x->tl_nnames ? &x->tl_names[q] : NULL;
+	struct tl_name *n = q < x->tl_nnames ? &x->tl_names[q] : NULL;
 
-	if (__builtin_expect(!n || n->raw != raw, 0)) {
+	if (__builtin_expect(!n || n->raw != raw, 0))
 		n = tl_name_make(x, q, raw);
-		if (!n)		/* no cache: escaped on every row */
-			return put_name_mid(p, x->jsonl, raw);
-	}
+	return n;
+}
+
+/* queue @n's part of the row */
+static inline __attribute__((always_inline)) char *put_name_cached(char *p, const struct tl_name *n)
+{
 	if (n->len <= TL_NAME_PAD)
 		memcpy(p, n->s, TL_NAME_PAD);
 	else
 		memcpy(p, n->s, n->len);
 	return p + n->len;
+}
+
+static __attribute__((noinline)) void tl_limit_make(struct tl_name *n, uint32_t v)
+{
+	n->limit_len = (uint32_t)(put_u32i(n->limit_s, v) - n->limit_s);
+	n->limit = v;
+}
+
+/* the limit, as queue @n's last one if it is the same */
+static inline __attribute__((always_inline)) char *put_limit(char *p, struct tl_name *n, uint32_t v)
+{
+	if (__builtin_expect(v != n->limit, 0))
+		tl_limit_make(n, v);
+	memcpy(p, n->limit_s, 16);
+	return p + n->limit_len;
 }
 
 static void tl_names_free(struct rx *x)
@@ -313,32 +399,34 @@ static void tl_names_free(struct rx *x)
 /* one timeline row at @p (OBUF_ROW bytes of room); returns its end */
 static char *timeline_row(struct rx *x, char *p, const struct replay_event *ev)
 {
+	struct tl_name *n = tl_name_get(x, ev->queue, ev->qname);
+
 	if (x->jsonl) {
 		p = PUT_LIT(p, "{\"line\":");
-		p = put_u64i(p, ev->line);
+		p = put_line(x, p, ev->line);
 		p = PUT_LIT(p, ",\"t_ns\":");
-		p = put_u64i(p, ev->t_ns);
-		p = put_name_cached(x, p, ev->queue, ev->qname);
+		p = put_t(x, p, ev->t_ns);
+		p = n ? put_name_cached(p, n) : put_name_mid(p, true, ev->qname);
 		*p++ = kind_name[ev->kind];
 		p = PUT_LIT(p, "\",\"bytes\":");
 		p = put_u32i(p, ev->bytes);
 		p = PUT_LIT(p, ",\"inflight\":");
 		p = put_u32i(p, ev->inflight);
 		p = PUT_LIT(p, ",\"limit\":");
-		p = put_u32i(p, ev->limit);
+		p = n ? put_limit(p, n, ev->limit) : put_u32i(p, ev->limit);
 		*p++ = '}';
 	} else {
-		p = put_u64i(p, ev->line);
+		p = put_line(x, p, ev->line);
 		*p++ = ',';
-		p = put_u64i(p, ev->t_ns);
-		p = put_name_cached(x, p, ev->queue, ev->qname);
+		p = put_t(x, p, ev->t_ns);
+		p = n ? put_name_cached(p, n) : put_name_mid(p, false, ev->qname);
 		*p++ = kind_name[ev->kind];
 		*p++ = ',';
 		p = put_u32i(p, ev->bytes);
 		*p++ = ',';
 		p = put_u32i(p, ev->inflight);
 		*p++ = ',';
-		p = put_u32i(p, ev->limit);
+		p = n ? put_limit(p, n, ev->limit) : put_u32i(p, ev->limit);
 	}
 	*p++ = '\n';
 	return p;
@@ -722,6 +810,7 @@ void rx_init(struct rx *x, struct bql_ctx *c)
 {
 	memset(x, 0, sizeof(*x));
 	x->c = c;
+	tl_digits_reset(x);
 }
 
 int rx_outputs_open(struct rx *x)

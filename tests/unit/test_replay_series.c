@@ -7,6 +7,9 @@
  * lines for names needing CSV quoting, JSON escaping, C1 controls and
  * invalid UTF-8, the longest name, every event kind; the cache rebuilt when
  * a queue's name changes; nothing stored past 20 bytes of a number.
+ * The digits kept from row to row (line / 100, t_ns / 1e8, each queue's
+ * last limit) against printf over runs of rows that cross every carry,
+ * go back, drop to one digit and come back, and random walks.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -208,11 +211,96 @@ static void test_rows(void **state)
 	}
 }
 
+/* rows of @n events from @gen(i) through one struct rx, each against printf */
+static void row_run(struct rx *x, unsigned int n, void (*gen)(unsigned int, struct replay_event *))
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct replay_event ev = { .kind = BQLT_C, .bytes = 1514, .inflight = 0, .limit = 0 };
+
+		gen(i, &ev);
+		ev.qname = names[ev.queue % NNAMES];
+		row_check(x, &ev);
+	}
+}
+
+static uint64_t base_line, base_t;
+
+/* counting up across carries: line step 1, t_ns step 7 ms from a base */
+static void gen_up(unsigned int i, struct replay_event *ev)
+{
+	ev->line = base_line + i;
+	ev->t_ns = base_t + (uint64_t)i * 7000000;
+	ev->queue = i % 3;
+	ev->limit = i / 5 % 2 ? 1514 : 100000000u + i / 7;	/* repeats, per queue and not */
+	ev->inflight = i;
+}
+
+/* going back and forth: the cache must never hold stale digits */
+static void gen_zigzag(unsigned int i, struct replay_event *ev)
+{
+	static const uint64_t v[] = { 0, 99, 100, 199, 5, 12345678901ull, 99999999,
+				      100000000, 199999999, 200000000, 1, UINT64_MAX,
+				      UINT64_MAX - 100, 9999999999999999999ull, 10 };
+	static const uint32_t l[] = { 0, 9, 10, UINT32_MAX, 0, 100000000, 99999999, 1 };
+
+	ev->line = v[i % 15];
+	ev->t_ns = v[(i * 7 + 3) % 15];
+	ev->queue = i % 2;
+	ev->limit = l[i % 8];
+}
+
+static void gen_random(unsigned int i, struct replay_event *ev)
+{
+	uint64_t r = next();
+
+	(void)i;
+	/* small random steps, sometimes a jump */
+	base_line += r & 0xff;
+	base_t += (r >> 8) & 0xffffff;
+	if (!(r >> 60))
+		base_t = next() >> (r & 63);
+	ev->line = base_line;
+	ev->t_ns = base_t;
+	ev->queue = (unsigned int)(r >> 32) % 5;
+	ev->limit = (uint32_t)(r >> 40) % 4 ? 3028 : (uint32_t)next() >> (r & 31);
+	ev->bytes = (uint32_t)next();
+}
+
+static void test_row_sequences(void **state)
+{
+	static const uint64_t lines[] = { 0, 1, 95, 9990, 99999950, 18446744073709551000ull };
+	static const uint64_t ts[] = { 0, 50000000, 99999999990ull, 1700000000000000000ull,
+				       18446744073700000000ull };
+	struct bql_ctx c;
+
+	(void)state;
+	bql_ctx_init(&c);
+	for (int jsonl = 0; jsonl < 2; jsonl++) {
+		struct rx x;
+
+		rx_init(&x, &c);
+		x.jsonl = jsonl;
+		for (size_t a = 0; a < sizeof(lines) / sizeof(lines[0]); a++)
+			for (size_t b = 0; b < sizeof(ts) / sizeof(ts[0]); b++) {
+				base_line = lines[a];
+				base_t = ts[b];
+				row_run(&x, lines[a] > UINT64_MAX - 1000 || ts[b] > UINT64_MAX / 2 ?
+					500 : 3000, gen_up);
+			}
+		row_run(&x, 3000, gen_zigzag);
+		base_line = 0;
+		base_t = 1000000000;
+		row_run(&x, 200000, gen_random);
+		rx_outputs_close(&x, false);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_rows),
+		cmocka_unit_test(test_row_sequences),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
