@@ -350,15 +350,119 @@ static void put_esc(FILE *f, const char *s)
 	esc_xml_fputs(s, f);
 }
 
-/* Shortest decimal that reads back as the same double. */
-static void put_num(FILE *f, double v)
-{
-	char buf[40];
+/*
+ * Numbers of the polylines, made without printf (its %f and %g cost ~600
+ * instructions a number: most of svgplot_write()), with the very bytes
+ * printf makes, into a buffer written in blocks.
+ */
+#define SP_BUF		8192
+#define SP_ROOM		1400	/* the most one point writes: 4 x "%.2f" of DBL_MAX */
 
-	snprintf(buf, sizeof(buf), "%.15g", v);
-	if (strtod(buf, NULL) != v)
-		snprintf(buf, sizeof(buf), "%.17g", v);
-	fputs(buf, f);
+struct sp_out {
+	FILE *f;
+	size_t n;
+	char b[SP_BUF];
+};
+
+static void sp_flush(struct sp_out *o)
+{
+	fwrite(o->b, 1, o->n, o->f);
+	o->n = 0;
+}
+
+/* digits of @v at @p; returns the end */
+static char *sp_u64(char *p, uint64_t v)
+{
+	char t[20];
+	int n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+/*
+ * printf's "%.2f" of @v at @p (room for 320 bytes); returns the end. Below
+ * 1e13 in magnitude: the exact value of |v| * 100 rounded to an integer,
+ * a tie to the even one, as glibc rounds the exact binary value. fma()
+ * rounds once, so the sign of fma(a, 100, -r) is that of the exact a * 100
+ * - r: the floor is made exact, then the half compared exactly.
+ */
+static char *fmt_f2(char *p, double v)
+{
+	double a = fabs(v), r, d;
+	uint64_t n;
+
+	if (!(a < 1e13))
+		return p + snprintf(p, 320, "%.2f", v);
+	r = floor(a * 100);
+	if (fma(a, 100, -r) < 0)
+		r -= 1;
+	else if (fma(a, 100, -(r + 1)) >= 0)
+		r += 1;
+	d = fma(a, 200, -(2 * r + 1));
+	n = (uint64_t)r;
+	if (d > 0 || (d == 0 && (n & 1)))
+		n++;
+	if (signbit(v))
+		*p++ = '-';
+	p = sp_u64(p, n / 100);
+	*p++ = '.';
+	*p++ = (char)('0' + n / 10 % 10);
+	*p++ = (char)('0' + n % 10);
+	return p;
+}
+
+/*
+ * The shortest of "%.15g" and "%.17g" that reads back as the same double
+ * at @p (room for 40 bytes); returns the end. Without printf for the two
+ * kinds replay plots: an integer below 1e15 (bytes), which %.15g prints
+ * whole; and a double that is the correctly rounded n / 1e9 for an
+ * integer n below 1e15 (seconds from nanoseconds), from 1e-4 up: %.15g
+ * prints n / 1e9 exactly then (the 15-digit neighbours are further than
+ * half an ulp), without its trailing zeros, and it reads back.
+ */
+static char *fmt_num(char *p, double v)
+{
+	double a = fabs(v);
+
+	if (a < 1e15 && v == trunc(v)) {
+		if (signbit(v))
+			*p++ = '-';
+		return sp_u64(p, (uint64_t)a);
+	}
+	if (a >= 1e-4 && a < 1e6) {
+		uint64_t n = (uint64_t)llround(a * 1e9), ip;
+		char frac[9];
+		int k = 9;
+
+		if ((double)n / 1e9 == a) {
+			ip = n / 1000000000;
+			n %= 1000000000;
+			for (int i = 8; i >= 0; i--, n /= 10)
+				frac[i] = (char)('0' + n % 10);
+			while (frac[k - 1] == '0')
+				k--;
+			if (signbit(v))
+				*p++ = '-';
+			p = sp_u64(p, ip);
+			*p++ = '.';
+			memcpy(p, frac, (size_t)k);
+			return p + k;
+		}
+	}
+	{
+		char buf[40];
+
+		snprintf(buf, sizeof(buf), "%.15g", v);
+		if (strtod(buf, NULL) != v)
+			snprintf(buf, sizeof(buf), "%.17g", v);
+		return p + strlen(strcpy(p, buf));
+	}
 }
 
 struct frame {
@@ -427,7 +531,7 @@ static void put_axes(const struct svgplot *p, FILE *f, const struct frame *fr)
 }
 
 /* One attribute with every point of @sr: pixels, or data units (@px NULL). */
-static void put_points(FILE *f, const struct sp_series *sr, const struct frame *fr,
+static void put_points(struct sp_out *o, const struct sp_series *sr, const struct frame *fr,
 		       const double *px)
 {
 	bool first = true, step = px && (sr->flags & SVGPLOT_STEP);
@@ -439,31 +543,43 @@ static void put_points(FILE *f, const struct sp_series *sr, const struct frame *
 
 		for (int k = 0; k < n; k++) {
 			double x = pts[k].x, y = pts[k].y;
+			char *p;
 
+			if (o->n > SP_BUF - SP_ROOM)
+				sp_flush(o);
+			p = o->b + o->n;
 			if (!first)
-				fputc(' ', f);
+				*p++ = ' ';
 			if (!px) {
-				put_num(f, x);
-				fputc(',', f);
-				put_num(f, y);
-				first = false;
-				continue;
+				p = fmt_num(p, x);
+				*p++ = ',';
+				p = fmt_num(p, y);
+			} else {
+				x = fr->left + (x - fr->x.lo) * px[0];
+				y = fr->bottom - (y - fr->y.lo) * px[1];
+				if (step && !first) {
+					p = fmt_f2(p, x);
+					*p++ = ',';
+					p = fmt_f2(p, prev_py);
+					*p++ = ' ';
+				}
+				p = fmt_f2(p, x);
+				*p++ = ',';
+				p = fmt_f2(p, y);
+				prev_py = y;
 			}
-			x = fr->left + (x - fr->x.lo) * px[0];
-			y = fr->bottom - (y - fr->y.lo) * px[1];
-			if (step && !first)
-				fprintf(f, "%.2f,%.2f ", x, prev_py);
-			fprintf(f, "%.2f,%.2f", x, y);
-			prev_py = y;
+			o->n = (size_t)(p - o->b);
 			first = false;
 		}
 	}
+	sp_flush(o);
 }
 
 static void put_series(const struct svgplot *p, FILE *f, const struct frame *fr)
 {
 	double scale[2] = { (fr->right - fr->left) / (fr->x.hi - fr->x.lo),
 			    (fr->bottom - fr->top) / (fr->y.hi - fr->y.lo) };
+	struct sp_out o = { .f = f };
 
 	fputs("<g class=\"data\" clip-path=\"url(#plotarea)\">\n", f);
 	for (int i = 0; i < p->ns; i++) {
@@ -476,10 +592,10 @@ static void put_series(const struct svgplot *p, FILE *f, const struct frame *fr)
 		fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
 			"stroke-linejoin=\"round\"%s\n points=\"", palette[i % NPALETTE],
 			sr->flags & SVGPLOT_DASHED ? " stroke-dasharray=\"6 3\"" : "");
-		put_points(f, sr, fr, scale);
+		put_points(&o, sr, fr, scale);
 		/* the same points in data units, exact, for readers of the file */
 		fputs("\"\n data-xy=\"", f);
-		put_points(f, sr, fr, NULL);
+		put_points(&o, sr, fr, NULL);
 		fputs("\"><title>", f);
 		put_esc(f, sr->name);
 		fputs("</title></polyline>\n", f);
