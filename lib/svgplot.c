@@ -29,8 +29,9 @@ struct sp_series {
 	struct sp_bucket *b;
 	size_t nb;
 	uint64_t per;		/* points per full bucket: 1, 2, 4, ... */
+	uint64_t left;		/* points the last bucket still takes */
 	uint64_t count;		/* points given */
-	double xmin, xmax, ymin, ymax;
+	double xmin, xmax;	/* (the y range is that of the buckets' lo and hi) */
 };
 
 struct svgplot {
@@ -165,16 +166,12 @@ void svgplot_point(struct svgplot *p, int s, double x, double y)
 		return;
 	sr = &p->s[s];
 	pt = (struct sp_pt){ x, y, sr->count };
-	if (!sr->count) {
+	if (!sr->count)
 		sr->xmin = sr->xmax = x;
-		sr->ymin = sr->ymax = y;
-	}
 	sr->xmin = x < sr->xmin ? x : sr->xmin;
 	sr->xmax = x > sr->xmax ? x : sr->xmax;
-	sr->ymin = y < sr->ymin ? y : sr->ymin;
-	sr->ymax = y > sr->ymax ? y : sr->ymax;
 	sr->count++;
-	if (sr->nb && sr->b[sr->nb - 1].n < sr->per) {
+	if (sr->left) {
 		b = &sr->b[sr->nb - 1];
 		b->last = pt;
 		if (y < b->lo.y)
@@ -182,6 +179,7 @@ void svgplot_point(struct svgplot *p, int s, double x, double y)
 		if (y > b->hi.y)
 			b->hi = pt;
 		b->n++;
+		sr->left--;
 		return;
 	}
 	if (sr->nb == SVGPLOT_BUCKETS) {
@@ -194,6 +192,18 @@ void svgplot_point(struct svgplot *p, int s, double x, double y)
 	b = &sr->b[sr->nb++];
 	b->first = b->last = b->lo = b->hi = pt;
 	b->n = 1;
+	sr->left = sr->per - 1;
+}
+
+/* the least and greatest y of @sr (given points): its buckets' lo and hi */
+static void series_yrange(const struct sp_series *sr, double *lo, double *hi)
+{
+	*lo = sr->b[0].lo.y;
+	*hi = sr->b[0].hi.y;
+	for (size_t i = 1; i < sr->nb; i++) {
+		*lo = sr->b[i].lo.y < *lo ? sr->b[i].lo.y : *lo;
+		*hi = sr->b[i].hi.y > *hi ? sr->b[i].hi.y : *hi;
+	}
 }
 
 /* The distinct telling points of @b in arrival order; returns how many. */
@@ -628,20 +638,22 @@ int svgplot_write(struct svgplot *p, FILE *f, struct bql_err *e)
 
 	for (int i = 0; i < p->ns; i++) {
 		const struct sp_series *sr = &p->s[i];
+		double ylo, yhi;
 
 		if (!sr->count)
 			continue;
+		series_yrange(sr, &ylo, &yhi);
 		if (fr.empty) {
 			xmin = sr->xmin;
 			xmax = sr->xmax;
-			ymin = sr->ymin;
-			ymax = sr->ymax;
+			ymin = ylo;
+			ymax = yhi;
 			fr.empty = false;
 		}
 		xmin = fmin(xmin, sr->xmin);
 		xmax = fmax(xmax, sr->xmax);
-		ymin = fmin(ymin, sr->ymin);
-		ymax = fmax(ymax, sr->ymax);
+		ymin = fmin(ymin, ylo);
+		ymax = fmax(ymax, yhi);
 	}
 	if (p->y_zero && ymin > 0)
 		ymin = 0;
