@@ -21,6 +21,7 @@
 #include "dql/dql.h"
 #include "lib/cpus.h"
 #include "lib/esc.h"
+#include "lib/ofile.h"
 #include "lib/tinput.h"
 #include "lib/units.h"
 
@@ -473,6 +474,37 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * An output that would replace a trace being read destroys it; two
+ * outputs on one file lose one of them (lib/ofile.c: ofile_clash()).
+ * Standard input can be read once: a second "-" would be an empty trace.
+ */
+static int check_files(struct rx *x, int argc, char **argv)
+{
+	const char *out[2] = { x->timeline, x->plot_path };
+	static const char *const opt[2] = { "--timeline", "--plot" };
+	int k, i, nstdin = 0;
+
+	for (k = optind; k < argc; k++)
+		if (!strcmp(argv[k], "-") && ++nstdin > 1)
+			return cmd_usage(x->c, "'-' given twice: standard input can be read once");
+	for (i = 0; i < 2; i++) {
+		if (!out[i])
+			continue;
+		for (k = optind; k < argc; k++)
+			if (ofile_clash(out[i], argv[k]))
+				return cmd_usage(x->c, "%s: '%s' is the trace %s%s%s: "
+						 "refusing to overwrite the input", opt[i], out[i],
+						 strcmp(argv[k], "-") ? "'" : "read from ",
+						 strcmp(argv[k], "-") ? argv[k] : "standard input",
+						 strcmp(argv[k], "-") ? "'" : "");
+	}
+	if (out[0] && out[1] && ofile_clash(out[1], out[0]))
+		return cmd_usage(x->c, "--plot: '%s' is also the --timeline file: "
+				 "each output needs a file of its own", out[1]);
+	return 0;
+}
+
 static int replay_run(struct bql_ctx *c, int argc, char **argv)
 {
 	struct rx x;
@@ -482,6 +514,8 @@ static int replay_run(struct bql_ctx *c, int argc, char **argv)
 	rx_init(&x, c);
 	replay_opts_init(&x.opts);
 	ret = parse_opts(&x, argc, argv);
+	if (!ret)
+		ret = check_files(&x, argc, argv);
 	if (ret)
 		return ret;
 	x.nfiles = argc - optind;

@@ -19,6 +19,7 @@
 #include "cmd/sim.h"
 #include "cmd/sim_trace.h"
 #include "dql/replay.h"
+#include "lib/ofile.h"
 #include "lib/units.h"
 
 /* ------------------------------------------------------------ the trace */
@@ -251,6 +252,18 @@ static int parse_opts(struct sx *x, int argc, char **argv)
 		return cmd_usage(x->c, "unexpected argument '%s'", argv[optind]);
 	if (x->all_events && !x->timeline)
 		return cmd_usage(x->c, "--all-events needs --timeline");
+	/* two outputs on one file: the second would silently replace the first */
+	{
+		const char *out[3] = { x->trace, x->timeline, x->plot };
+		static const char *const name[3] = { "--trace", "--timeline", "--plot" };
+
+		for (int i = 1; i < 3; i++)
+			for (int k = 0; k < i; k++)
+				if (out[i] && out[k] && ofile_clash(out[i], out[k]))
+					return cmd_usage(x->c, "%s: '%s' is also the %s file: "
+							 "each output needs a file of its own",
+							 name[i], out[i], name[k]);
+	}
 	return sim_opts_finish(x->c, &x->o);
 }
 

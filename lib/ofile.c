@@ -736,3 +736,84 @@ void ofile_abort(struct ofile *o)
 	if (o)
 		ofile_free(o);
 }
+
+/* ------------------------------------------------------------ clashes */
+
+/* what a name would write or read: a regular file, by inode or by name */
+struct fkey {
+	bool reg;		/* an existing regular file: dev, ino */
+	dev_t dev;
+	ino_t ino;
+	char *name;		/* not existing yet: its resolved directory/name */
+};
+
+/* the resolved directory of @target (realpath) and its last component */
+static char *canonical(const char *target)
+{
+	const char *slash = strrchr(target, '/');
+	char *dir, *real, *out;
+
+	if (!slash)
+		dir = strdup(".");
+	else if (slash == target)
+		dir = strdup("/");
+	else
+		dir = strndup(target, (size_t)(slash - target));
+	if (!dir)
+		return NULL;
+	real = realpath(dir, NULL);
+	free(dir);
+	if (!real)
+		return strdup(target);
+	if (asprintf(&out, "%s/%s", real, slash ? slash + 1 : target) < 0)
+		out = NULL;
+	free(real);
+	return out;
+}
+
+static void fkey_get(const char *path, struct fkey *k)
+{
+	struct stat st;
+	char *target;
+	int fdnum;
+
+	memset(k, 0, sizeof(*k));
+	if (!strcmp(path, "-")) {
+		if (!fstat(STDIN_FILENO, &st) && S_ISREG(st.st_mode)) {
+			k->reg = true;
+			k->dev = st.st_dev;
+			k->ino = st.st_ino;
+		}
+		return;
+	}
+	if (resolve(path, &target, &fdnum) || fdnum >= 0)
+		return;
+	if (!stat(target, &st)) {
+		if (S_ISREG(st.st_mode)) {
+			k->reg = true;
+			k->dev = st.st_dev;
+			k->ino = st.st_ino;
+		}
+	} else if (errno == ENOENT) {
+		k->name = canonical(target);
+	}
+	free(target);
+}
+
+bool ofile_clash(const char *out, const char *other)
+{
+	struct fkey a, b;
+	bool same;
+
+	if (!strcmp(out, "-"))
+		return false;	/* standard output: written through */
+	fkey_get(out, &a);
+	fkey_get(other, &b);
+	if (a.reg && b.reg)
+		same = a.dev == b.dev && a.ino == b.ino;
+	else
+		same = a.name && b.name && !strcmp(a.name, b.name);
+	free(a.name);
+	free(b.name);
+	return same;
+}

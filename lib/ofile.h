@@ -79,5 +79,16 @@ int ofile_finish(struct ofile *o, struct bql_err *e);
 int ofile_commit(struct ofile *o, struct bql_err *e);
 /* ofile_abort - drop everything written; the target is untouched. Frees @o. NULL is a no-op. */
 void ofile_abort(struct ofile *o);
+/*
+ * ofile_clash - would writing @out (a name for ofile_open()) replace the
+ * file @other names: a file the same command reads ("-": standard input)
+ * or another of its outputs? Then the input would be destroyed, or one
+ * output silently replaced by the other. Only regular files clash, after
+ * symlinks: the same device and inode, or for outputs that do not exist
+ * yet, the same directory and name. A descriptor name (/dev/stdout,
+ * /dev/fd/N) never clashes: it is written through, not replaced, and
+ * several outputs may share a terminal or /dev/null.
+ */
+bool ofile_clash(const char *out, const char *other);
 
 #endif
