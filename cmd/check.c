@@ -483,9 +483,11 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 			all = true;
 			break;
 		case 'i':
-			if (units_parse_sec_ns("--interval", optarg, &k.interval_ns, &e))
+			ret = units_parse_sec_ns("--interval", optarg, &k.interval_ns, &e);
+			/* above a day is above the hour too: one message names the range */
+			if (ret && ret != -ERANGE)
 				return cmd_usage(c, "%s", e.msg);
-			if (!k.interval_ns || k.interval_ns > 3600ull * 1000000000ull)
+			if (ret || !k.interval_ns || k.interval_ns > 3600ull * 1000000000ull)
 				return cmd_usage(c, "--interval: '%s' out of range (0 < SEC <= 3600)",
 						 optarg);
 			break;

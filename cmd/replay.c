@@ -436,7 +436,7 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 				return ret;
 			break;
 		case OPT_HZ:
-			if (units_parse_u64(optarg, &v) || !v || v > UINT32_MAX)
+			if (units_parse_arg_u64(optarg, &v) || !v || v > UINT32_MAX)
 				return cmd_usage(x->c, "--hz: expected a positive integer, got '%s'",
 						 optarg);
 			x->hz = (unsigned int)v;
@@ -450,7 +450,7 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 			x->quiet = true;
 			break;
 		case 'J':
-			if (units_parse_u64(optarg, &v) || !v || v > RX_JOBS_MAX)
+			if (units_parse_arg_u64(optarg, &v) || !v || v > RX_JOBS_MAX)
 				return cmd_usage(x->c, "-J: '%s': expected 1..%u threads", optarg,
 						 RX_JOBS_MAX);
 			x->jobs = (unsigned int)v;

@@ -40,6 +40,8 @@ int sim_parse_rate(const char *what, const char *s, uint64_t *bps, struct bql_er
 	char sfx[8];
 	size_t n;
 
+	if (*p == '+')	/* as every number typed (lib/units.h) */
+		p++;
 	if (*p < '0' || *p > '9')
 		goto bad;
 	for (; *p >= '0' && *p <= '9'; p++) {
@@ -88,12 +90,19 @@ bad:
 			   what, s);
 }
 
-/* a time that must be positive unless @zero_ok */
-static int parse_time(const char *what, const char *s, bool zero_ok, uint64_t *ns,
-		      struct bql_err *e)
+/*
+ * A time that must be positive unless @zero_ok, at most @max_ns, which
+ * @max names ("1 h"); NULL: lib/units.c's own cap of a day. The message
+ * names the option's own limit, whether the value is above it or above
+ * what units_parse_sec_ns() takes at all.
+ */
+static int parse_time(const char *what, const char *s, bool zero_ok, uint64_t max_ns,
+		      const char *max, uint64_t *ns, struct bql_err *e)
 {
 	int ret = units_parse_sec_ns(what, s, ns, e);
 
+	if (max && (ret == -ERANGE || (!ret && *ns > max_ns)))
+		return bql_err_set(e, ERANGE, "%s: '%s': at most %s", what, s, max);
 	if (!ret && !zero_ok && !*ns)
 		return bql_err_set(e, EINVAL, "%s: '%s': must be more than 0", what, s);
 	return ret;
@@ -104,7 +113,7 @@ static int parse_uint(const char *what, const char *s, uint64_t lo, uint64_t hi,
 {
 	uint64_t v;
 
-	if (units_parse_u64(s, &v) || v < lo || v > hi)
+	if (units_parse_arg_u64(s, &v) || v < lo || v > hi)
 		return bql_err_set(e, EINVAL, "%s: '%s': expected an integer %" PRIu64 "..%" PRIu64,
 				   what, s, lo, hi);
 	*out = (unsigned int)v;
@@ -168,14 +177,10 @@ static int parse_size(const char *spec, struct sim_size *sz, struct bql_err *e)
 		return 0;
 	}
 	if (!strcmp(f[0], "bimodal") && n == 4) {
-		char *end;
-
 		sz->kind = SIM_SIZE_BIMODAL;
 		if (parse_pkt_bytes(f[1], spec, &sz->a, e) || parse_pkt_bytes(f[2], spec, &sz->b, e))
 			return -EINVAL;
-		errno = 0;
-		sz->p = strtod(f[3], &end);
-		if (errno || end == f[3] || *end || !(sz->p >= 0 && sz->p <= 1))
+		if (units_parse_fraction(f[3], &sz->p) || sz->p > 1)
 			return bql_err_set(e, EINVAL, "--size: '%s': P must be a probability 0..1",
 					   spec);
 		return 0;
@@ -220,11 +225,9 @@ static int parse_traffic(const char *spec, struct sim_flow *fl, struct bql_err *
 	if (fl->rate_bps > SIM_LINK_MAX)
 		return bql_err_set(e, EINVAL, "--traffic: '%s': rate above 400G", spec);
 	if (fl->kind == SIM_T_ONOFF) {
-		if (parse_time("--traffic ON", f[2], false, &fl->on_ns, e) ||
-		    parse_time("--traffic OFF", f[3], true, &fl->off_ns, e))
+		if (parse_time("--traffic ON", f[2], false, SIM_DURATION_MAX, "1 h", &fl->on_ns, e) ||
+		    parse_time("--traffic OFF", f[3], true, SIM_DURATION_MAX, "1 h", &fl->off_ns, e))
 			return -EINVAL;
-		if (fl->on_ns > SIM_DURATION_MAX || fl->off_ns > SIM_DURATION_MAX)
-			return bql_err_set(e, EINVAL, "--traffic: '%s': ON and OFF at most 1 h", spec);
 	}
 	return 0;
 }
@@ -305,7 +308,7 @@ static int parse_at(struct sim_opts *o, const char *arg, struct bql_err *e)
 	memcpy(t, arg, (size_t)(colon - arg));
 	t[colon - arg] = '\0';
 	a = &o->cfg.at[o->cfg.nat];
-	if (parse_time("--at", t, true, &a->t_ns, e) || parse_kv("--at", colon + 1, &a->kv, e))
+	if (parse_time("--at", t, true, 0, NULL, &a->t_ns, e) || parse_kv("--at", colon + 1, &a->kv, e))
 		return -EINVAL;
 	o->cfg.nat++;
 	return 0;
@@ -324,8 +327,8 @@ static int parse_stall(struct sim_opts *o, const char *arg, struct bql_err *e)
 	if (o->cfg.nstalls >= SIM_MAX_STALLS)
 		return bql_err_set(e, EINVAL, "--stall: at most %u", SIM_MAX_STALLS);
 	st = &o->cfg.stalls[o->cfg.nstalls];
-	if (parse_time("--stall TIME", f[0], true, &st->t_ns, e) ||
-	    parse_time("--stall DURATION", f[1], false, &st->len_ns, e))
+	if (parse_time("--stall TIME", f[0], true, 0, NULL, &st->t_ns, e) ||
+	    parse_time("--stall DURATION", f[1], false, SIM_DURATION_MAX, "1 h", &st->len_ns, e))
 		return -EINVAL;
 	o->cfg.nstalls++;
 	return 0;
@@ -343,11 +346,11 @@ static int parse_irq(struct sim_opts *o, const char *arg, struct bql_err *e)
 	if (n > 2)
 		return bql_err_set(e, EINVAL, "--irq-latency: expected MEAN[:JITTER], got '%s'", arg);
 	o->cfg.irq_jitter_ns = 0;
-	if (parse_time("--irq-latency", f[0], true, &o->cfg.irq_latency_ns, e) ||
-	    (n == 2 && parse_time("--irq-latency JITTER", f[1], true, &o->cfg.irq_jitter_ns, e)))
+	if (parse_time("--irq-latency", f[0], true, SIM_IRQ_LAT_MAX, "1 s",
+		       &o->cfg.irq_latency_ns, e) ||
+	    (n == 2 && parse_time("--irq-latency JITTER", f[1], true, SIM_IRQ_LAT_MAX, "1 s",
+				  &o->cfg.irq_jitter_ns, e)))
 		return -EINVAL;
-	if (o->cfg.irq_latency_ns > SIM_IRQ_LAT_MAX || o->cfg.irq_jitter_ns > SIM_IRQ_LAT_MAX)
-		return bql_err_set(e, EINVAL, "--irq-latency: '%s': at most 1 s", arg);
 	return 0;
 }
 
@@ -394,7 +397,7 @@ int sim_opts_parse(struct bql_ctx *c, struct sim_opts *o, int opt, const char *a
 		ret = parse_irq(o, arg, &e);
 		break;
 	case SO_HZ:
-		if (units_parse_u64(arg, &v) || !dql_hz_valid((unsigned int)v) || v > DQL_HZ_MAX)
+		if (units_parse_arg_u64(arg, &v) || !dql_hz_valid((unsigned int)v) || v > DQL_HZ_MAX)
 			ret = bql_err_set(&e, EINVAL, "--hz: '%s': expected %u..%u (100, 250, 300, 1000)",
 					  arg, DQL_HZ_MIN, DQL_HZ_MAX);
 		else
@@ -407,12 +410,11 @@ int sim_opts_parse(struct bql_ctx *c, struct sim_opts *o, int opt, const char *a
 		o->kernel = arg;
 		break;
 	case SO_DURATION:
-		ret = parse_time("--duration", arg, false, &cfg->duration_ns, &e);
-		if (!ret && cfg->duration_ns > SIM_DURATION_MAX)
-			ret = bql_err_set(&e, EINVAL, "--duration: '%s': at most 1 h", arg);
+		ret = parse_time("--duration", arg, false, SIM_DURATION_MAX, "1 h",
+				 &cfg->duration_ns, &e);
 		break;
 	case SO_SEED:
-		if (units_parse_u64(arg, &cfg->seed))
+		if (units_parse_arg_u64(arg, &cfg->seed))
 			ret = bql_err_set(&e, EINVAL, "--seed: '%s': expected an unsigned integer", arg);
 		break;
 	case SO_SET:

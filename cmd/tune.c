@@ -276,16 +276,19 @@ enum {
 	OPT_APPLY,
 };
 
-static int parse_fraction(struct tx *x, const char *opt, const char *arg, double lo, double *out)
+/*
+ * A fraction in (0, 1] (--keep), or in [0, 1] with @zero_ok (--min-gain):
+ * a plain decimal like every number typed (lib/units.c), no sign or
+ * exponent. @dflt is the option's default, shown as an example.
+ */
+static int parse_fraction(struct tx *x, const char *opt, const char *arg, bool zero_ok,
+			  const char *dflt, double *out)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v > lo && v <= 1))
-		return cmd_usage(x->c, "%s: '%s': expected a fraction above %g, at most 1 (0.995)",
-				 opt, arg, lo);
+	if (units_parse_fraction(arg, &v) || v > 1 || (!zero_ok && v <= 0))
+		return cmd_usage(x->c, "%s: '%s': expected a fraction %s 0, at most 1, like %s",
+				 opt, arg, zero_ok ? "from" : "above", dflt);
 	*out = v;
 	return 0;
 }
@@ -314,17 +317,17 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 			x->from = optarg;
 			break;
 		case OPT_KEEP:
-			ret = parse_fraction(x, "--keep", optarg, 0, &x->keep);
+			ret = parse_fraction(x, "--keep", optarg, false, "0.995", &x->keep);
 			if (ret)
 				return ret;
 			break;
 		case OPT_MIN_GAIN:
-			ret = parse_fraction(x, "--min-gain", optarg, -1e-12, &x->min_gain);
+			ret = parse_fraction(x, "--min-gain", optarg, true, "0.1", &x->min_gain);
 			if (ret)
 				return ret;
 			break;
 		case OPT_THREADS:
-			if (units_parse_u64(optarg, &v) || !v || v > MAX_THREADS)
+			if (units_parse_arg_u64(optarg, &v) || !v || v > MAX_THREADS)
 				return cmd_usage(x->c, "--threads: '%s': expected 1..%u", optarg,
 						 MAX_THREADS);
 			x->threads = (unsigned int)v;

@@ -4,10 +4,39 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "lib/units.h"
+
+int units_parse_arg_u64(const char *s, uint64_t *out)
+{
+	/* a '+' as the units take it (parse_dec()), and as the kernel's kstrtou64 */
+	if (*s == '+' && s[1] >= '0' && s[1] <= '9')
+		s++;
+	if (strchr(s, '\n'))
+		return -EINVAL;
+	return units_parse_u64(s, out);
+}
+
+int units_parse_fraction(const char *s, double *out)
+{
+	const char *p = s;
+	bool digits = false;
+
+	if (*p == '+')
+		p++;
+	for (; *p >= '0' && *p <= '9'; p++)
+		digits = true;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			digits = true;
+	if (!digits || *p)
+		return -EINVAL;
+	*out = strtod(s, NULL);
+	return 0;
+}
 
 int units_parse_u64(const char *s, uint64_t *out)
 {

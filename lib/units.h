@@ -17,6 +17,20 @@ enum unit { UNIT_BYTES, UNIT_MS, UNIT_JIFFIES, UNIT_COUNT };
 /* strict unsigned decimal: digits only (a trailing '\n' is allowed) */
 int units_parse_u64(const char *s, uint64_t *out);
 /*
+ * The same for a number typed on a command line (counts, threads, HZ,
+ * seeds), with the grammar of every number there (sizes, times, rates,
+ * fractions): decimal digits after an optional '+'; no '-', space,
+ * newline, hex or exponent. 0, -EINVAL or -ERANGE (above 2^64 - 1).
+ */
+int units_parse_arg_u64(const char *s, uint64_t *out);
+/*
+ * A decimal fraction typed on a command line (0.995, .5, 1, +0.5): digits
+ * with at most one '.' after an optional '+', as the units above; no '-',
+ * exponent, hex, space, inf or nan (strtod() took them all). 0 or -EINVAL;
+ * the range is the caller's.
+ */
+int units_parse_fraction(const char *s, double *out);
+/*
  * Bytes: "1514", "64K", "1.5M", "64KiB", "2G", "max" (-> @max_word, when it
  * is non-zero). The result must be a whole number of bytes and fit in
  * 64 bits. -EINVAL/-ERANGE with a message naming @what and the value.

@@ -84,3 +84,85 @@ intact() {
 	done
 	[ ! -e x.svg ] && [ ! -e y.csv ] && [ ! -e z.svg ]
 }
+
+# ------------------------------------------------ numbers typed on a command line
+
+# num_case EXPECT ARGS...: bqltool ARGS with the value in place; EXPECT 0
+# (accepted) or 2 (usage error, nothing on stdout, the value quoted back)
+num_case() {
+	local want=$1
+	shift
+	bqx "$@"
+	if [ "$status" -ne "$want" ]; then
+		echo "bqltool $*: status $status, want $want: $stderr"
+		return 1
+	fi
+	if [ "$want" -eq 2 ]; then
+		[ -z "$output" ] || { echo "bqltool $*: stdout: $output"; return 1; }
+		[[ "$stderr" == *"Try 'bqltool help"* ]] || { echo "bqltool $*: $stderr"; return 1; }
+	fi
+}
+
+# every way of typing a number: the same class, whatever the option
+# (counts, threads, HZ, seeds, sizes, times, rates, fractions)
+num_all() {
+	local want=$1 v=$2
+	# (|| return: a function called in a condition runs without set -e)
+	num_case "$want" sim -q --duration 10ms --queues "$v" || return 1
+	num_case "$want" sim -q --duration 10ms --ring "${v}00" || return 1
+	num_case "$want" sim -q --duration 10ms --hz "${v}000" || return 1
+	num_case "$want" sim -q --duration 10ms --seed "$v" || return 1
+	num_case "$want" sim -q --duration "${v}0ms" || return 1
+	num_case "$want" sim -q --duration 10ms --link "${v}G" || return 1
+	num_case "$want" sim -q --duration 10ms --size "fixed:${v}000" || return 1
+	num_case "$want" sim -q --duration 10ms --size "bimodal:64:1514:${v}" || return 1
+	num_case "$want" sim -q --duration 10ms --set "limit_max=${v}M" || return 1
+	num_case "$want" tune --duration 10ms --threads "$v" || return 1
+	num_case "$want" tune --duration 10ms --keep "${v}" || return 1
+	num_case "$want" tune --duration 10ms --min-gain "${v}" || return 1
+	num_case "$want" replay -q -J "$v" r.bqlt || return 1
+	num_case "$want" replay -q --hz "${v}000" r.bqlt || return 1
+	num_case "$want" replay -q --set "hold_time=${v}s" r.bqlt
+}
+
+@test "numbers: plain and with a leading '+' are accepted by every option" {
+	num_all 0 1 || return 1
+	num_all 0 +1
+}
+
+@test "numbers: spaces, a newline, hex, exponents, a second sign: refused by every option (2)" {
+	local v
+	for v in " 1" "1 " $'1\n' $'+1\n' "0x1" "1e0" "++1" "+-1" "-1" "" "+" "inf" "nan"; do
+		num_all 2 "$v" || { echo "value '$v'"; return 1; }
+	done
+}
+
+@test "numbers: tune's fractions take no exponent, hex or space (strtod did)" {
+	for v in 0x0.8 1e-1 5E-1 " 0.5" "0.5 " -0 "-0.0" infinity; do
+		num_case 2 tune --duration 10ms --keep "$v"
+		[[ "$stderr" == *"--keep: '$v': expected a fraction above 0, at most 1, like 0.995"* ]]
+		num_case 2 tune --duration 10ms --min-gain "$v"
+		# the message is --min-gain's own: its range and default
+		[[ "$stderr" == *"--min-gain: '$v': expected a fraction from 0, at most 1, like 0.1"* ]]
+		num_case 2 sim -q --duration 10ms --size "bimodal:64:1514:$v"
+	done
+	num_case 0 tune --duration 10ms --min-gain 0
+	num_case 0 tune --duration 10ms --keep .5
+}
+
+@test "numbers: a time above what the option takes names the option's limit" {
+	# above a day (what the unit parser takes at all) and above the option's
+	# own limit give the same message: the option's limit
+	for v in 3601 86401 99999999999999999999; do
+		num_case 2 sim -q --duration "$v"
+		[[ "$stderr" == *"--duration: '$v': at most 1 h"* ]] || { echo "$stderr"; return 1; }
+		num_case 2 sim -q --duration 10ms --stall "1ms:$v"
+		[[ "$stderr" == *"--stall DURATION: '$v': at most 1 h"* ]] || { echo "$stderr"; return 1; }
+		num_case 2 sim -q --duration 10ms --traffic "onoff:1G:$v:1"
+		[[ "$stderr" == *"--traffic ON: '$v': at most 1 h"* ]] || { echo "$stderr"; return 1; }
+		num_case 2 sim -q --duration 10ms --irq-latency "1us:$v"
+		[[ "$stderr" == *"--irq-latency JITTER: '$v': at most 1 s"* ]] || { echo "$stderr"; return 1; }
+		num_case 2 check -i "$v"
+		[[ "$stderr" == *"--interval: '$v' out of range (0 < SEC <= 3600)"* ]] || { echo "$stderr"; return 1; }
+	done
+}

@@ -122,6 +122,9 @@ static void test_bytes_garbage(void **state)
 		BAD("K", "expected bytes"),
 		BAD(".", "expected bytes"),
 		BAD("+", "expected bytes"),
+		BAD("++1", "expected bytes"),
+		BAD("+-1", "expected bytes"),
+		BAD(" 64K", "expected bytes"),
 		BAD("abc", "expected bytes"),
 		BAD("1x", "unknown unit"),
 		BAD("1 K", "unknown unit"),
@@ -177,6 +180,7 @@ static void test_ms(void **state)
 		BAD("0.0005s", "not a whole number of milliseconds"),
 		BAD("-5", "must not be negative"),
 		BAD("-5ms", "must not be negative"),
+		OK("+5ms", 5),
 		BAD("", "expected a time"),
 		BAD("ms", "expected a time"),
 		BAD("5 ms", "unknown unit"),
@@ -212,6 +216,10 @@ static void test_sec_ns(void **state)
 		{ "1.0001us", -EINVAL, 0, "finer than a nanosecond" },
 		{ "5min", -EINVAL, 0, "unknown unit (use s, ms, us or ns)" },
 		{ "-1", -EINVAL, 0, "must not be negative" },
+		{ "+1", 0, 1000000000ull, NULL },
+		{ "+-1", -EINVAL, 0, "expected seconds" },
+		{ " 1", -EINVAL, 0, "expected seconds" },
+		{ "1e0", -EINVAL, 0, "unknown unit" },
 		{ "x", -EINVAL, 0, "expected seconds like 1, 0.5, 200ms or 50us" },
 		/* at most one day: top -d 18446744073 overflowed */
 		{ "86400", 0, 86400ull * 1000000000ull, NULL },
@@ -255,6 +263,62 @@ static void test_u64_strict(void **state)
 	assert_int_equal(units_parse_u64("1\n\n", &v), -EINVAL);
 }
 
+/* numbers typed on a command line: digits only, as the units refuse the rest */
+static void test_arg_u64(void **state)
+{
+	static const char *const bad[] = {
+		"", "+", "++1", "+-1", "+ 1", "-1", "-0", " 1", "1 ", "1\n", "+1\n", "0x10",
+		"1e3", "1.0", "1,0", "\n",
+	};
+	uint64_t v = 7;
+
+	(void)state;
+	assert_int_equal(units_parse_arg_u64("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(units_parse_arg_u64("0064", &v), 0);
+	assert_int_equal(v, 64);
+	assert_int_equal(units_parse_arg_u64("18446744073709551615", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(units_parse_arg_u64("+18446744073709551615", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(units_parse_arg_u64("+0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(units_parse_arg_u64("18446744073709551616", &v), -ERANGE);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		if (units_parse_arg_u64(bad[i], &v) != -EINVAL || v != 7)
+			fail_msg("'%s' accepted", bad[i]);
+	}
+}
+
+static void test_fraction(void **state)
+{
+	static const struct {
+		const char *in;
+		double want;
+	} ok[] = {
+		{ "0", 0 }, { "1", 1 }, { "0.995", 0.995 }, { ".5", 0.5 }, { "5.", 5 },
+		{ "0.0000000000000000000000001", 1e-25 }, { "007.5", 7.5 }, { "+0.5", 0.5 },
+	};
+	static const char *const bad[] = {
+		"", ".", "+", "+.", "++0.5", "-0.5", "-0", " 0.5", "0.5 ", "0.5\n", "0x0.8", "0x1p-1",
+		"1e-1", "5E-1", "nan", "NAN", "inf", "-inf", "infinity", "0.5.1", "0,5", "1/2",
+	};
+	double v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		v = -1;
+		if (units_parse_fraction(ok[i].in, &v) || v != ok[i].want)
+			fail_msg("'%s': %g", ok[i].in, v);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = -1;
+		if (units_parse_fraction(bad[i], &v) != -EINVAL || v != -1)
+			fail_msg("'%s' accepted", bad[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +329,8 @@ int main(void)
 		cmocka_unit_test(test_ms),
 		cmocka_unit_test(test_sec_ns),
 		cmocka_unit_test(test_u64_strict),
+		cmocka_unit_test(test_arg_u64),
+		cmocka_unit_test(test_fraction),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
