@@ -110,8 +110,12 @@ static int export_run(struct bql_ctx *c, int argc, char **argv)
 		return cmd_fail(c, "%s: directory is not writable: %s", dir, strerror(errno));
 	if (snprintf(path, sizeof(path), "%s/%s", dir, EXPORT_FILE) >= (int)sizeof(path))
 		return cmd_fail(c, "%s: path too long", dir);
-	/* mode 0644 for a new file: the collector may run as another user */
-	if (ofile_open(&o, path, OFILE_PUBLIC, &e)) {
+	/*
+	 * mode 0644 for a new file: the collector may run as another user;
+	 * the collector reads regular files: anything else there is refused
+	 * at once (a FIFO without a reader blocked the timer's run for ever)
+	 */
+	if (ofile_open(&o, path, OFILE_PUBLIC | OFILE_REGULAR, &e)) {
 		cmd_error(c, &e);
 		return BQL_EXIT_FAIL;
 	}

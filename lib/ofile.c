@@ -382,7 +382,10 @@ int ofile_open(struct ofile **op, const char *path, unsigned int flags, struct b
 		bql_err_set(e, -ret, "%s: %s", path, strerror(-ret));
 		goto fail;
 	}
-	if (fdnum >= 0)
+	if ((flags & OFILE_REGULAR) && fdnum >= 0)
+		ret = bql_err_set(e, EINVAL, "%s: names a file descriptor, not a regular file: refused",
+				  path);
+	else if (fdnum >= 0)
 		ret = open_fd(o, fdnum, flags, e);
 	else if (stat(o->target, &st))
 		ret = errno == ENOENT ? open_rename(o, flags, e)
@@ -391,6 +394,11 @@ int ofile_open(struct ofile **op, const char *path, unsigned int flags, struct b
 		ret = bql_err_set(e, EISDIR, "%s: %s", path, strerror(EISDIR));
 	else if (S_ISREG(st.st_mode))
 		ret = open_rename(o, flags, e);
+	else if (flags & OFILE_REGULAR)
+		ret = bql_err_set(e, EINVAL, "%s: %s, not a regular file: refused", path,
+				  S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" :
+				  S_ISCHR(st.st_mode) ? "a character device" :
+				  S_ISBLK(st.st_mode) ? "a block device" : "a special file");
 	else
 		ret = open_special(o, flags, e);
 done:

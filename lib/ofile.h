@@ -42,6 +42,10 @@ enum {
 	OFILE_STREAM		= 1u << 1,	/* "-" and non-regular targets: write through */
 	OFILE_PUBLIC		= 1u << 2,	/* a new file is 0644 whatever the umask
 						 * (read by another user: node_exporter) */
+	OFILE_REGULAR		= 1u << 3,	/* only a regular file (new or replaced):
+						 * a FIFO, device, socket or descriptor
+						 * name is refused at open (export: a FIFO
+						 * without a reader hung it for ever) */
 };
 
 /*

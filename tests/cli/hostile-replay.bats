@@ -166,3 +166,34 @@ num_all() {
 		[[ "$stderr" == *"--interval: '$v' out of range (0 < SEC <= 3600)"* ]] || { echo "$stderr"; return 1; }
 	done
 }
+
+# ------------------------------------------------ export: a target that is not a file
+
+@test "export: a FIFO, a device or a descriptor as DIR/bqltool.prom is refused at once (1), no hang" {
+	use_tree nic1
+	mkdir ex
+	mkfifo ex/bqltool.prom
+	bq export -t ex
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"ex/bqltool.prom: a FIFO, not a regular file: refused"* ]]
+	[ -p ex/bqltool.prom ]
+	rm ex/bqltool.prom
+	ln -s /dev/null ex/bqltool.prom
+	bq export -t ex
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"a character device, not a regular file"* ]]
+	rm ex/bqltool.prom
+	ln -s /dev/stdout ex/bqltool.prom
+	bq export -t ex
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"names a file descriptor"* ]]
+	# a link to a regular file (new or not) is written through, as before
+	rm ex/bqltool.prom
+	ln -s real.prom ex/bqltool.prom
+	bq export -t ex
+	[ "$status" -eq 0 ]
+	[ -L ex/bqltool.prom ]
+	grep -q '^bql_limit_bytes' ex/real.prom
+	[ "$(find ex -name '.*' | wc -l)" -eq 0 ]
+}
