@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +38,7 @@ struct ofile {
 	char *path;		/* as given, for messages */
 	char *target;		/* resolved file: rename target, or opened at commit */
 	char *tmp;		/* OFILE_RENAME: the temporary's name */
+	int slot;		/* its entry in live[] (removed on a fatal signal), -1 none */
 	int fd;			/* where the bytes go now */
 	int out_fd;		/* OFILE_SPOOL to a descriptor ("-", /dev/stdout): its dup */
 	enum ofile_kind kind;
@@ -211,6 +214,102 @@ static int spool_fd(void)
 	return fd;
 }
 
+/* ------------------------------------------------------------ fatal signals */
+
+/*
+ * A temporary must not outlive the process: SIGTERM (a timer's stop),
+ * SIGHUP, Ctrl-C or SIGPIPE would leave ".NAME.XXXXXX" beside the target.
+ * While a temporary exists, those signals (where they still have their
+ * default action: a command that handles them, as record does, ends
+ * cleanly itself) remove every live temporary, then kill the process as
+ * they would have. The names are copied into static slots, so that the
+ * handler touches no memory that is freed; only this process removes
+ * them, not a child that inherited the handler.
+ */
+#define OFILE_LIVE	16
+
+static char live[OFILE_LIVE][PATH_MAX];
+static volatile sig_atomic_t live_used[OFILE_LIVE];
+static pid_t live_owner;
+static bool live_armed;
+static const int fatal_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE };
+
+static void on_fatal(int sig)
+{
+	int saved = errno;
+
+	if (getpid() == live_owner)
+		for (int i = 0; i < OFILE_LIVE; i++)
+			if (live_used[i])
+				unlink(live[i]);
+	errno = saved;
+	signal(sig, SIG_DFL);
+	raise(sig);	/* delivered, with the default action, when this returns */
+}
+
+static void live_arm(void)
+{
+	struct sigaction sa, old;
+
+	if (live_armed)
+		return;
+	live_armed = true;
+	live_owner = getpid();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
+		if (!sigaction(fatal_sigs[i], NULL, &old) && old.sa_handler == SIG_DFL)
+			sigaction(fatal_sigs[i], &sa, NULL);
+}
+
+/* @name is a live temporary: its slot, or -1 (too many, or too long: not tracked) */
+static int live_add(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n >= PATH_MAX)
+		return -1;
+	for (int i = 0; i < OFILE_LIVE; i++) {
+		if (live_used[i])
+			continue;
+		memcpy(live[i], name, n + 1);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		live_used[i] = 1;
+		return i;
+	}
+	return -1;
+}
+
+/*
+ * mkostemp(@tmpl) and its slot (*@slot, -1 if untracked), with the fatal
+ * signals held meanwhile: a signal after the file exists finds its name
+ */
+static int live_mkstemp(char *tmpl, int *slot)
+{
+	sigset_t all, old;
+	int fd, err;
+
+	live_arm();
+	sigemptyset(&all);
+	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
+		sigaddset(&all, fatal_sigs[i]);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	err = errno;
+	if (fd >= 0)
+		*slot = live_add(tmpl);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return fd;
+}
+
+static void live_del(int slot)
+{
+	if (slot >= 0)
+		live_used[slot] = 0;
+}
+
 /* ------------------------------------------------------------ open */
 
 static int open_codec(struct ofile *o, unsigned int flags)
@@ -263,7 +362,7 @@ static int open_rename(struct ofile *o, unsigned int flags, struct bql_err *e)
 		o->tmp = NULL;
 		return bql_err_set(e, err, "%s: %s", o->path, strerror(err));
 	}
-	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	o->fd = live_mkstemp(o->tmp, &o->slot);
 	if (o->fd < 0) {
 		err = errno;
 		free(o->tmp);
@@ -358,6 +457,7 @@ int ofile_open(struct ofile **op, const char *path, unsigned int flags, struct b
 		return bql_err_set(e, ENOMEM, "%s: out of memory", path);
 	o->fd = -1;
 	o->out_fd = -1;
+	o->slot = -1;
 	o->path = strdup(path);
 	o->buf = malloc(OFILE_BUF);
 	if (!o->path || !o->buf) {
@@ -629,6 +729,7 @@ static void ofile_free(struct ofile *o)
 		close(o->out_fd);
 	if (o->tmp) {
 		unlink(o->tmp);
+		live_del(o->slot);
 		free(o->tmp);
 	}
 	if (o->z_live)
@@ -682,6 +783,7 @@ int ofile_commit(struct ofile *o, struct bql_err *e)
 			what = "cannot replace the file";
 			goto fail;
 		}
+		live_del(o->slot);
 		free(o->tmp);
 		o->tmp = NULL;
 		fsync_dir(o->target);

@@ -197,3 +197,57 @@ num_all() {
 	grep -q '^bql_limit_bytes' ex/real.prom
 	[ "$(find ex -name '.*' | wc -l)" -eq 0 ]
 }
+
+# ------------------------------------------------ fatal signals: no temporary left
+
+# temps: the temporaries beside the outputs (".t.csv.XXXXXX")
+temps() {
+	find . -maxdepth 1 -name '.t.*'
+}
+
+# wait_temps: until the command has opened its outputs
+wait_temps() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[ -z "$(temps)" ] || return 0
+		sleep 0.05
+	done
+	echo "no temporary appeared"
+	return 1
+}
+
+@test "signals: SIGTERM or SIGHUP during replay leaves no temporary and no output" {
+	local sig pid rc
+	mkfifo in
+	# (not SIGINT: a background job starts with it ignored, and keeps it so)
+	for sig in TERM HUP; do
+		"$BQLTOOL" replay -q --timeline t.csv --plot t.svg - <in 3>&- &
+		pid=$!
+		exec 4>in
+		head -n 30 r.bqlt >&4
+		wait_temps
+		kill -"$sig" "$pid"
+		# the end of the input, in case the signal did not end it
+		exec 4>&-
+		rc=0
+		wait "$pid" || rc=$?
+		[ "$rc" -eq $((128 + $(kill -l "$sig"))) ] || { echo "$sig: status $rc"; return 1; }
+		[ -z "$(temps)" ] || { echo "$sig: left $(temps)"; return 1; }
+		[ ! -e t.csv ] && [ ! -e t.svg ]
+	done
+}
+
+@test "signals: SIGTERM during sim leaves no temporary; an existing output is kept" {
+	local pid rc
+	echo old >t.bqlt
+	"$BQLTOOL" sim -q --duration 3600 --link 400G --trace t.bqlt --timeline t.csv 3>&- &
+	pid=$!
+	wait_temps
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ]
+	[ -z "$(temps)" ]
+	[ "$(cat t.bqlt)" = old ]
+	[ ! -e t.csv ]
+}
