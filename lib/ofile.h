@@ -25,6 +25,9 @@
  *
  * Errors are sticky: the first write error is kept, later writes are
  * no-ops, and ofile_commit() reports it (and removes the temporary).
+ * A fatal signal (SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGPIPE) that still has
+ * its default action when a temporary is made removes every temporary
+ * before it ends the process, as it would have.
  */
 #ifndef BQLTOOL_LIB_OFILE_H
 #define BQLTOOL_LIB_OFILE_H
