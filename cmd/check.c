@@ -549,7 +549,8 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 			;
 		if ((st.nl && bnl_refresh(st.nl, &e)) ||
 		    snapshot_take(c, st.nl, &st.targets, &s2, &e)) {
-			cmd_error(c, &e);
+			/* a device or queue that vanished (or changed) meanwhile */
+			ret = cmd_fail(c, "second sample, after the --interval: %s", e.msg);
 			goto out;
 		}
 	}

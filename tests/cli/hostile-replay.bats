@@ -251,3 +251,15 @@ wait_temps() {
 	[ "$(cat t.bqlt)" = old ]
 	[ ! -e t.csv ]
 }
+
+# ------------------------------------------------ check: a device vanishing meanwhile
+
+@test "check -i: a device that vanishes during the interval is named as such (1)" {
+	use_tree nic64
+	(sleep 1; rm -rf "$ROOT/class/net/ens1f0") 3>&- &
+	bq check -i 3
+	wait
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"check: second sample, after the --interval: ens1f0: no such device"* ]]
+}
