@@ -699,18 +699,23 @@ static int copy_spool(struct ofile *o, int dst)
 	}
 }
 
-static void fsync_dir(const char *target)
+/* the directory part of @path ("." or "/" where it has none), malloc'd */
+static char *dir_of(const char *path)
 {
-	const char *slash = strrchr(target, '/');
-	char *dir;
-	int fd;
+	const char *slash = strrchr(path, '/');
 
 	if (!slash)
-		dir = strdup(".");
-	else if (slash == target)
-		dir = strdup("/");
-	else
-		dir = strndup(target, (size_t)(slash - target));
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
+static void fsync_dir(const char *target)
+{
+	char *dir = dir_of(target);
+	int fd;
+
 	if (!dir)
 		return;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -861,14 +866,8 @@ struct fkey {
 static char *canonical(const char *target)
 {
 	const char *slash = strrchr(target, '/');
-	char *dir, *real, *out;
+	char *dir = dir_of(target), *real, *out;
 
-	if (!slash)
-		dir = strdup(".");
-	else if (slash == target)
-		dir = strdup("/");
-	else
-		dir = strndup(target, (size_t)(slash - target));
 	if (!dir)
 		return NULL;
 	real = realpath(dir, NULL);
