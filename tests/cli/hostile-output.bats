@@ -682,7 +682,8 @@ hostile_trace() {
 	use_tree nic1
 	bq check --interval 18446744073
 	assert_failure 2
-	assert_regex "$stderr" "too large \\(at most 86400 s"
+	# the option's own cap (an hour), not the unit parser's day
+	assert_regex "$stderr" "'18446744073' out of range \\(0 < SEC <= 3600\\)"
 }
 
 # a trace with N queues, each with some records; queue 3 and N-1 busiest
