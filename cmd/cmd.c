@@ -167,6 +167,32 @@ static bool in_cluster(const char *w, int ch, bool last)
 	return last ? w[n - 1] == ch : memchr(w + 1, ch, n - 2) != NULL;
 }
 
+/*
+ * --NAME[=VALUE] that getopt refused without naming an option: an
+ * abbreviation of several (listed), or of none.
+ */
+static int bad_long_option(const struct bql_ctx *c, const char *word)
+{
+	const struct option *lo = cmd_getopt_longopts();
+	const char *name = word + 2;
+	size_t len = strcspn(name, "="), used = 0;
+	char list[256] = "";
+	unsigned int n = 0;
+
+	for (; lo && lo->name; lo++) {
+		if (strncmp(lo->name, name, len))
+			continue;
+		n++;
+		if (used < sizeof(list))
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s--%s",
+						 n > 1 ? ", " : "", lo->name);
+	}
+	if (n > 1)
+		return cmd_usage(c, "ambiguous option '--%.*s', could be: %s", (int)len, name,
+				 list);
+	return cmd_usage(c, "unknown option '%s'", word);
+}
+
 int cmd_bad_option(const struct bql_ctx *c, int opt, char **argv)
 {
 	const char *word = optind > 0 ? argv[optind - 1] : "?";
@@ -196,6 +222,8 @@ int cmd_bad_option(const struct bql_ctx *c, int opt, char **argv)
 				 (int)(strchr(word, '=') - word), word);
 	if (optopt)
 		return cmd_usage(c, "unknown option '-%c'", optopt);
+	if (!strncmp(word, "--", 2) && word[2])
+		return bad_long_option(c, word);
 	return cmd_usage(c, "unknown option '%s'", word);
 }
 

@@ -122,11 +122,18 @@ static bool defines(const char *shortopts, const struct option *lo, int code,
 	return false;
 }
 
+static struct option lbuf[64];	/* cmd_getopt()'s merged long options */
+static bool lbuf_set;
+
+const struct option *cmd_getopt_longopts(void)
+{
+	return lbuf_set ? lbuf : cmd_global_opts;
+}
+
 int cmd_getopt(struct bql_ctx *c, int argc, char **argv, const char *shortopts,
 	       const struct option *longopts)
 {
 	static char sbuf[128];
-	static struct option lbuf[64];
 	/* across the calls of one loop (optind 0 starts a new one) */
 	static const char *netns_before;
 	static bool changed;
@@ -158,6 +165,7 @@ int cmd_getopt(struct bql_ctx *c, int argc, char **argv, const char *shortopts,
 		}
 	}
 	memset(&lbuf[n], 0, sizeof(lbuf[n]));
+	lbuf_set = true;
 	for (;;) {
 		bool global = false;
 		int ret;

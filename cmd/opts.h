@@ -48,4 +48,11 @@ int cmd_getopt(struct bql_ctx *c, int argc, char **argv, const char *shortopts,
 /* the exit status behind GOPT_FAILED */
 int cmd_getopt_status(void);
 
+/*
+ * The long options of the last cmd_getopt() (the command's and the global
+ * ones merged), or the global ones before any: what cmd_bad_option()
+ * names when a long option is ambiguous.
+ */
+const struct option *cmd_getopt_longopts(void);
+
 #endif

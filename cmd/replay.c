@@ -455,12 +455,8 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 						 RX_JOBS_MAX);
 			x->jobs = (unsigned int)v;
 			break;
-		case ':':
-			return cmd_usage(x->c, "option '%s' needs an argument", argv[optind - 1]);
-		case GOPT_FAILED:	/* a bad global option, reported */
-			return cmd_getopt_status();
-		default:
-			return cmd_usage(x->c, "unknown option '%s'", argv[optind - 1]);
+		default:	/* also ':', GOPT_FAILED */
+			return cmd_bad_option(x->c, opt, argv);
 		}
 	}
 	if (optind >= argc)

@@ -191,3 +191,24 @@ load helpers
 	bq help --queues eth0 eth1
 	assert_failure 2
 }
+
+@test "an ambiguous long option lists what it could be; a value given to a flag is named, in every command" {
+	bqx sim --s 1
+	assert_failure 2
+	assert_regex "$stderr" "ambiguous option '--s', could be: .*--seed.*--stall"
+	bqx replay --t x.csv t.bqlt
+	assert_failure 2
+	assert_regex "$stderr" "ambiguous option '--t', could be: --timeline, --threads"
+	bqx replay --verify=x t.bqlt
+	assert_failure 2
+	assert_regex "$stderr" "option '--verify' takes no argument"
+	bqx replay -Q t.bqlt
+	assert_failure 2
+	assert_regex "$stderr" "unknown option '-Q'"
+	bqx replay --nosuch t.bqlt
+	assert_failure 2
+	assert_regex "$stderr" "unknown option '--nosuch'"
+	bqx show --nosuch
+	assert_failure 2
+	assert_regex "$stderr" "unknown option '--nosuch'"
+}
