@@ -86,6 +86,9 @@ static int model_from_trace(struct tx *x)
 		ret = cmd_fail(x->c, "%s: %s", x->from, e.msg);
 	if (!ret) {
 		x->fitted = true;
+		if (x->fit.folded)
+			cmd_warn(x->c, "%s: %u queues, modelled on %u (trace queue i on model queue i mod %u): give --queues to choose",
+				 x->from, x->fit.nqueues, x->o.cfg.nqueues, x->o.cfg.nqueues);
 		if (x->fit.link_assumed)
 			cmd_warn(x->c, "%s: the link rate cannot be fitted (the queue never stayed busy between completions): assuming %" PRIu64 " Mbit/s, the smallest common rate above the offered load; give --link",
 				 x->from, x->o.cfg.link_bps / 1000000);
@@ -94,6 +97,7 @@ static int model_from_trace(struct tx *x)
 			for (unsigned int i = 0; i < x->o.cfg.nflows; i++)
 				x->o.flow_sized[i] = true;
 	}
+	tune_fit_free(&fc->f);
 	free(fc);
 	return ret;
 }

@@ -5,7 +5,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tune.h"
@@ -230,6 +232,32 @@ void tune_fit_init(struct tune_fit *f)
 	f->pkt_min = UINT32_MAX;
 }
 
+void tune_fit_free(struct tune_fit *f)
+{
+	free(f->q);
+	f->q = NULL;
+	f->qcap = 0;
+}
+
+/* room for queue @q: false when out of memory (then f->err is set) */
+static bool fit_grow(struct tune_fit *f, unsigned int q)
+{
+	unsigned int cap = f->qcap ? f->qcap : 16;
+	struct tune_fit_queue *n;
+
+	while (cap <= q && cap < UINT_MAX / 2)
+		cap *= 2;
+	n = cap > q ? realloc(f->q, (size_t)cap * sizeof(*n)) : NULL;
+	if (!n) {
+		f->err = -ENOMEM;
+		return false;
+	}
+	memset(n + f->qcap, 0, (size_t)(cap - f->qcap) * sizeof(*n));
+	f->q = n;
+	f->qcap = cap;
+	return true;
+}
+
 static void fit_pkt(struct tune_fit *f, uint32_t bytes)
 {
 	f->pkts++;
@@ -243,14 +271,11 @@ static void fit_pkt(struct tune_fit *f, uint32_t bytes)
 void tune_fit_event(struct tune_fit *f, const struct replay_event *ev, unsigned int hz)
 {
 	unsigned int q = ev->queue;
-	uint64_t total = 0;
+	struct tune_fit_queue *fq;
 
-	if (f->err)
+	if (f->err || (q >= f->qcap && !fit_grow(f, q)))
 		return;
-	if (q >= SIM_MAX_QUEUES) {
-		f->err = -E2BIG;
-		return;
-	}
+	fq = &f->q[q];
 	if (q >= f->nq)
 		f->nq = q + 1;
 	if (!f->any) {
@@ -260,19 +285,21 @@ void tune_fit_event(struct tune_fit *f, const struct replay_event *ev, unsigned 
 	f->hz = hz;
 	if (ev->t_ns > f->t_last)
 		f->t_last = ev->t_ns;
-	f->inflight[q] = ev->inflight;
+	f->inflight += ev->inflight;
+	f->inflight -= fq->inflight;
+	fq->inflight = ev->inflight;
 	if (ev->kind == BQLT_Q) {
-		f->q_bytes[q] += ev->bytes;
-		f->q_pkts[q]++;
+		fq->q_bytes += ev->bytes;
+		fq->q_pkts++;
 		fit_pkt(f, ev->bytes);
 		return;
 	}
 	if (ev->kind != BQLT_C)
 		return;
-	f->c_bytes[q] += ev->bytes;
-	if (f->c_cnt[q]++ && ev->t_ns > f->c_last[q])
-		sim_hist_add(&f->c_gap, ev->t_ns - f->c_last[q]);
-	f->c_last[q] = ev->t_ns;
+	fq->c_bytes += ev->bytes;
+	if (fq->c_cnt++ && ev->t_ns > fq->c_last)
+		sim_hist_add(&f->c_gap, ev->t_ns - fq->c_last);
+	fq->c_last = ev->t_ns;
 	sim_hist_add(&f->c_size, ev->bytes);
 	/*
 	 * The link was busy from the previous completion (of any queue) to
@@ -285,9 +312,7 @@ void tune_fit_event(struct tune_fit *f, const struct replay_event *ev, unsigned 
 		f->busy_n++;
 		sim_hist_add(&f->busy_gap, ev->t_ns - f->last_c);
 	}
-	for (unsigned int i = 0; i < f->nq; i++)
-		total += f->inflight[i];
-	f->total_at_c = total;
+	f->total_at_c = f->inflight;
 	f->last_c = ev->t_ns;
 	f->have_c = true;
 }
@@ -301,7 +326,7 @@ int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_
 
 	memset(out, 0, sizeof(*out));
 	if (f->err)
-		return bql_err_set(e, E2BIG, "the trace has more than %u queues", SIM_MAX_QUEUES);
+		return bql_err_set(e, -f->err, "fitting the trace: %s", strerror(-f->err));
 	if (!f->c_size.n)
 		return bql_err_set(e, EINVAL, "the trace has no completion (C record) to fit");
 	dur = f->t_last > f->t_first ? f->t_last - f->t_first : 1;
@@ -309,9 +334,9 @@ int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_
 	out->hz = f->hz;
 	out->nqueues = f->nq;
 	for (i = 0; i < f->nq; i++) {
-		cbytes += f->c_bytes[i];
-		qbytes += f->q_bytes[i];
-		if (f->c_cnt[i] || f->q_pkts[i])
+		cbytes += f->q[i].c_bytes;
+		qbytes += f->q[i].q_bytes;
+		if (f->q[i].c_cnt || f->q[i].q_pkts)
 			out->active++;
 	}
 	/* the link: bytes over time while busy, if that was seen often enough */
@@ -374,7 +399,8 @@ int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_
 	if (dql_hz_valid(f->hz))
 		cfg->hz = f->hz;
 	if (!keep_queues)
-		cfg->nqueues = f->nq ? f->nq : 1;
+		cfg->nqueues = !f->nq ? 1 : f->nq > SIM_MAX_QUEUES ? SIM_MAX_QUEUES : f->nq;
+	out->folded = f->nq > cfg->nqueues;
 	if (!keep_traffic) {
 		struct sim_size sz;
 
@@ -395,9 +421,14 @@ int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_
 		}
 		if (sz.a < 1)
 			sz.a = 1;
+		uint64_t qb[SIM_MAX_QUEUES] = { 0 };
+
+		/* each model queue carries its trace queues' bytes */
+		for (i = 0; i < f->nq; i++)
+			qb[i % cfg->nqueues] += f->q[i].q_bytes ? f->q[i].q_bytes : f->q[i].c_bytes;
 		cfg->nflows = 0;
-		for (i = 0; i < f->nq && i < cfg->nqueues; i++) {
-			uint64_t b = f->q_bytes[i] ? f->q_bytes[i] : f->c_bytes[i];
+		for (i = 0; i < cfg->nqueues; i++) {
+			uint64_t b = qb[i];
 			struct sim_flow *fl;
 
 			if (!b)

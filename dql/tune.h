@@ -85,16 +85,21 @@ uint64_t tune_min_gain_ns(const struct sim_config *cfg);
  * struct tune_fit - a model from a trace, fed with every replayed record
  * (tune_fit_event) of a replay over it.
  */
+struct tune_fit_queue {
+	uint32_t inflight;
+	uint64_t q_bytes, q_pkts;
+	uint64_t c_bytes, c_cnt, c_last;
+};
+
 struct tune_fit {
 	unsigned int nq;		/* queues seen */
 	unsigned int hz;
 	bool any;
 	uint64_t t_first, t_last;
-	/* per queue */
-	uint32_t inflight[SIM_MAX_QUEUES];
-	uint64_t q_bytes[SIM_MAX_QUEUES], q_pkts[SIM_MAX_QUEUES];
-	uint64_t c_bytes[SIM_MAX_QUEUES], c_cnt[SIM_MAX_QUEUES];
-	uint64_t c_last[SIM_MAX_QUEUES];
+	/* per queue of the trace, as many as it has (grown as they come) */
+	struct tune_fit_queue *q;
+	unsigned int qcap;
+	uint64_t inflight;		/* of all queues */
 	/* packet sizes (Q records, else lo=) */
 	uint64_t pkts, pkt_bytes;
 	uint32_t pkt_min, pkt_max;
@@ -103,7 +108,7 @@ struct tune_fit {
 	uint64_t total_at_c, last_c;
 	bool have_c;
 	struct sim_hist c_size, c_gap, busy_gap;
-	int err;			/* -E2BIG: more queues than the sim has */
+	int err;			/* -ENOMEM */
 };
 
 /* struct tune_fitted - what was fitted, for the report */
@@ -118,7 +123,8 @@ struct tune_fitted {
 	double offered_bps;
 	double load;			/* offered / link */
 	bool bulk;			/* modelled as backlogged */
-	unsigned int nqueues, active;
+	unsigned int nqueues, active;	/* of the trace */
+	bool folded;			/* more than SIM_MAX_QUEUES: i on i mod it */
 	bool pkt_seen;			/* sizes from Q records, else assumed 1514 */
 	uint32_t pkt_min, pkt_max;
 	double pkt_mean;
@@ -127,12 +133,15 @@ struct tune_fitted {
 };
 
 void tune_fit_init(struct tune_fit *f);
+void tune_fit_free(struct tune_fit *f);
 void tune_fit_event(struct tune_fit *f, const struct replay_event *ev, unsigned int hz);
 /*
  * tune_fit_finish - write the fitted model into @cfg (link unless
  * @keep_link, queues unless @keep_queues, traffic unless @keep_traffic,
- * coalescing, HZ) and describe it in @out. -EINVAL with @e if the trace has
- * no completion, -E2BIG for more queues than the simulator models.
+ * coalescing, HZ) and describe it in @out. The model has the trace's
+ * queues, at most SIM_MAX_QUEUES (or @cfg's with @keep_queues): the
+ * traffic of trace queue i goes to model queue i modulo their number.
+ * -EINVAL with @e if the trace has no completion, -ENOMEM.
  */
 int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_link,
 		    bool keep_queues, bool keep_traffic, struct tune_fitted *out,

@@ -74,6 +74,20 @@ tn() {
 	assert_line --regexp "^fitted from .*t.bqlt: link 10 Gbit/s \\(over [0-9]+ busy intervals\\); completions every"
 }
 
+@test "tune --from: a trace of more queues than the model has (300) is folded onto 64, or onto --queues" {
+	local gen=${BUILD:-$(dirname "$BQLTOOL")}/tests/tools/gentrace t=$BATS_TEST_TMPDIR/q300.bqlt
+	[ -x "$gen" ] || skip "gentrace not built (make tools)"
+	"$gen" -n 60000 -q 300 -s 7 -o "$t"
+	tn -j tune --from "$t" --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	assert_regex "$stderr" "q300.bqlt: 300 queues, modelled on 64 \\(trace queue i on model queue i mod 64\\)"
+	jq -e '.fitted.queues == 300 and .model.queues == 64' <<<"$output"
+	tn -j tune --from "$t" --queues 4 --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	assert_regex "$stderr" "300 queues, modelled on 4"
+	jq -e '.model.queues == 4' <<<"$output"
+}
+
 @test "tune --from: reads standard input; an option overrides the fit" {
 	t="$BATS_TEST_TMPDIR/t.bqlt"
 	"$BQLTOOL" sim -q --link 10G --duration 0.1 --trace "$t"

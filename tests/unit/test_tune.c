@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -276,8 +277,61 @@ static void fit(const struct sim_config *c, struct sim_config *out, struct tune_
 	assert_int_equal(p->err, 0);
 	sim_config_init(out);
 	assert_int_equal(tune_fit_finish(&p->f, out, false, false, false, fd, &e), 0);
+	tune_fit_free(&p->f);
 	replay_free(&p->r);
 	free(p);
+}
+
+/*
+ * A trace of more queues than the simulator has (300): the model has 64,
+ * trace queue i's traffic on model queue i mod 64, all of the load kept;
+ * with --queues 4 (keep_queues) the same on 4.
+ */
+static void test_fit_many_queues(void **state)
+{
+	const unsigned int nq = 300;
+	struct tune_fitted fd;
+	struct sim_config out;
+	struct tune_fit f;
+	struct bql_err e;
+
+	(void)state;
+	for (int keep = 0; keep < 2; keep++) {
+		uint64_t sum = 0, t = 1000000000ull;
+
+		tune_fit_init(&f);
+		for (unsigned int round = 0; round < 20; round++)
+			for (unsigned int q = 0; q < nq; q++) {
+				/* queue q sends (q % 7 + 1) * 1000 bytes a round */
+				struct replay_event ev = {
+					.t_ns = t, .queue = q, .kind = BQLT_Q,
+					.bytes = (q % 7 + 1) * 1000, .inflight = (q % 7 + 1) * 1000,
+				};
+
+				tune_fit_event(&f, &ev, 1000);
+				ev.t_ns = t += 1000;
+				ev.kind = BQLT_C;
+				ev.inflight = 0;
+				tune_fit_event(&f, &ev, 1000);
+				t += 1000;
+			}
+		sim_config_init(&out);
+		if (keep)
+			out.nqueues = 4;
+		assert_int_equal(tune_fit_finish(&f, &out, false, keep, false, &fd, &e), 0);
+		assert_int_equal(fd.nqueues, nq);
+		assert_int_equal(fd.active, nq);
+		assert_true(fd.folded);
+		assert_int_equal(out.nqueues, keep ? 4 : SIM_MAX_QUEUES);
+		assert_int_equal(out.nflows, out.nqueues);
+		for (unsigned int i = 0; i < out.nflows; i++) {
+			assert_int_equal(out.flows[i].queue, i);
+			sum += out.flows[i].kind == SIM_T_POISSON ? out.flows[i].rate_bps : 0;
+		}
+		/* the flows carry the whole offered load (rounding aside) */
+		assert_true(fabs((double)sum - fd.offered_bps) < (double)out.nflows + 1);
+		tune_fit_free(&f);
+	}
 }
 
 static void test_fit_link(void **state)
@@ -358,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_pick_margins),
 		cmocka_unit_test(test_fit_link),
 		cmocka_unit_test(test_fit_load),
+		cmocka_unit_test(test_fit_many_queues),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
