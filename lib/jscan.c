@@ -41,6 +41,7 @@ struct scan {
 	struct frame *f;
 	size_t nf, capf;
 	struct bql_err *e;
+	size_t nul_line, nul_col;	/* the first \u0000 in the string just read */
 };
 
 static uint64_t hash(const char *s, size_t n)
@@ -167,7 +168,9 @@ static size_t put_utf8(char *o, uint32_t c)
 /*
  * A string at sc->i (on its quote); with @out, its decoded bytes are
  * appended to the arena (escapes resolved: "a\u0062" is the key "ab").
- * Decoding never makes a string longer than its text.
+ * Decoding never makes a string longer than its text. A \u0000 is noted
+ * in sc->nul_line/col: json-c keeps it, but every C string made of the
+ * key or value ends there ("eth0\u0000x" would be the device eth0).
  */
 static void string(struct scan *sc, bool out, size_t *off, size_t *n)
 {
@@ -187,6 +190,10 @@ static void string(struct scan *sc, bool out, size_t *off, size_t *n)
 			if (x == 'u' && sc->i + 6 <= sc->len &&
 			    (h = hex4(sc->s + sc->i + 2)) >= 0) {
 				cp = (uint32_t)h;
+				if (!cp && !sc->nul_line) {
+					sc->nul_line = sc->line;
+					sc->nul_col = sc->col;
+				}
 				for (int k = 0; k < 6; k++)
 					adv(sc);
 				if (cp >= 0xd800 && cp <= 0xdbff && sc->i + 6 <= sc->len &&
@@ -374,8 +381,16 @@ static int scan(struct scan *sc)
 			struct key k = { .line = sc->line, .col = sc->col };
 			size_t save = sc->alen;
 
+			sc->nul_line = 0;
 			string(sc, top && top->obj, &k.off, &k.len);
 			skip_ws(sc);
+			if (sc->nul_line) {
+				bool key = top && top->obj && sc->i < sc->len && sc->s[sc->i] == ':';
+
+				return fail(sc, key ? sc->nf : sc->nf + 1,
+					    "a NUL character (U+0000) in a %s at line %zu, column %zu: not allowed (a name cannot hold one)",
+					    key ? "key" : "string", sc->nul_line, sc->nul_col);
+			}
 			if (top && top->obj && sc->i < sc->len && sc->s[sc->i] == ':') {
 				k.h = hash(sc->arena + k.off, k.len);
 				ret = add_key(sc, &k);

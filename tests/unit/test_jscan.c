@@ -38,6 +38,10 @@ static const struct {
 	{ "{\"a\":\n \"x\xc3\xa9\xff\"}", "line 2, column 5: byte 0xff is not UTF-8" },
 	{ "{\"k\xc0\xaf\":1}", "line 1, column 4: byte 0xc0 is not UTF-8" },
 	{ "{\"caf\xc3\xa9\":\"\xe2\x82\xac\"}", NULL },
+	/* \u0000 ends every C string made of it: "eth0\u0000x" would be eth0 */
+	{ "{\"d\":{\"eth0\\u0000x\":1}}", "d: a NUL character (U+0000) in a key at line 1, column 12" },
+	{ "{\"k\":[\"a\",\"b\\u0000\"]}", "k[1]: a NUL character (U+0000) in a string at line 1, column 13" },
+	{ "{\"k\":\"\\u0001\\u00000\"}", "k: a NUL character" },
 };
 
 static void test_cases(void **state)

@@ -1,0 +1,50 @@
+#!/usr/bin/env bats
+# Hostile input to the device-side commands (show, set, reset, save, apply,
+# top -b, record's arguments, -n, --sysfs-root), second pass: classes the
+# first pass (hostile.bats, hostile-output.bats) did not cover.
+bats_require_minimum_version 1.5.0
+load helpers
+
+# ---------------------------------------------------------------- profiles
+
+@test "profile: a \\u0000 in a device name is refused, never read as the name before it" {
+	use_tree multi
+	before=$(tree_digest)
+	printf '{"bqltool_profile":1,"devices":{"eth0\\u0000x":{"all":{"limit_max":5000}}}}' >"$BATS_TEST_TMPDIR/p.json"
+	for mode in "" --check --dry-run; do
+		bq apply $mode "$BATS_TEST_TMPDIR/p.json"
+		assert_failure 2
+		assert_output ""
+		assert_regex "$stderr" 'p.json: devices: a NUL character \(U\+0000\) in a key at line 1, column 38'
+	done
+	[ "$(tree_digest)" = "$before" ]
+}
+
+@test "profile: a \\u0000 in a setting, the version or a queues key is refused" {
+	use_tree multi
+	before=$(tree_digest)
+	local -a cases=(
+		'{"bqltool_profile":1,"devices":{"eth0":{"queues":[{"queue":0,"limit_max\u0000x":5000}]}}}|devices.eth0.queues\[0\]: a NUL character \(U\+0000\) in a key'
+		'{"bqltool_profile\u0000":1,"devices":{"eth0":{"all":{"limit_max":5000}}}}|p.json: a NUL character \(U\+0000\) in a key at line 1, column 18'
+		'{"bqltool_profile":1,"devices":{"eth0":{"all\u0000":{"limit_max":5000}}}}|devices.eth0: a NUL character'
+		'{"bqltool_profile":1,"kernel":"6.1\u0000","devices":{}}|kernel: a NUL character \(U\+0000\) in a string'
+	)
+	for c in "${cases[@]}"; do
+		printf '%s' "${c%%|*}" >"$BATS_TEST_TMPDIR/p.json"
+		bq apply "$BATS_TEST_TMPDIR/p.json"
+		assert_failure 2
+		assert_output ""
+		assert_regex "$stderr" "${c#*|}"
+	done
+	[ "$(tree_digest)" = "$before" ]
+}
+
+@test "profile: \"eth0\\u0000\" beside eth0 does not silently replace eth0's entry" {
+	use_tree multi
+	before=$(tree_digest)
+	printf '{"bqltool_profile":1,"devices":{"eth0":{"queues":[{"queue":0,"limit_max":5000}]},"eth0\\u0000":{"queues":[{"queue":1,"limit_max":5000}]}}}' >"$BATS_TEST_TMPDIR/p.json"
+	bq apply "$BATS_TEST_TMPDIR/p.json"
+	assert_failure 2
+	assert_regex "$stderr" 'NUL character'
+	[ "$(tree_digest)" = "$before" ]
+}
