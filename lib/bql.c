@@ -78,6 +78,28 @@ int bql_attr_find(const char *name)
 	return -1;
 }
 
+/*
+ * The largest value the kernel can show in each file: the limits are
+ * stored refused above DQL_MAX_LIMIT (bql_set() in net/core/net-sysfs.c),
+ * hold_time, inflight, stall_thrs and stall_max are unsigned ints (or
+ * shorter) printed with %u, stall_cnt an unsigned long. More is not a
+ * kernel's value: passing it on would show "16777216 TiB" and save a
+ * profile that apply refuses.
+ */
+uint64_t bql_attr_max(enum bql_attr a)
+{
+	switch (a) {
+	case BQL_LIMIT:
+	case BQL_LIMIT_MIN:
+	case BQL_LIMIT_MAX:
+		return DQL_MAX_LIMIT;
+	case BQL_STALL_CNT:
+		return UINT64_MAX;
+	default:
+		return UINT32_MAX;
+	}
+}
+
 int bql_queue_read(const struct bql_ctx *c, const char *ifname, unsigned int q,
 		   struct bql_queue *out, struct bql_err *e)
 {
@@ -108,6 +130,10 @@ int bql_queue_read(const struct bql_ctx *c, const char *ifname, unsigned int q,
 			continue;
 		if (ret)
 			return ret;
+		if (out->val[a] > bql_attr_max(a))
+			return bql_err_set(e, ERANGE,
+					   "%s: value %" PRIu64 " in %s is above what the kernel can hold (at most %" PRIu64 "): not a BQL value",
+					   obj, out->val[a], path, bql_attr_max(a));
 		out->present |= 1u << a;
 	}
 	return 0;

@@ -39,6 +39,8 @@ extern const struct bql_attr_desc bql_attrs[BQL_ATTR_NR];
 const char *bql_unit_name(enum unit u);
 /* index of @name in bql_attrs, or -1 */
 int bql_attr_find(const char *name);
+/* the largest value a kernel shows in @a's file (DQL_MAX_LIMIT for limits) */
+uint64_t bql_attr_max(enum bql_attr a);
 
 /*
  * bql_fmt_human - @v (in sysfs units) of attribute @a for text output:
@@ -62,9 +64,9 @@ static inline bool bql_has(const struct bql_queue *q, enum bql_attr a)
 
 /*
  * Read every attribute of @ifname's TX queue @q. Optional files that are
- * absent are left out of @out->present; anything else unreadable or
- * malformed is an error naming the file. A missing byte_queue_limits
- * directory is -EOPNOTSUPP ("does not use BQL").
+ * absent are left out of @out->present; anything else unreadable,
+ * malformed or beyond bql_attr_max() is an error naming the file. A
+ * missing byte_queue_limits directory is -EOPNOTSUPP ("does not use BQL").
  */
 int bql_queue_read(const struct bql_ctx *c, const char *ifname, unsigned int q,
 		   struct bql_queue *out, struct bql_err *e);

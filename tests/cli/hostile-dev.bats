@@ -48,3 +48,55 @@ load helpers
 	assert_regex "$stderr" 'NUL character'
 	[ "$(tree_digest)" = "$before" ]
 }
+
+# ---------------------------------------------------------------- sysfs values
+
+# bqf DEV Q ATTR: one BQL file of the tree
+bqf() {
+	echo "$ROOT/class/net/$1/queues/tx-$2/byte_queue_limits/$3"
+}
+
+@test "sysfs: a value no kernel can hold is refused by show, save, set and check" {
+	local -a cases=(
+		'limit_max 18446744073709551615 1879048192'
+		'limit_min 1879048193 1879048192'
+		'limit 4294967296 1879048192'
+		'hold_time 4294967296 4294967295'
+		'inflight 99999999999 4294967295'
+	)
+	for c in "${cases[@]}"; do
+		set -- $c
+		use_tree multi
+		echo "$2" >"$(bqf eth1 0 "$1")"
+		before=$(tree_digest)
+		bq show eth1
+		assert_failure 1
+		assert_output ""
+		assert_regex "$stderr" "eth1:tx-0: $1: value $2 in .*/$1 is above what the kernel can hold \(at most $3\)"
+		bq save -o "$BATS_TEST_TMPDIR/p.json" eth1
+		assert_failure 1
+		assert_regex "$stderr" "eth1:tx-0: $1: value $2 "
+		[ ! -e "$BATS_TEST_TMPDIR/p.json" ]
+		bq set eth1 hold_time=500
+		assert_failure 1
+		assert_regex "$stderr" "eth1:tx-0: $1: value $2 "
+		bq check eth1
+		assert_failure
+		[ "$(tree_digest)" = "$before" ]
+	done
+}
+
+@test "sysfs: the largest values a kernel shows are accepted and round-trip" {
+	use_tree multi
+	echo 1879048192 >"$(bqf eth1 0 limit_min)"
+	echo 4294967295 >"$(bqf eth1 0 inflight)"
+	echo 18446744073709551615 >"$(bqf eth1 0 stall_cnt)"
+	bq -j show eth1:0
+	assert_success
+	json_ok
+	assert_output --partial '"stall_cnt":18446744073709551615'	# jq would round it
+	bq save -o "$BATS_TEST_TMPDIR/p.json" eth1
+	assert_success
+	bq apply --check "$BATS_TEST_TMPDIR/p.json"
+	assert_success
+}
