@@ -7,12 +7,31 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "lib/netns.h"
 #include "lib/sysfs.h"
 
 #define NETNS_RUN_DIR "/run/netns"
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673
+#endif
+
+/* what @st is, for a file in /run/netns that is not a namespace */
+static const char *file_kind(const struct stat *st)
+{
+	if (S_ISFIFO(st->st_mode))
+		return "a FIFO";
+	if (S_ISDIR(st->st_mode))
+		return "a directory";
+	if (S_ISSOCK(st->st_mode))
+		return "a socket";
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		return "a device node";
+	return "a plain file";
+}
 
 bool netns_valid_name(const char *name)
 {
@@ -28,16 +47,32 @@ int netns_switch(const char *name, struct bql_err *e)
 	if (!netns_valid_name(name))
 		return bql_err_set(e, EINVAL, "netns '%s': invalid namespace name", name);
 	snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO put there must not hang the open */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		err = errno;
 		return bql_err_set(e, err, "netns '%s': cannot open %s: %s%s", name,
 				   path, strerror(err),
 				   err == ENOENT ? " (see 'ip netns list')" : "");
 	}
+	/* what ip netns add mounts there is an nsfs file; anything else is not one */
+	{
+		struct statfs sf;
+		struct stat st;
+
+		if (!fstatfs(fd, &sf) && (unsigned long)sf.f_type != NSFS_MAGIC &&
+		    !fstat(fd, &st)) {
+			close(fd);
+			return bql_err_set(e, EINVAL, "netns '%s': %s is %s, not a network namespace (see 'ip netns list')",
+					   name, path, file_kind(&st));
+		}
+	}
 	if (setns(fd, CLONE_NEWNET)) {
 		err = errno;
 		close(fd);
+		if (err == EINVAL)
+			return bql_err_set(e, err, "netns '%s': %s is a namespace of another kind, not a network namespace",
+					   name, path);
 		return bql_err_set(e, err, "netns '%s': cannot enter it: %s%s", name,
 				   strerror(err),
 				   err == EPERM ? " (needs CAP_SYS_ADMIN)" : "");
