@@ -22,6 +22,24 @@
 
 /* ------------------------------------------------------------ options */
 
+/*
+ * top -b -n 5 is how procps top asks for 5 samples; here -n names a
+ * namespace. A number that names none is that mistake: say so (usage).
+ */
+static int top_netns_number(struct bql_ctx *c, const char *netns)
+{
+	char path[64];
+
+	if (!netns || !*netns || strspn(netns, "0123456789") != strlen(netns) ||
+	    strlen(netns) > 20)
+		return BQL_EXIT_OK;
+	snprintf(path, sizeof(path), "/run/netns/%s", netns);
+	if (!access(path, F_OK))
+		return BQL_EXIT_OK;
+	return cmd_usage(c, "-n %s: no network namespace '%s': -n names one (ip netns list); "
+			 "the number of samples is -c (top -b -c %s)", netns, netns, netns);
+}
+
 static int top_run(struct bql_ctx *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -84,7 +102,9 @@ static int top_run(struct bql_ctx *c, int argc, char **argv)
 	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return cmd_usage(c, "not a terminal: the live view needs one; "
 				 "use -b for batch output (e.g. top -b -c 5, -j for JSON lines)");
-	ret = cmd_netns_option(c, netns);
+	ret = top_netns_number(c, netns);
+	if (!ret)
+		ret = cmd_netns_option(c, netns);
 	if (ret)
 		return ret;
 	ret = cmd_select(c, argc - optind, argv + optind, &st);

@@ -100,3 +100,17 @@ bqf() {
 	bq apply --check "$BATS_TEST_TMPDIR/p.json"
 	assert_success
 }
+
+# ---------------------------------------------------------------- top -b
+
+@test "top: -n 5 (procps top's sample count) is a usage error pointing at -c" {
+	[ ! -e /run/netns/5 ] || skip "a namespace named 5 exists here"
+	use_tree multi
+	bq top -b -n 5
+	assert_failure 2
+	assert_output ""
+	assert_regex "$stderr" "top: -n 5: no network namespace '5': -n names one .*the number of samples is -c \(top -b -c 5\)"
+	bqx top -b -n 5
+	assert_failure 2
+	assert_regex "$stderr" "the number of samples is -c"
+}
