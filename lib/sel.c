@@ -8,6 +8,33 @@
 #include "lib/sel.h"
 
 #define SEL_MAX_QUEUE 65535u	/* the kernel caps TX queues well below this */
+#define CLIP 48			/* bytes of an argument quoted in a message */
+
+/*
+ * @s quoted in a message: at most CLIP bytes, cut at a character and
+ * marked "...", so a 5000-byte selector leaves room for the reason
+ * (bql_err holds 256 bytes).
+ */
+struct clip {
+	char s[CLIP + 4];
+};
+
+static struct clip clip(const char *s)
+{
+	struct clip c;
+	size_t n = strlen(s);
+
+	if (n <= CLIP) {
+		memcpy(c.s, s, n + 1);
+		return c;
+	}
+	n = CLIP - 3;
+	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(c.s, s, n);
+	memcpy(c.s + n, "...", 4);
+	return c;
+}
 
 static int parse_num(const char *s, const char **end, unsigned int *v)
 {
@@ -49,14 +76,14 @@ static int parse_ranges(struct sel_item *it, const char *q, struct bql_err *e)
 		}
 		if (ret == -ERANGE)
 			return bql_err_set(e, EINVAL, "selector '%s': queue number too large (max %u)",
-					   it->text, SEL_MAX_QUEUE);
+					   clip(it->text).s, SEL_MAX_QUEUE);
 		if (ret || (*p && *p != ','))
 			return bql_err_set(e, EINVAL,
 					   "selector '%s': bad queue list '%s' (expected N, tx-N, N-M or a comma list)",
-					   it->text, q);
+					   clip(it->text).s, clip(q).s);
 		if (r.hi < r.lo)
 			return bql_err_set(e, EINVAL, "selector '%s': range %u-%u is backwards",
-					   it->text, r.lo, r.hi);
+					   clip(it->text).s, r.lo, r.hi);
 		it->ranges[it->nranges++] = r;
 		if (!*p)
 			return 0;
@@ -64,32 +91,77 @@ static int parse_ranges(struct sel_item *it, const char *q, struct bql_err *e)
 	}
 }
 
+/*
+ * The ':' that starts the queue list: the first one outside a bracket
+ * expression of the glob ('[[:alpha:]]*:1' is the glob '[[:alpha:]]*' and
+ * queue 1). A device name never holds ':' (the kernel's dev_valid_name).
+ */
+static const char *sel_colon(const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		const char *q;
+
+		if (*p == '\\' && p[1]) {
+			p++;
+			continue;
+		}
+		if (*p == ':')
+			return p;
+		if (*p != '[')
+			continue;
+		q = p + 1;
+		if (*q == '!' || *q == '^')
+			q++;
+		if (*q == ']')
+			q++;	/* a leading ']' is a member */
+		while (*q && *q != ']') {
+			if (*q == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
+				const char *r = q + 2;
+
+				while (*r && !(r[0] == q[1] && r[1] == ']'))
+					r++;
+				if (!*r)
+					break;
+				q = r + 2;
+				continue;
+			}
+			q++;
+		}
+		if (*q == ']')
+			p = q;	/* a whole bracket expression; else '[' is literal */
+	}
+	return NULL;
+}
+
 static int parse_one(struct sel_item *it, const char *arg, struct bql_err *e)
 {
-	const char *colon = strchr(arg, ':');
+	const char *colon = sel_colon(arg);
 	size_t dlen = colon ? (size_t)(colon - arg) : strlen(arg);
 
 	it->text = arg;
 	if (!dlen)
-		return bql_err_set(e, EINVAL, "selector '%s': missing device name", arg);
-	if (dlen >= BQL_IFNAMSIZ)
+		return bql_err_set(e, EINVAL, "selector '%s': missing device name", clip(arg).s);
+	it->glob = strcspn(arg, "*?[") < dlen;
+	if (!it->glob && dlen >= BQL_IFNAMSIZ)
 		return bql_err_set(e, EINVAL, "selector '%s': device name longer than %d bytes",
-				   arg, BQL_IFNAMSIZ - 1);
+				   clip(arg).s, BQL_IFNAMSIZ - 1);
+	if (dlen >= sizeof(it->pat))
+		return bql_err_set(e, EINVAL, "selector '%s': device pattern longer than %zu bytes",
+				   clip(arg).s, sizeof(it->pat) - 1);
 	memcpy(it->pat, arg, dlen);
 	it->pat[dlen] = '\0';
-	it->glob = strpbrk(it->pat, "*?[") != NULL;
 	if (!it->glob && !sysfs_valid_ifname(it->pat))
 		return bql_err_set(e, EINVAL, "selector '%s': '%s' is not a valid device name",
-				   arg, it->pat);
+				   clip(arg).s, clip(it->pat).s);
 	if (it->glob && (strchr(it->pat, '/') || strchr(it->pat, ' ')))
 		return bql_err_set(e, EINVAL, "selector '%s': '%s' is not a valid device pattern",
-				   arg, it->pat);
+				   clip(arg).s, clip(it->pat).s);
 	if (!colon)
 		return 0;
 	if (!colon[1])
 		return bql_err_set(e, EINVAL,
 				   "selector '%s': missing queue list after ':' (e.g. %s:0 or %s:0-3)",
-				   arg, it->pat, it->pat);
+				   clip(arg).s, clip(it->pat).s, clip(it->pat).s);
 	return parse_ranges(it, colon + 1, e);
 }
 
@@ -286,10 +358,10 @@ int sel_resolve(const struct bql_ctx *c, const struct sel *s,
 		if (matched[i])
 			ret = bql_err_set(e, ERANGE,
 					  "'%s': selects no TX queue (the devices it matches have at most %u: tx-0..tx-%u)",
-					  s->items[i].text, most[i], most[i] ? most[i] - 1 : 0);
+					  clip(s->items[i].text).s, most[i], most[i] ? most[i] - 1 : 0);
 		else
 			ret = bql_err_set(e, ENODEV, "'%s': no device with BQL matches",
-					  s->items[i].text);
+					  clip(s->items[i].text).s);
 		goto out;
 	}
 out:

@@ -18,8 +18,11 @@ struct sel_range {
 	unsigned int lo, hi;	/* inclusive */
 };
 
+/* a glob may be longer than the names it matches: 'wlp[0-9]s[0-9]f[0-9]*' */
+#define SEL_PAT_MAX 256
+
 struct sel_item {
-	char pat[BQL_IFNAMSIZ];
+	char pat[SEL_PAT_MAX];	/* a name (< BQL_IFNAMSIZ bytes) or a glob */
 	bool glob;		/* pat has * ? or [ */
 	struct sel_range *ranges;	/* NULL = all queues */
 	size_t nranges;

@@ -114,3 +114,46 @@ bqf() {
 	assert_failure 2
 	assert_regex "$stderr" "the number of samples is -c"
 }
+
+# ---------------------------------------------------------------- selectors
+
+@test "selectors: a ':' inside a glob's bracket expression is the glob's ([[:alpha:]]*:1)" {
+	use_tree multi
+	bq -j show '[[:alpha:]]*:1'
+	assert_success
+	[ "$(jq -c '[.[] | [.ifname, [.queues[].queue]]]' <<<"$output")" = '[["eth0",[1]],["eth1",[1]]]' ]
+	bq -j show 'eth[[:digit:]]'
+	assert_success
+	[ "$(jq -c '[.[].ifname]' <<<"$output")" = '["eth0","eth1"]' ]
+}
+
+@test "selectors: a glob longer than 15 bytes is a glob, not a too-long name" {
+	use_tree multi
+	bq -j show '[e][t][h][0123456789]*:0'
+	assert_success
+	[ "$(jq -c '[.[].ifname]' <<<"$output")" = '["eth0","eth1"]' ]
+	bq set --dry-run '[e][t][h][123456789]*' limit_min=1K
+	assert_success
+	assert_output --partial 'eth1:tx-1 limit_min'
+	# a plain name over 15 bytes is still refused as one
+	bq show abcdefghijklmnop
+	assert_failure 2
+	assert_regex "$stderr" "device name longer than 15 bytes"
+}
+
+@test "selectors: a huge selector is cut in the message, which keeps its reason" {
+	use_tree multi
+	bq show "eth0:$(printf '1,%.0s' {1..600})x"
+	assert_failure 2
+	assert_regex "$stderr" "selector 'eth0:1,1,1.*\.\.\.': bad queue list '1,1.*\.\.\.' \(expected N, tx-N, N-M or a comma list\)"
+	[ "${#stderr}" -lt 300 ]
+	bq show "$(printf 'e%.0s' {1..400})*"
+	assert_failure 2
+	assert_regex "$stderr" "device pattern longer than 255 bytes"
+	bq show "$(printf 'x%.0s' {1..400})"
+	assert_failure 2
+	assert_regex "$stderr" "device name longer than 15 bytes"
+	bq show "nosuch$(printf '?%.0s' {1..200})"
+	assert_failure 1
+	assert_regex "$stderr" "no device with BQL matches"
+}

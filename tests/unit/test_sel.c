@@ -50,6 +50,13 @@ static const struct parse_case parse_cases[] = {
 	{ "eth0:-1", -EINVAL, NULL, 0, 0, { { 0, 0 } }, "bad queue list" },
 	{ "eth0:99999999999", -EINVAL, NULL, 0, 0, { { 0, 0 } }, "too large" },
 	{ "eth0:1:2", -EINVAL, NULL, 0, 0, { { 0, 0 } }, "bad queue list" },
+	/* the ':' of a bracket expression is the glob's, not the queue list's */
+	{ "[[:alpha:]]*:1", 0, "[[:alpha:]]*", 1, 1, { { 1, 1 } }, NULL },
+	{ "[[:alnum:]]*", 0, "[[:alnum:]]*", 1, 0, { { 0, 0 } }, NULL },
+	{ "eth[:]:2", 0, "eth[:]", 1, 1, { { 2, 2 } }, NULL },
+	{ "eth[0:1", 0, "eth[0", 1, 1, { { 1, 1 } }, NULL },	/* '[' unclosed: literal */
+	/* a glob may be longer than the names it matches */
+	{ "wlp[0-9]s[0-9]f[0-9]*:0-1", 0, "wlp[0-9]s[0-9]f[0-9]*", 1, 1, { { 0, 1 } }, NULL },
 };
 
 static void test_parse_table(void **state)
