@@ -291,6 +291,8 @@ static int parse_assign(struct bql_ctx *c, char *arg, unsigned int hz,
 		return cmd_usage(c, "'%s': missing value after '='", arg);
 	if (bql_attrs[a].unit == UNIT_BYTES)
 		ret = units_parse_bytes(key, val, DQL_MAX_LIMIT, &v, &e);
+	else if (a == BQL_STALL_THRS && !strcmp(val, "off"))
+		ret = v = 0;	/* as show prints 0 */
 	else if (a == BQL_STALL_MAX)
 		ret = units_parse_u64(val, &v) ?
 		      bql_err_set(&e, EINVAL, "%s: stall_max can only be cleared: write 0", arg) : 0;
@@ -453,7 +455,7 @@ const struct cmd_entry cmd_set_entry = {
 		"warns about (limit_max below one full-size frame, MTU + 14) set warns about.\n"
 		"\nKeys: limit_min, limit_max (bytes: 1514, 64K, 1.5M, 64KiB, 2G; 1024-based;\n"
 		"'max' = 1879048192), hold_time, stall_thrs (ms: 500, 500ms, 1s, 1.5s;\n"
-		"stall_thrs 0 = off), limit (DQL moves it again at the next completion) and\n"
+		"0 or 'off' = off), limit (DQL moves it again at the next completion) and\n"
 		"stall_max=0, which clears the longest stall seen (only 0 is meaningful:\n"
 		"the kernel clears it whatever is written, so other values are refused).\n"
 		"Values are checked as the kernel checks them before anything is written:\n"

@@ -157,3 +157,18 @@ bqf() {
 	assert_failure 1
 	assert_regex "$stderr" "no device with BQL matches"
 }
+
+# ---------------------------------------------------------------- set values
+
+@test "set: stall_thrs=off, as show prints 0, turns the detector off" {
+	use_tree multi
+	echo 4 >"$(bqf eth0 0 stall_thrs)"
+	bq set eth0:0 stall_thrs=off
+	assert_success
+	assert_output "eth0:tx-0 stall_thrs: 4 ms -> off"
+	[ "$(cat "$(bqf eth0 0 stall_thrs)")" = 0 ]
+	# only stall_thrs has an 'off'
+	bq set eth0:0 hold_time=off
+	assert_failure 2
+	assert_regex "$stderr" "hold_time: invalid value 'off'"
+}
