@@ -172,3 +172,73 @@ bqf() {
 	assert_failure 2
 	assert_regex "$stderr" "hold_time: invalid value 'off'"
 }
+
+# ---------------------------------------------------------------- stops
+
+# big_tree N: a tree with one device, d0, of N TX queues (the five files
+# every kernel has), made with shell builtins only
+big_tree() {
+	ROOT="$BATS_TEST_TMPDIR/big"
+	rm -rf "$ROOT"
+	local d="$ROOT/class/net/d0" q b
+	mkdir -p "$d/queues"
+	echo 5 >"$d/ifindex"
+	echo 1500 >"$d/mtu"
+	local -a dirs=()
+	for ((q = 0; q < $1; q++)); do
+		dirs+=("$d/queues/tx-$q/byte_queue_limits")
+	done
+	mkdir -p "${dirs[@]}"
+	for b in "${dirs[@]}"; do
+		echo 0 >"$b/limit"
+		echo 0 >"$b/limit_min"
+		echo 1879048192 >"$b/limit_max"
+		echo 1000 >"$b/hold_time"
+		echo 0 >"$b/inflight"
+	done
+}
+
+# stop_mid SIG ARGS...: run bqltool ARGS on $ROOT and send SIG as soon as
+# d0:tx-0's limit_min changes (the first write), while the rest are written
+stop_mid() {
+	local sig=$1 f="$ROOT/class/net/d0/queues/tx-0/byte_queue_limits/limit_min" v pid
+	shift
+	"$BQLTOOL" --sysfs-root "$ROOT" "$@" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	for ((;;)); do
+		read -r v <"$f" || v=0
+		[ "$v" = 0 ] || break
+		kill -0 "$pid" 2>/dev/null || break
+	done
+	kill -s "$sig" "$pid" 2>/dev/null || true
+	status=0
+	wait "$pid" || status=$?
+	stderr=$(cat "$BATS_TEST_TMPDIR/err")
+}
+
+@test "stops: SIGTERM or SIGHUP half-way through set/apply undoes the writes, never a mix" {
+	big_tree 500
+	for sig in TERM HUP; do
+		for how in set apply; do
+			if [ $how = set ]; then
+				stop_mid $sig set d0 limit_min=2K -q
+			else
+				printf '{"bqltool_profile":1,"devices":{"d0":{"all":{"limit_min":2048}}}}' >"$BATS_TEST_TMPDIR/p.json"
+				stop_mid $sig apply -q "$BATS_TEST_TMPDIR/p.json"
+			fi
+			vals=$(cat "$ROOT"/class/net/d0/queues/tx-*/byte_queue_limits/limit_min | sort -u)
+			if [ "$status" -eq 1 ]; then
+				# interrupted: every write undone, and said so
+				assert_regex "$stderr" "interrupted by SIG$sig after [0-9]+ of 500 writes"
+				assert_regex "$stderr" "nothing was changed"
+				[ "$vals" = 0 ]
+			else
+				# the stop came after the last write: all of them
+				[ "$vals" = 2048 ]
+			fi
+			# back to the start for the next round
+			run "$BQLTOOL" --sysfs-root "$ROOT" set d0 limit_min=0 -q
+			assert_success
+		done
+	done
+}
