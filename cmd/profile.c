@@ -23,6 +23,7 @@
 #include "lib/out.h"
 #include "lib/plan.h"
 #include "lib/profile.h"
+#include "lib/stops.h"
 #include "lib/sysfs.h"
 
 /* ------------------------------------------------------------ save */
@@ -61,9 +62,10 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 	struct profile p;
 	struct utsname u;
 	struct ofile *of = NULL;
+	struct stops stops;
 	struct bql_err e;
 	char *text;
-	int opt, ret = BQL_EXIT_OK;
+	int opt, sig = 0, ret = BQL_EXIT_OK;
 
 	while ((opt = cmd_getopt(c, argc, argv, ":o:", opts)) != -1) {
 		switch (opt) {
@@ -77,13 +79,17 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 	if (file && !*file)
 		return cmd_usage(c, "-o: empty file name");
 	/* a file that cannot be written fails before any work */
+	/* while a temporary beside FILE exists, a stop removes it, never kills */
+	stops_hold(&stops);
 	if (file && strcmp(file, "-") && ofile_open(&of, file, 0, &e)) {
+		stops_release(&stops);
 		cmd_error(c, &e);
 		return BQL_EXIT_FAIL;
 	}
 	ret = cmd_select(c, argc - optind, argv + optind, &st);
 	if (ret) {
 		ofile_abort(of);
+		stops_release(&stops);
 		return ret;
 	}
 	profile_init(&p);
@@ -92,12 +98,16 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 		snprintf(p.kernel, sizeof(p.kernel), "%s", u.release);
 	if (hz->src != HZ_SRC_FALLBACK)
 		p.hz = hz->hz;
-	for (size_t i = 0; i < st.targets.n && !ret; i++)
+	for (size_t i = 0; i < st.targets.n && !ret && !(sig = stops_arrived(&stops)); i++)
 		ret = save_dev(c, &p, &st.targets.t[i]);
 	cmd_state_free(&st);
+	if (!ret && (sig || (sig = stops_arrived(&stops))))
+		ret = cmd_fail(c, "interrupted by %s: %s", stops_name(sig),
+			       of ? "no profile written" : "nothing printed");
 	if (ret) {
 		profile_free(&p);
 		ofile_abort(of);
+		stops_release(&stops);
 		return ret;
 	}
 	if (!p.ndev)
@@ -106,6 +116,7 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 	profile_free(&p);
 	if (!text) {
 		ofile_abort(of);
+		stops_release(&stops);
 		return cmd_fail(c, "out of memory");
 	}
 	/* the profile is JSON whatever -j/-p say */
@@ -115,7 +126,9 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 			cmd_error(c, &e);
 			ret = BQL_EXIT_FAIL;
 		}
+		stops_release(&stops);	/* the file is in place, or gone */
 	} else {
+		stops_release(&stops);
 		errno = 0;
 		if (fputs(text, c->out) < 0 || fflush(c->out))
 			ret = cmd_output_done(c, errno ? -errno : -EIO);

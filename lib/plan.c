@@ -6,15 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dql/dql.h"
 #include "lib/plan.h"
+#include "lib/stops.h"
 
 /* ------------------------------------------------------------ values */
 
@@ -376,64 +375,25 @@ static void restore_failed(const struct bql_ctx *c, struct plan_item *it)
 	}
 }
 
-/*
- * The signals that end a process by default and that a user or a service
- * manager sends to stop one (Ctrl-C, timeout, systemctl stop, a closed
- * terminal). They are held while the files are written, so that a stop
- * arriving half-way is an interruption that undoes the writes, never a
- * death that leaves some queues changed.
- */
-static const int held_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2 };
-
-static const char *held_name(int sig)
-{
-	switch (sig) {
-	case SIGINT:	return "SIGINT";
-	case SIGTERM:	return "SIGTERM";
-	case SIGHUP:	return "SIGHUP";
-	case SIGQUIT:	return "SIGQUIT";
-	case SIGALRM:	return "SIGALRM";
-	case SIGUSR1:	return "SIGUSR1";
-	case SIGUSR2:	return "SIGUSR2";
-	}
-	return "a signal";
-}
-
-/* the first held signal that arrived (and is taken), or 0 */
-static int held_arrived(const sigset_t *held)
-{
-	static const struct timespec now = { 0, 0 };
-	sigset_t pend;
-
-	if (sigpending(&pend))
-		return 0;
-	for (size_t k = 0; k < sizeof(held_signals) / sizeof(held_signals[0]); k++)
-		if (sigismember(&pend, held_signals[k]))
-			return sigtimedwait(held, NULL, &now) > 0 ? held_signals[k] : 0;
-	return 0;
-}
-
 int plan_execute(const struct bql_ctx *c, struct plan *p, struct bql_err *e)
 {
 	struct bql_err re;
-	sigset_t held, old;
+	struct stops st;
 	size_t i, done = 0, todo = plan_pending(p);
 	bool failed = false;
 	int ret = 0, sig = 0;
 
-	sigemptyset(&held);
-	for (size_t k = 0; k < sizeof(held_signals) / sizeof(held_signals[0]); k++)
-		sigaddset(&held, held_signals[k]);
-	sigprocmask(SIG_BLOCK, &held, &old);
+	/* a stop half-way is an interruption that undoes the writes, not a death */
+	stops_hold(&st);
 	for (i = 0; i < p->n; i++) {
 		struct plan_item *it = &p->it[i];
 
 		if (it->state != PLAN_PENDING)
 			continue;
-		sig = held_arrived(&held);
+		sig = stops_arrived(&st);
 		if (sig) {
 			ret = bql_err_set(e, EINTR, "interrupted by %s after %zu of %zu writes",
-					  held_name(sig), done, todo);
+					  stops_name(sig), done, todo);
 			break;
 		}
 		ret = item_write(c, it, it->v.wval, e);
@@ -447,7 +407,7 @@ int plan_execute(const struct bql_ctx *c, struct plan *p, struct bql_err *e)
 		done++;
 	}
 	if (!ret) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
+		sigprocmask(SIG_SETMASK, &st.old, NULL);	/* a late stop acts now */
 		return 0;
 	}
 	/* roll back, newest first, starting with the one that failed */
@@ -466,9 +426,7 @@ int plan_execute(const struct bql_ctx *c, struct plan *p, struct bql_err *e)
 		}
 	}
 	/* a stop that came during the rollback was asked for already: taken */
-	while (held_arrived(&held))
-		;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	stops_release(&st);
 	return ret;
 }
 

@@ -242,3 +242,33 @@ stop_mid() {
 		done
 	done
 }
+
+@test "stops: SIGTERM while save -o works leaves no temporary and no half profile" {
+	big_tree 500
+	local out="$BATS_TEST_TMPDIR/out" pid t
+	for sig in TERM INT HUP; do
+		rm -rf "$out"
+		mkdir "$out"
+		# set -m: a background job keeps SIGINT (bash ignores it otherwise)
+		set -m
+		"$BQLTOOL" --sysfs-root "$ROOT" save -o "$out/p.json" 2>"$BATS_TEST_TMPDIR/err" &
+		pid=$!
+		set +m
+		for ((t = 0; t < 200000; t++)); do
+			compgen -G "$out/.p.json.*" >/dev/null && break
+			kill -0 "$pid" 2>/dev/null || break
+		done
+		kill -s "$sig" "$pid" 2>/dev/null || true
+		status=0
+		wait "$pid" || status=$?
+		# never a temporary left behind
+		run ls -A "$out"
+		refute_output --partial ".p.json."
+		if [ "$status" -eq 1 ]; then
+			assert_regex "$(cat "$BATS_TEST_TMPDIR/err")" "save: interrupted by SIG$sig: no profile written"
+			[ ! -e "$out/p.json" ]
+		elif [ -e "$out/p.json" ]; then
+			jq -e '.devices.d0.all // .devices.d0.queues' "$out/p.json" >/dev/null
+		fi
+	done
+}
