@@ -117,8 +117,17 @@ int bql_queue_read(const struct bql_ctx *c, const char *ifname, unsigned int q,
 				   "%s:tx-%u: %s leads outside the sysfs root %s (a symbolic link points out of it): refused",
 				   ifname, q, path, c->sysfs_root);
 	if (ret || !S_ISDIR(st.st_mode)) {
+		char qdir[4096];
+		char qname[32];
+
 		if (!sysfs_dev_exists(c, ifname))
 			return bql_err_set(e, ENODEV, "%s: no such device", ifname);
+		/* the queue itself gone (ethtool -L since the device was listed) */
+		snprintf(qname, sizeof(qname), "queues/tx-%u", q);
+		if (ret == -ENOENT && !sysfs_dev_path(c, qdir, sizeof(qdir), ifname, qname) &&
+		    sysfs_stat(c, qdir, &st) == -ENOENT)
+			return bql_err_set(e, ENOENT, "%s:tx-%u: no such TX queue (no %s; its queues changed since it was listed?)",
+					   ifname, q, qdir);
 		return bql_err_set(e, EOPNOTSUPP, "%s:tx-%u: queue does not use BQL (no %s)",
 				   ifname, q, path);
 	}

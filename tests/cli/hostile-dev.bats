@@ -272,3 +272,21 @@ stop_mid() {
 		fi
 	done
 }
+
+# ---------------------------------------------------------------- vanished
+
+@test "vanished: a TX queue gone after the listing is named as gone, not as 'does not use BQL'" {
+	use_tree multi
+	# a dangling link: listed as tx-1, gone when read (ethtool -L meanwhile)
+	rm -rf "$ROOT/class/net/eth1/queues/tx-1"
+	ln -s gone "$ROOT/class/net/eth1/queues/tx-1"
+	before=$(tree_digest)
+	for cmd in "show eth1" "set eth1 limit_min=1K" "reset eth1" "save eth1"; do
+		bq $cmd
+		assert_failure 1
+		assert_output ""
+		assert_regex "$stderr" "eth1:tx-1: no such TX queue \(no .*/eth1/queues/tx-1; its queues changed since it was listed\?\)"
+		refute_regex "$stderr" "does not use BQL"
+	done
+	[ "$(tree_digest)" = "$before" ]
+}
