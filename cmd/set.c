@@ -361,6 +361,8 @@ static int write_run(struct bql_ctx *c, int argc, char **argv, bool reset)
 			po.dry_run = true;
 			break;
 		case 'F':
+			if (reset)	/* the defaults break no rule: nothing to force */
+				return cmd_usage(c, "--force: not an option of reset");
 			po.force = true;
 			break;
 		case 'q':

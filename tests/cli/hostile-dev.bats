@@ -290,3 +290,13 @@ stop_mid() {
 	done
 	[ "$(tree_digest)" = "$before" ]
 }
+
+@test "reset: --force (set's option, not reset's) is a usage error and writes nothing" {
+	use_tree multi
+	before=$(tree_digest)
+	bq reset eth0 --force
+	assert_failure 2
+	assert_output ""
+	assert_regex "$stderr" "reset: --force: not an option of reset"
+	[ "$(tree_digest)" = "$before" ]
+}
