@@ -66,7 +66,8 @@ static inline bool bql_has(const struct bql_queue *q, enum bql_attr a)
  * Read every attribute of @ifname's TX queue @q. Optional files that are
  * absent are left out of @out->present; anything else unreadable,
  * malformed or beyond bql_attr_max() is an error naming the file. A
- * missing byte_queue_limits directory is -EOPNOTSUPP ("does not use BQL").
+ * missing byte_queue_limits directory is -EOPNOTSUPP ("does not use BQL"),
+ * a missing queue directory -ENOENT (gone since the device was listed).
  */
 int bql_queue_read(const struct bql_ctx *c, const char *ifname, unsigned int q,
 		   struct bql_queue *out, struct bql_err *e);

@@ -117,7 +117,9 @@ static void test_bad_values(void **state)
 		{ "-1\n", -EINVAL, "invalid value '-1'" },
 		{ " 5\n", -EINVAL, "invalid value ' 5'" },
 		{ "18446744073709551616\n", -ERANGE, "too large" },
-		{ "18446744073709551615\n", 0, NULL },
+		/* a u64 that parses but no kernel shows in limit (bql_attr_max) */
+		{ "18446744073709551615\n", -ERANGE, "above what the kernel can hold (at most 1879048192)" },
+		{ "1879048192\n", 0, NULL },
 		{ "4096", 0, NULL },
 	};
 	struct bql_queue bq;
