@@ -403,8 +403,27 @@ static int scan(struct scan *sc)
 			ret = number(sc);
 			if (ret)
 				return ret;
+		} else if (c == '\'') {
+			/* json-c takes 'x' even in strict mode, and this scan does not */
+			return bql_err_set(sc->e, EINVAL,
+					   "line %zu, column %zu: invalid JSON: a string in single quotes (JSON strings take \")",
+					   sc->line, sc->col);
+		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+			/* true, false, null; json-c also takes NaN and Infinity */
+			size_t start = sc->i, line = sc->line, col = sc->col, n;
+
+			while (sc->i < sc->len && ((sc->s[sc->i] >= 'a' && sc->s[sc->i] <= 'z') ||
+						   (sc->s[sc->i] >= 'A' && sc->s[sc->i] <= 'Z')))
+				adv(sc);
+			n = sc->i - start;
+			if (!((n == 4 && !memcmp(sc->s + start, "true", 4)) ||
+			      (n == 5 && !memcmp(sc->s + start, "false", 5)) ||
+			      (n == 4 && !memcmp(sc->s + start, "null", 4))))
+				return fail(sc, sc->nf + 1,
+					    "%.*s at line %zu, column %zu is not a JSON value (numbers are digits)",
+					    (int)(n > 16 ? 16 : n), sc->s + start, line, col);
 		} else {
-			adv(sc);	/* true, false, null */
+			adv(sc);
 		}
 	}
 	return 0;

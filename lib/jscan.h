@@ -3,8 +3,9 @@
  * What json-c does not check in JSON that people write: duplicate keys
  * (json-c keeps the last silently) and integers too large for 64 bits
  * (json-c saturates 99999999999999999999 to 18446744073709551615), \u0000
- * in a string (a C string of it ends there, "eth0\u0000x" is eth0), and
- * text that is not UTF-8. One linear pass over text json-c has accepted.
+ * in a string (a C string of it ends there, "eth0\u0000x" is eth0), what
+ * json-c takes beyond JSON even when strict ('single quotes', NaN,
+ * Infinity) and text that is not UTF-8. One linear pass over text json-c has accepted.
  */
 #ifndef BQLTOOL_LIB_JSCAN_H
 #define BQLTOOL_LIB_JSCAN_H

@@ -300,3 +300,24 @@ stop_mid() {
 	assert_regex "$stderr" "reset: --force: not an option of reset"
 	[ "$(tree_digest)" = "$before" ]
 }
+
+@test "profile: what json-c takes beyond JSON ('quotes', NaN, Infinity) is refused" {
+	use_tree multi
+	before=$(tree_digest)
+	local -a cases=(
+		"{'bqltool_profile':1,'devices':{}}|p.json: line 1, column 2: invalid JSON: a string in single quotes"
+		'{"bqltool_profile":1,"devices":{'"'"'eth0'"'"':{"all":{"limit_max":1000}},"eth0":{"all":{"limit_max":3000}}}}|line 1, column 33: invalid JSON: a string in single quotes'
+		'{"bqltool_profile":1,"devices":{"eth0":{"all":{"limit_max":NaN}}}}|devices.eth0.all.limit_max: NaN at line 1, column 60 is not a JSON value'
+		'{"bqltool_profile":1,"devices":{"eth0":{"all":{"hold_time":-Infinity}}}}|devices.eth0.all.hold_time: Infinity at line 1, column 61 is not a JSON value'
+	)
+	for c in "${cases[@]}"; do
+		printf '%s' "${c%%|*}" >"$BATS_TEST_TMPDIR/p.json"
+		for mode in "" --check; do
+			bq apply $mode "$BATS_TEST_TMPDIR/p.json"
+			assert_failure 2
+			assert_output ""
+			assert_regex "$stderr" "${c#*|}"
+		done
+	done
+	[ "$(tree_digest)" = "$before" ]
+}

@@ -42,6 +42,13 @@ static const struct {
 	{ "{\"d\":{\"eth0\\u0000x\":1}}", "d: a NUL character (U+0000) in a key at line 1, column 12" },
 	{ "{\"k\":[\"a\",\"b\\u0000\"]}", "k[1]: a NUL character (U+0000) in a string at line 1, column 13" },
 	{ "{\"k\":\"\\u0001\\u00000\"}", "k: a NUL character" },
+	/* what json-c takes beyond JSON: single quotes (which would hide a
+	 * duplicate from this scan), NaN, Infinity */
+	{ "{'a':1}", "line 1, column 2: invalid JSON: a string in single quotes" },
+	{ "{\"d\":{'e':1,\"e\":2}}", "line 1, column 7: invalid JSON: a string in single quotes" },
+	{ "{\"n\":NaN}", "n: NaN at line 1, column 6 is not a JSON value" },
+	{ "{\"n\":[1,-Infinity]}", "n[1]: Infinity at line 1, column 10 is not a JSON value" },
+	{ "{\"t\":[true,false,null]}", NULL },
 };
 
 static void test_cases(void **state)
