@@ -158,7 +158,7 @@ static int record_run(struct bql_ctx *c, int argc, char **argv)
 				return cmd_usage(c, "-d: the duration must be above 0");
 			break;
 		case 'c':
-			if (units_parse_u64(optarg, &o.count) || !o.count)
+			if (units_parse_arg_u64(optarg, &o.count) || !o.count)
 				return cmd_usage(c, "-c: invalid count '%s' (expected a whole number >= 1)",
 						 optarg);
 			break;

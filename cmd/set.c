@@ -294,7 +294,7 @@ static int parse_assign(struct bql_ctx *c, char *arg, unsigned int hz,
 	else if (a == BQL_STALL_THRS && !strcmp(val, "off"))
 		ret = v = 0;	/* as show prints 0 */
 	else if (a == BQL_STALL_MAX)
-		ret = units_parse_u64(val, &v) ?
+		ret = units_parse_arg_u64(val, &v) ?
 		      bql_err_set(&e, EINVAL, "%s: stall_max can only be cleared: write 0", arg) : 0;
 	else
 		ret = units_parse_ms(key, val, &v, &e);

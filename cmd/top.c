@@ -72,7 +72,7 @@ static int top_run(struct bql_ctx *c, int argc, char **argv)
 			o.batch = true;
 			break;
 		case 'c':
-			if (units_parse_u64(optarg, &o.count) || !o.count)
+			if (units_parse_arg_u64(optarg, &o.count) || !o.count)
 				return cmd_usage(c, "-c: invalid count '%s' (expected a whole number >= 1)",
 						 optarg);
 			break;

@@ -56,7 +56,7 @@ bqf() {
 	echo "$ROOT/class/net/$1/queues/tx-$2/byte_queue_limits/$3"
 }
 
-@test "sysfs: a value no kernel can hold is refused by show, save, set and check" {
+@test "sysfs: a value no kernel can hold is refused by show, save, set, check and top -b" {
 	local -a cases=(
 		'limit_max 18446744073709551615 1879048192'
 		'limit_min 1879048193 1879048192'
@@ -82,6 +82,9 @@ bqf() {
 		assert_regex "$stderr" "eth1:tx-0: $1: value $2 "
 		bq check eth1
 		assert_failure
+		bq top -b -c 1 eth1
+		assert_failure 1
+		assert_regex "$stderr" "eth1:tx-0: $1: value $2 is above what the kernel can hold \(at most $3\)"
 		[ "$(tree_digest)" = "$before" ]
 	done
 }
@@ -320,4 +323,20 @@ stop_mid() {
 		done
 	done
 	[ "$(tree_digest)" = "$before" ]
+}
+
+@test "counts on the command line share one grammar: top -c and record -c take +N, refuse N followed by a newline" {
+	use_tree multi
+	bq top -b -c +1 -d 0.01 eth0
+	assert_success
+	bq top -b -c $'1\n' -d 0.01 eth0
+	assert_failure 2
+	assert_regex "$stderr" "-c: invalid count"
+	bq record -c $'1\n' eth0 -o "$BATS_TEST_TMPDIR/t.bqlt"
+	assert_failure 2
+	assert_regex "$stderr" "-c: invalid count"
+	[ ! -e "$BATS_TEST_TMPDIR/t.bqlt" ]
+	bq set --dry-run eth0 stall_max=$'0\n'
+	assert_failure 2
+	assert_regex "$stderr" "stall_max can only be cleared"
 }
