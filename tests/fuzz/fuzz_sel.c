@@ -111,7 +111,12 @@ static void check_parse(const struct sel *s, int argc, char **argv)
 		if (it->text != argv[i] || !memchr(it->pat, 0, sizeof(it->pat)) ||
 		    !it->pat[0] || strncmp(it->pat, argv[i], strlen(it->pat)))
 			abort();
-		if (!it->ranges != !it->nranges || !!strchr(argv[i], ':') != !!it->ranges)
+		/*
+		 * the pattern is the text up to the ':' of the queue list, if
+		 * any (a ':' inside a bracket expression is the glob's)
+		 */
+		if (!it->ranges != !it->nranges ||
+		    (it->ranges ? argv[i][strlen(it->pat)] != ':' : strcmp(it->pat, argv[i])))
 			abort();
 		for (size_t k = 0; k < it->nranges; k++)
 			if (it->ranges[k].lo > it->ranges[k].hi ||
