@@ -42,12 +42,27 @@
 #define HOT	inline __attribute__((always_inline))
 
 /*
+ * @s holds 16 digits, worth @hi: with up to 3 more (20 are left to the
+ * strict parser) -> *@v, their count; else 0.
+ */
+static HOT unsigned int digits_past16(const char *s, uint64_t hi, uint64_t *v)
+{
+	uint64_t t = load8(s + 16) - ONES * '0';
+	unsigned int k = (unsigned int)__builtin_ctzll(nondigit_bytes(t) | 1ull << 63) >> 3;
+
+	if (k > 3)	/* 7: no end */
+		return 0;
+	*v = k ? hi * bqlt_pow10[k] + swar_prefix(t, k) : hi;
+	return 16 + k;
+}
+
+/*
  * 1..19 decimal digits at @s -> *@v; returns their count, or 0 for no
  * digit or more than 19 (left to the strict parser). Reads 24 bytes.
  */
 static HOT unsigned int fast_u64(const char *s, uint64_t *v)
 {
-	uint64_t t0 = load8(s) - ONES * '0', t1, t2, nd, hi;
+	uint64_t t0 = load8(s) - ONES * '0', t1, nd, hi;
 	unsigned int k;
 
 	nd = nondigit_bytes(t0);
@@ -64,14 +79,7 @@ static HOT unsigned int fast_u64(const char *s, uint64_t *v)
 		*v = k ? hi * bqlt_pow10[k] + swar_prefix(t1, k) : hi;
 		return 8 + k;
 	}
-	hi = hi * 100000000u + swar_value(t1);
-	t2 = load8(s + 16) - ONES * '0';
-	nd = nondigit_bytes(t2);
-	k = (unsigned int)__builtin_ctzll(nd | 1ull << 63) >> 3;	/* 7: no end */
-	if (k > 3)
-		return 0;
-	*v = k ? hi * bqlt_pow10[k] + swar_prefix(t2, k) : hi;
-	return 16 + k;
+	return digits_past16(s, hi * 100000000u + swar_value(t1), v);
 }
 
 /* past blanks; reads only below @end */
@@ -319,8 +327,7 @@ static HOT SIMD_T unsigned int fast_num(const char *s, uint64_t *v)
 	unsigned int dm = (unsigned int)_mm_movemask_epi8(
 		_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
 	unsigned int k = (unsigned int)__builtin_ctz(~dm);	/* 0..16 */
-	uint64_t w, t2, nd, hi;
-	unsigned int k2;
+	uint64_t w, hi;
 	__m128i t;
 
 	if (__builtin_expect(!k, 0))
@@ -338,14 +345,7 @@ static HOT SIMD_T unsigned int fast_num(const char *s, uint64_t *v)
 		*v = hi;
 		return k;
 	}
-	/* 16 digits so far: up to 3 more (20 are left to the strict parser) */
-	t2 = load8(s + 16) - ONES * '0';
-	nd = nondigit_bytes(t2);
-	k2 = (unsigned int)__builtin_ctzll(nd | 1ull << 63) >> 3;
-	if (k2 > 3)
-		return 0;
-	*v = k2 ? hi * bqlt_pow10[k2] + swar_prefix(t2, k2) : hi;
-	return 16 + k2;
+	return digits_past16(s, hi, v);
 }
 
 #define V(name)		name##_simd
@@ -411,8 +411,9 @@ unsigned int bqlt_scan(const struct bqlt_parser *snap, const char **pos,
 int bqlt_accept(struct bqlt_parser *p, const struct bqlt_fast *f,
 		struct bqlt_rec *rec)
 {
-	/* a clone of a later state of the parser would name unknown queues */
-	return f->kind && f->queue < p->nqueues && accept(p, f, rec);
+	size_t len;
+
+	return (int)bqlt_accept_run(p, f, 1, rec, &len);
 }
 
 unsigned int bqlt_accept_run(struct bqlt_parser *p, const struct bqlt_fast *f,
@@ -422,6 +423,7 @@ unsigned int bqlt_accept_run(struct bqlt_parser *p, const struct bqlt_fast *f,
 	size_t l = 0;
 
 	for (i = 0; i < n; i++) {
+		/* a clone of a later state of the parser would name unknown queues */
 		if (!f[i].kind || f[i].queue >= p->nqueues || !accept(p, &f[i], &recs[i]))
 			break;
 		l += f[i].len;
