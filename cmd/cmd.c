@@ -175,18 +175,14 @@ static int bad_long_option(const struct bql_ctx *c, const char *word)
 {
 	const struct option *lo = cmd_getopt_longopts();
 	const char *name = word + 2;
-	size_t len = strcspn(name, "="), used = 0;
+	size_t len = strcspn(name, "=");
 	char list[256] = "";
 	unsigned int n = 0;
 
-	for (; lo && lo->name; lo++) {
-		if (strncmp(lo->name, name, len))
-			continue;
-		n++;
-		if (used < sizeof(list))
-			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s--%s",
-						 n > 1 ? ", " : "", lo->name);
-	}
+	for (; lo && lo->name; lo++)	/* as cmd_find() lists commands */
+		if (!strncmp(lo->name, name, len))
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s--%s",
+				 n++ ? ", " : "", lo->name);
 	if (n > 1)
 		return cmd_usage(c, "ambiguous option '--%.*s', could be: %s", (int)len, name,
 				 list);

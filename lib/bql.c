@@ -100,6 +100,16 @@ uint64_t bql_attr_max(enum bql_attr a)
 	}
 }
 
+int bql_attr_check(enum bql_attr a, uint64_t v, const char *obj, const char *path,
+		   struct bql_err *e)
+{
+	if (v <= bql_attr_max(a))
+		return 0;
+	return bql_err_set(e, ERANGE,
+			   "%s: value %" PRIu64 "%s%s is above what the kernel can hold (at most %" PRIu64 "): not a BQL value",
+			   obj, v, path ? " in " : "", path ? path : "", bql_attr_max(a));
+}
+
 int bql_queue_read(const struct bql_ctx *c, const char *ifname, unsigned int q,
 		   struct bql_queue *out, struct bql_err *e)
 {
@@ -139,10 +149,9 @@ int bql_queue_read(const struct bql_ctx *c, const char *ifname, unsigned int q,
 			continue;
 		if (ret)
 			return ret;
-		if (out->val[a] > bql_attr_max(a))
-			return bql_err_set(e, ERANGE,
-					   "%s: value %" PRIu64 " in %s is above what the kernel can hold (at most %" PRIu64 "): not a BQL value",
-					   obj, out->val[a], path, bql_attr_max(a));
+		ret = bql_attr_check(a, out->val[a], obj, path, e);
+		if (ret)
+			return ret;
 		out->present |= 1u << a;
 	}
 	return 0;

@@ -41,6 +41,12 @@ const char *bql_unit_name(enum unit u);
 int bql_attr_find(const char *name);
 /* the largest value a kernel shows in @a's file (DQL_MAX_LIMIT for limits) */
 uint64_t bql_attr_max(enum bql_attr a);
+/*
+ * 0 if @v is at most bql_attr_max(@a); else -ERANGE with @e naming @obj
+ * ("eth0:tx-0: limit_max") and, unless NULL, the file @path.
+ */
+int bql_attr_check(enum bql_attr a, uint64_t v, const char *obj, const char *path,
+		   struct bql_err *e);
 
 /*
  * bql_fmt_human - @v (in sysfs units) of attribute @a for text output:

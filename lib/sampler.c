@@ -5,7 +5,6 @@
  * counters, rates and histories. Discovery is sampler_scan.c.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
@@ -180,10 +179,12 @@ static int queue_read(const char *dev, struct sampler_queue *q, uint32_t keep,
 					   "%s:tx-%u: %s: invalid value '%s' (expected an unsigned integer)",
 					   dev, q->index, bql_attrs[a].name, buf);
 		}
-		if (b.val[a] > bql_attr_max(a))	/* as bql_read_queue() */
-			return bql_err_set(e, ERANGE,
-					   "%s:tx-%u: %s: value %" PRIu64 " is above what the kernel can hold (at most %" PRIu64 "): not a BQL value",
-					   dev, q->index, bql_attrs[a].name, b.val[a], bql_attr_max(a));
+		if (b.val[a] > bql_attr_max(a)) {	/* as bql_read_queue() */
+			char obj[64];
+
+			snprintf(obj, sizeof(obj), "%s:tx-%u: %s", dev, q->index, bql_attrs[a].name);
+			return bql_attr_check(a, b.val[a], obj, NULL, e);
+		}
 		b.present |= 1u << a;
 	}
 	q->bql = b;
