@@ -7,16 +7,25 @@ load helpers
 
 # ---------------------------------------------------------------- profiles
 
-@test "profile: a \\u0000 in a device name is refused, never read as the name before it" {
-	use_tree multi
-	before=$(tree_digest)
-	printf '{"bqltool_profile":1,"devices":{"eth0\\u0000x":{"all":{"limit_max":5000}}}}' >"$BATS_TEST_TMPDIR/p.json"
-	for mode in "" --check --dry-run; do
+# apply_refuses "PROFILE|REGEX" MODE...: apply (with each MODE: "" or an
+# option) refuses PROFILE with a usage error matching REGEX, printing nothing
+apply_refuses() {
+	local c=$1 mode
+	shift
+	printf '%s' "${c%%|*}" >"$BATS_TEST_TMPDIR/p.json"
+	for mode in "$@"; do
 		bq apply $mode "$BATS_TEST_TMPDIR/p.json"
 		assert_failure 2
 		assert_output ""
-		assert_regex "$stderr" 'p.json: devices: a NUL character \(U\+0000\) in a key at line 1, column 38'
+		assert_regex "$stderr" "${c#*|}"
 	done
+}
+
+@test "profile: a \\u0000 in a device name is refused, never read as the name before it" {
+	use_tree multi
+	before=$(tree_digest)
+	apply_refuses '{"bqltool_profile":1,"devices":{"eth0\u0000x":{"all":{"limit_max":5000}}}}|p.json: devices: a NUL character \(U\+0000\) in a key at line 1, column 38' \
+		"" --check --dry-run
 	[ "$(tree_digest)" = "$before" ]
 }
 
@@ -30,11 +39,7 @@ load helpers
 		'{"bqltool_profile":1,"kernel":"6.1\u0000","devices":{}}|kernel: a NUL character \(U\+0000\) in a string'
 	)
 	for c in "${cases[@]}"; do
-		printf '%s' "${c%%|*}" >"$BATS_TEST_TMPDIR/p.json"
-		bq apply "$BATS_TEST_TMPDIR/p.json"
-		assert_failure 2
-		assert_output ""
-		assert_regex "$stderr" "${c#*|}"
+		apply_refuses "$c" ""
 	done
 	[ "$(tree_digest)" = "$before" ]
 }
@@ -314,13 +319,7 @@ stop_mid() {
 		'{"bqltool_profile":1,"devices":{"eth0":{"all":{"hold_time":-Infinity}}}}|devices.eth0.all.hold_time: Infinity at line 1, column 61 is not a JSON value'
 	)
 	for c in "${cases[@]}"; do
-		printf '%s' "${c%%|*}" >"$BATS_TEST_TMPDIR/p.json"
-		for mode in "" --check; do
-			bq apply $mode "$BATS_TEST_TMPDIR/p.json"
-			assert_failure 2
-			assert_output ""
-			assert_regex "$stderr" "${c#*|}"
-		done
+		apply_refuses "$c" "" --check
 	done
 	[ "$(tree_digest)" = "$before" ]
 }
