@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -17,115 +18,179 @@
 #include "cmd/common.h"
 #include "cmd/record.h"
 #include "lib/bql.h"
+#include "lib/sysfs.h"
 #include "lib/units.h"
 
 /* ------------------------------------------------------------ set-up */
 
-/* the selected queues, their names and their sysfs settings */
-static int collect(struct rec_run *r, const struct cmd_state *st)
+/* IFF_UP in ROOT/class/net/@dev/flags */
+static bool dev_up(const struct bql_ctx *c, const char *dev)
 {
+	char path[512], buf[32];
+
+	if (sysfs_dev_path(c, path, sizeof(path), dev, "flags") ||
+	    sysfs_read(c, path, buf, sizeof(buf), dev, NULL))
+		return false;
+	return strtoul(buf, NULL, 16) & 1;
+}
+
+/* a device of no bus (ifb, dummy...): under /sys/devices/virtual, no "device" link */
+static bool dev_virtual(const struct bql_ctx *c, const char *dev)
+{
+	char path[512];
+	struct stat sb;
+
+	return sysfs_dev_path(c, path, sizeof(path), dev, "device") ||
+	       sysfs_stat(c, path, &sb);
+}
+
+/*
+ * With no selector, record takes the devices that are up and on which BQL
+ * runs: a device with a bus (its driver's xmit path), or a virtual one whose
+ * queues show BQL state (ifb has the sysfs files but never calls DQL).
+ */
+static bool auto_skip(const struct bql_ctx *c, const struct sel_target *tg,
+		      const struct bql_queue *bq, char *why, size_t n)
+{
+	bool active = false;
+
+	if (!dev_up(c, tg->ifname)) {
+		snprintf(why, n, "down");
+		return true;
+	}
+	for (unsigned int k = 0; k < tg->nqueues; k++)
+		active |= bq[k].val[BQL_LIMIT] || bq[k].val[BQL_INFLIGHT];
+	if (!active && dev_virtual(c, tg->ifname)) {
+		snprintf(why, n, "virtual, BQL never ran");
+		return true;
+	}
+	return false;
+}
+
+/* the selected queues, their names and their sysfs settings */
+static int collect(struct rec_run *r, const struct cmd_state *st, bool all)
+{
+	char skipped[256] = "", why[64];
+	size_t sk = 0;
 	struct bql_err e;
 	unsigned int n = 0;
 
 	for (size_t i = 0; i < st->targets.n; i++)
 		n += st->targets.t[i].nqueues;
-	if (!n)
-		return cmd_fail(r->c, "no network device with byte queue limits selected");
-	r->q = calloc(n, sizeof(*r->q));
-	r->t = calloc(n, sizeof(*r->t));
+	r->q = calloc(n ? n : 1, sizeof(*r->q));
+	r->t = calloc(n ? n : 1, sizeof(*r->t));
 	if (!r->q || !r->t)
 		return cmd_fail(r->c, "out of memory");
 	for (size_t i = 0; i < st->targets.n; i++) {
 		const struct sel_target *tg = &st->targets.t[i];
+		struct bql_queue *bq = calloc(tg->nqueues ? tg->nqueues : 1, sizeof(*bq));
 
-		for (unsigned int k = 0; k < tg->nqueues; k++) {
-			struct recw_queue *q = &r->q[r->n];
-			struct recbpf_target *t = &r->t[r->n];
-			struct bql_queue bq;
-
-			if (bql_queue_read(r->c, tg->ifname, tg->queues[k], &bq, &e)) {
+		if (!bq)
+			return cmd_fail(r->c, "out of memory");
+		for (unsigned int k = 0; k < tg->nqueues; k++)
+			if (bql_queue_read(r->c, tg->ifname, tg->queues[k], &bq[k], &e)) {
+				free(bq);
 				cmd_error(r->c, &e);
 				return BQL_EXIT_FAIL;
 			}
+		if (all && auto_skip(r->c, tg, bq, why, sizeof(why))) {
+			if (r->c->verbose)
+				cmd_note(r->c, "%s: not recorded (%s); name it to record it", tg->ifname, why);
+			if (sk < sizeof(skipped))
+				sk += (size_t)snprintf(skipped + sk, sizeof(skipped) - sk, "%s%s (%s)",
+						       sk ? ", " : "", tg->ifname, why);
+			free(bq);
+			continue;
+		}
+		for (unsigned int k = 0; k < tg->nqueues; k++) {
+			struct recw_queue *q = &r->q[r->n];
+			struct recbpf_target *t = &r->t[r->n];
+
 			snprintf(q->name, sizeof(q->name), "%s:tx-%u", tg->ifname, tg->queues[k]);
-			q->limit_min = bq.val[BQL_LIMIT_MIN];
-			q->limit_max = bq.val[BQL_LIMIT_MAX];
-			q->hold_time = bq.val[BQL_HOLD_TIME];
-			q->stall_thrs = bql_has(&bq, BQL_STALL_THRS) ? bq.val[BQL_STALL_THRS] : 0;
+			q->limit_min = bq[k].val[BQL_LIMIT_MIN];
+			q->limit_max = bq[k].val[BQL_LIMIT_MAX];
+			q->hold_time = bq[k].val[BQL_HOLD_TIME];
+			q->stall_thrs = bql_has(&bq[k], BQL_STALL_THRS) ? bq[k].val[BQL_STALL_THRS] : 0;
 			snprintf(t->ifname, sizeof(t->ifname), "%s", tg->ifname);
 			t->ifindex = tg->ifindex;
 			t->queue = tg->queues[k];
 			r->n++;
 		}
+		free(bq);
 	}
+	if (!r->n && sk)
+		return cmd_fail(r->c, "no network device that is up and uses BQL to record "
+				"(skipped: %s); name a device to record it anyway", skipped);
+	if (!r->n)
+		return cmd_fail(r->c, "no network device with byte queue limits selected");
 	return BQL_EXIT_OK;
 }
 
-/* fentry where the kernel allows it, else watchpoints; BQLTOOL_RECORD_BACKEND forces one */
-static int choose_backend(struct rec_run *r)
+/*
+ * The backends to try, in order: tracepoints (BPF tracepoints alone, no
+ * queue limit), then fentry, then watchpoints; BQLTOOL_RECORD_BACKEND
+ * names one instead.
+ */
+static int choose_backends(struct rec_run *r)
 {
 	const char *env = getenv("BQLTOOL_RECORD_BACKEND");
-	struct bql_err e;
+	int b;
 
 	if (env && *env && strcmp(env, "auto")) {
-		if (!strcmp(env, "fentry"))
-			r->backend = RECBPF_FENTRY;
-		else if (!strcmp(env, "watchpoint"))
-			r->backend = RECBPF_WATCH;
-		else
+		b = recbpf_backend_parse(env);
+		if (b < 0)
 			return cmd_usage(r->c, "BQLTOOL_RECORD_BACKEND: unknown backend '%s' "
-					 "(auto, fentry, watchpoint)", env);
-		snprintf(r->why_not_fentry, sizeof(r->why_not_fentry),
-			 "BQLTOOL_RECORD_BACKEND=%s", env);
+					 "(auto, tracepoints, fentry, watchpoint)", env);
+		r->order[0] = (enum recbpf_backend)b;
+		r->norder = 1;
+		r->forced = true;
 		return BQL_EXIT_OK;
 	}
-	if (!recbpf_probe_fentry(r->c->verbose, &e)) {
-		r->backend = RECBPF_FENTRY;
-		return BQL_EXIT_OK;
-	}
-	if (e.code == EPERM && geteuid() != 0 && strstr(e.msg, "open"))
-		goto perm;
-	r->backend = RECBPF_WATCH;
-	snprintf(r->why_not_fentry, sizeof(r->why_not_fentry), "%s", e.msg);
+	r->order[0] = RECBPF_TP;
+	r->order[1] = RECBPF_FENTRY;
+	r->order[2] = RECBPF_WATCH;
+	r->norder = 3;
 	return BQL_EXIT_OK;
-perm:
-	cmd_error(r->c, &e);
-	return BQL_EXIT_FAIL;
 }
 
-/* the debug-register budget of the watchpoint backend */
-static int check_budget(struct rec_run *r)
+/*
+ * Does the selection fit backend @b? The watchpoint backend takes one debug
+ * register per queue (two with --queued) of the 4 each CPU has; fentry
+ * takes registers only for --queued (num_queued watchpoints); the
+ * tracepoint backend none. 0, or -E2BIG with @why saying so.
+ */
+int record_budget(struct rec_run *r, enum recbpf_backend b, char *why, size_t n)
 {
-	bool watch = r->backend == RECBPF_WATCH;
-	/* fentry takes registers only for --queued (num_queued watchpoints) */
-	unsigned int per = watch ? recbpf_regs_per_queue(r->o->queued, false) : 1;
+	bool regs = b == RECBPF_WATCH || (b == RECBPF_FENTRY && r->o->queued);
+	unsigned int per = b == RECBPF_WATCH ? recbpf_regs_per_queue(r->o->queued, false) : 1;
 	unsigned int fit = RECBPF_DEBUG_REGS / per;
+	char eg[64];
 
-	if (!watch && !r->o->queued) {
-		if (r->n > REC_MAX_SLOTS)
-			return cmd_fail(r->c, "%u queues selected, at most %d can be recorded at once",
-					r->n, REC_MAX_SLOTS);
-		return BQL_EXIT_OK;
+	r->limit_watch = false;
+	if (!regs) {
+		if (r->n <= REC_MAX_SLOTS)
+			return 0;
+		snprintf(why, n, "%u queues selected, at most %d can be recorded at once",
+			 r->n, REC_MAX_SLOTS);
+		return -E2BIG;
 	}
 	if (r->n > fit) {
-		char eg[64];
-
 		/* a selection that fits: the first queues of the first device */
 		if (fit > 1 && !strcmp(r->t[fit - 1].ifname, r->t[0].ifname))
 			snprintf(eg, sizeof(eg), "%s:%u-%u", r->t[0].ifname, r->t[0].queue,
 				 r->t[fit - 1].queue);
 		else
 			snprintf(eg, sizeof(eg), "%s:%u", r->t[0].ifname, r->t[0].queue);
-		return cmd_fail(r->c, "%u queues selected, but the %s backend can record at most %u "
-				"at once%s: each queue takes %u of the %d hardware debug registers "
-				"per CPU; select fewer (e.g. %s)", r->n,
-				recbpf_backend_name(r->backend), fit,
-				r->o->queued ? " with --queued" : "", per, RECBPF_DEBUG_REGS, eg);
+		snprintf(why, n, "%u queues selected, but the %s backend can record at most %u "
+			 "at once%s: each queue takes %u of the %d hardware debug registers "
+			 "per CPU; select fewer (e.g. %s)", r->n, recbpf_backend_name(b), fit,
+			 r->o->queued ? " with --queued" : "", per, RECBPF_DEBUG_REGS, eg);
+		return -E2BIG;
 	}
 	/* the limit watchpoint (exact sysfs limit writes) where registers are left */
-	r->limit_watch = watch &&
+	r->limit_watch = b == RECBPF_WATCH &&
 		r->n * recbpf_regs_per_queue(r->o->queued, true) <= RECBPF_DEBUG_REGS;
-	return BQL_EXIT_OK;
+	return 0;
 }
 
 /* ------------------------------------------------------------ options */
@@ -198,11 +263,16 @@ static int record_run(struct bql_ctx *c, int argc, char **argv)
 	ret = cmd_select(c, argc - optind, argv + optind, &st);
 	if (ret)
 		return ret;
-	ret = collect(&r, &st);
+	ret = collect(&r, &st, argc == optind);
 	if (!ret)
-		ret = choose_backend(&r);
-	if (!ret)
-		ret = check_budget(&r);
+		ret = choose_backends(&r);
+	if (!ret && r.forced) {
+		char why[320];
+
+		/* a backend named by hand that cannot take the selection: say so first */
+		if (record_budget(&r, r.order[0], why, sizeof(why)))
+			ret = cmd_fail(c, "%s", why);
+	}
 	if (!ret)
 		ret = record_capture(&r);
 	free(r.q);

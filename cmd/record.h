@@ -31,9 +31,12 @@ struct rec_run {
 	unsigned int n;
 	struct recbpf *bpf;
 	struct spinners spin;
-	enum recbpf_backend backend;
+	enum recbpf_backend backend;		/* the one in use */
+	enum recbpf_backend order[RECBPF_NR];	/* the ones to try, in order */
+	unsigned int norder;
+	bool forced;				/* BQLTOOL_RECORD_BACKEND named one */
 	bool limit_watch;
-	char why_not_fentry[256];
+	char why_not[RECBPF_NR][320];		/* per backend: why it is not the one used */
 	uint64_t dql[REC_MAX_SLOTS];	/* for -v */
 	bool count_done;		/* -c COUNT reached */
 	struct recbpf_prog_stat ps[REC_NPS];	/* BQLTOOL_RECORD_STATS=1 */
@@ -41,6 +44,9 @@ struct rec_run {
 	bool progress, drawn;
 	uint64_t t0, last_shown, last_events;
 };
+
+/* record.c: does the selection fit backend @b (0), or why not (-E2BIG, @why) */
+int record_budget(struct rec_run *r, enum recbpf_backend b, char *why, size_t n);
 
 /*
  * record_capture - open the output, start the spinners (before any BPF

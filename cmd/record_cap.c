@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/record.h"
+#include "dql/dql.h"
 #include "lib/esc.h"
 #include "lib/hz.h"
 
@@ -92,6 +94,7 @@ static void progress_clear(struct rec_run *r)
 
 static void header_comment(struct rec_run *r, char *buf, size_t n)
 {
+	struct utsname un;
 	char when[64];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -99,9 +102,16 @@ static void header_comment(struct rec_run *r, char *buf, size_t n)
 
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	k = (size_t)snprintf(buf, n, "recorded by bqltool %s record, started %s\n",
-			     BQLTOOL_VERSION, when);
-	if (r->backend == RECBPF_FENTRY)
+	k = (size_t)snprintf(buf, n, "recorded by bqltool %s record, started %s%s%s\n",
+			     BQLTOOL_VERSION, when, uname(&un) ? "" : ", kernel ",
+			     uname(&un) ? "" : un.release);
+	if (r->backend == RECBPF_TP)
+		k += (size_t)snprintf(buf + k, n - k,
+				      "backend tracepoints: struct dql observed at net:net_dev_start_xmit, "
+				      "net:net_dev_xmit and napi:napi_poll; a C where one dql_completed() "
+				      "call explains the change, else an exact S (re-seed)%s",
+				      r->o->queued ? "; Q from num_queued changes" : "");
+	else if (r->backend == RECBPF_FENTRY)
 		k += (size_t)snprintf(buf + k, n - k,
 				      "backend fentry: fexit on dql_completed and dql_reset, "
 				      "fentry on dql_completed for settings%s",
@@ -157,26 +167,49 @@ static void report(struct rec_run *r, const uint64_t *st)
 	uint64_t c, lc, lq;
 
 	recw_totals(&r->w, &c, &lc, &lq);
-	fprintf(stderr, "bqltool: record: backend %s%s%s%s\n", recbpf_backend_name(r->backend),
-		r->why_not_fentry[0] ? " (fentry not used: " : "", r->why_not_fentry,
-		r->why_not_fentry[0] ? ")" : "");
+	fprintf(stderr, "bqltool: record: backend %s%s\n", recbpf_backend_name(r->backend),
+		r->forced ? " (BQLTOOL_RECORD_BACKEND)" : "");
+	for (int b = 0; b < RECBPF_NR; b++)
+		if (b != (int)r->backend && r->why_not[b][0])
+			fprintf(stderr, "bqltool: record: backend %s not used: %s\n",
+				recbpf_backend_name((enum recbpf_backend)b), r->why_not[b]);
 	for (unsigned int i = 0; i < r->n; i++) {
+		const struct recw_queue *q = &r->q[i];
+
 		/* a queue name is a device name: escaped (lib/esc.h) */
 		fputs("bqltool: record: ", stderr);
-		esc_text_fputs(r->q[i].name, stderr);
-		fprintf(stderr, ": struct dql at 0x%" PRIx64 ", %" PRIu64
-			" C, %" PRIu64 " Q, %" PRIu64 " P, %" PRIu64
-			" re-seeds after lost C events, %" PRIu64 " Q from checkpoints%s\n",
-			r->dql[i], r->q[i].n_c, r->q[i].n_q,
-			r->q[i].n_p, r->q[i].n_reseed, r->q[i].n_lost_q,
-			r->q[i].seeded ? "" : " (no completion seen: nothing to replay)");
+		esc_text_fputs(q->name, stderr);
+		if (r->backend == RECBPF_TP)
+			fprintf(stderr, ": struct dql at 0x%" PRIx64 ", %" PRIu64 " observations, %"
+				PRIu64 " completion windows: %" PRIu64 " exact C (%.2f%%), %" PRIu64
+				" re-seeds (%" PRIu64 " several calls, %" PRIu64 " no call, %" PRIu64
+				" went back), %" PRIu64 " stale dropped, %" PRIu64 " Q, %" PRIu64 " P%s\n",
+				r->dql[i], q->n_obs, q->n_windows, q->n_exact,
+				q->n_windows ? 100.0 * (double)q->n_exact / (double)q->n_windows : 100.0,
+				q->n_reseed, q->n_why[RECW_RS_CALLS], q->n_why[RECW_RS_NOCALL],
+				q->n_why[RECW_RS_BACK] + q->n_why[RECW_RS_QUEUED], q->n_stale,
+				q->n_q, q->n_p,
+				q->seeded ? "" : " (no completion seen: nothing to replay)");
+		else
+			fprintf(stderr, ": struct dql at 0x%" PRIx64 ", %" PRIu64
+				" C, %" PRIu64 " Q, %" PRIu64 " P, %" PRIu64
+				" re-seeds after lost C events, %" PRIu64 " Q from checkpoints%s\n",
+				r->dql[i], q->n_c, q->n_q,
+				q->n_p, q->n_reseed, q->n_lost_q,
+				q->seeded ? "" : " (no completion seen: nothing to replay)");
 	}
-	fprintf(stderr, "bqltool: record: %" PRIu64 " events, %" PRIu64 " C records, lost C %"
-		PRIu64 " (repaired by re-seeding), lost Q %" PRIu64 " (repaired), traps C %"
-		PRIu64 " Q %" PRIu64 " limit %" PRIu64 ", checkpoints %" PRIu64
-		", ring-buffer drops %" PRIu64 "\n", r->w.events, c, lc, lq,
-		st[REC_ST_TRAP_C], st[REC_ST_TRAP_Q], st[REC_ST_TRAP_LIMIT],
-		st[REC_ST_CHECKPOINT], st[REC_ST_DROP]);
+	if (r->backend == RECBPF_TP)
+		fprintf(stderr, "bqltool: record: %" PRIu64 " events, %" PRIu64 " C records, %"
+			PRIu64 " re-seeds, observations %" PRIu64 " (%" PRIu64 " with a change), "
+			"ring-buffer drops %" PRIu64 "\n", r->w.events, c, lc, st[REC_ST_OBS],
+			st[REC_ST_OBS_CHANGED], st[REC_ST_DROP]);
+	else
+		fprintf(stderr, "bqltool: record: %" PRIu64 " events, %" PRIu64 " C records, lost C %"
+			PRIu64 " (repaired by re-seeding), lost Q %" PRIu64 " (repaired), traps C %"
+			PRIu64 " Q %" PRIu64 " limit %" PRIu64 ", checkpoints %" PRIu64
+			", ring-buffer drops %" PRIu64 "\n", r->w.events, c, lc, lq,
+			st[REC_ST_TRAP_C], st[REC_ST_TRAP_Q], st[REC_ST_TRAP_LIMIT],
+			st[REC_ST_CHECKPOINT], st[REC_ST_DROP]);
 	if (!getrusage(RUSAGE_SELF, &ru))
 		fprintf(stderr, "bqltool: record: own CPU %.3f s user, %.3f s system "
 			"(start-up included, idle spinners not)\n",
@@ -205,6 +238,81 @@ static void unseeded(struct rec_run *r)
 			 n, r->n, r->q[first].name);
 }
 
+/* the kernel refused backend @b for a reason another backend may not have */
+static void why_set(struct rec_run *r, enum recbpf_backend b, const struct bql_err *e)
+{
+	const char *name = e->code > 0 ? strerrorname_np(e->code) : NULL;
+
+	snprintf(r->why_not[b], sizeof(r->why_not[b]), "%s%s%s%s", e->msg,
+		 name ? " (" : "", name ? name : "", name ? ")" : "");
+}
+
+/*
+ * Try the backends in r->order; the first that loads and attaches is used.
+ * Spinners (watchpoints: lost traps in idle vCPUs) are started before that
+ * backend's BPF objects exist, so that no child inherits their fds.
+ */
+static int open_backend(struct rec_run *r, struct recbpf_opts *bo)
+{
+	struct bql_err e;
+	bool refused;
+
+	for (unsigned int k = 0; k < r->norder; k++) {
+		enum recbpf_backend b = r->order[k];
+		bool spin = !r->o->no_spin &&
+			    (b == RECBPF_WATCH || (b == RECBPF_FENTRY && r->o->queued));
+
+		if (record_budget(r, b, r->why_not[b], sizeof(r->why_not[b])))
+			continue;
+		bo->limit_watch = r->limit_watch;
+		if (spin && spin_start(&r->spin, &e)) {
+			cmd_error(r->c, &e);
+			return BQL_EXIT_FAIL;
+		}
+		if (!recbpf_open(&r->bpf, bo, b, &e, &refused)) {
+			r->backend = b;
+			r->why_not[b][0] = 0;
+			return BQL_EXIT_OK;
+		}
+		if (spin)
+			spin_stop(&r->spin);
+		why_set(r, b, &e);
+		/* not the backend's fault, or no privilege: the others fare no better */
+		if (!refused || ((e.code == EPERM || e.code == EACCES) && geteuid() != 0) ||
+		    r->norder == 1) {
+			cmd_error(r->c, &e);
+			return BQL_EXIT_FAIL;
+		}
+	}
+	return cmd_fail(r->c, "no capture backend works on this kernel: tracepoints: %s; "
+			"fentry: %s; watchpoint: %s", r->why_not[RECBPF_TP],
+			r->why_not[RECBPF_FENTRY], r->why_not[RECBPF_WATCH]);
+}
+
+/* -v: for each backend not tried, whether it would have worked, and why not */
+static void why_not_others(struct rec_run *r)
+{
+	bool limit_watch = r->limit_watch;	/* record_budget() sets it */
+	struct bql_err e;
+
+	for (int b = 0; b < RECBPF_NR; b++) {
+		if (b == (int)r->backend || r->why_not[b][0])
+			continue;
+		if (record_budget(r, (enum recbpf_backend)b, r->why_not[b], sizeof(r->why_not[b])))
+			continue;
+		if (b == RECBPF_FENTRY && recbpf_probe_fentry(0, &e))
+			why_set(r, RECBPF_FENTRY, &e);
+		else if (b == RECBPF_WATCH && recbpf_probe_watch(r->bpf, &e))
+			why_set(r, RECBPF_WATCH, &e);
+		else
+			snprintf(r->why_not[b], sizeof(r->why_not[b]),
+				 "the kernel allows it, %s comes first (BQLTOOL_RECORD_BACKEND=%s "
+				 "selects it)", recbpf_backend_name(r->backend),
+				 recbpf_backend_name((enum recbpf_backend)b));
+	}
+	r->limit_watch = limit_watch;
+}
+
 int record_capture(struct rec_run *r)
 {
 	struct recbpf_opts bo = {
@@ -215,7 +323,9 @@ int record_capture(struct rec_run *r)
 	uint64_t st[REC_ST_NR];
 	struct sigaction sa;
 	struct bql_err e;
-	char comment[512];
+	struct utsname un;
+	unsigned int kflags;
+	char comment[1024];
 	int ret;
 
 	/* from here on, Ctrl-C and SIGTERM are a normal end of the capture */
@@ -231,25 +341,20 @@ int record_capture(struct rec_run *r)
 		cmd_error(r->c, &e);
 		return BQL_EXIT_FAIL;
 	}
-	/* before any BPF object exists: children must not inherit BPF fds */
-	if (!r->o->no_spin && (r->backend == RECBPF_WATCH || r->o->queued) &&
-	    spin_start(&r->spin, &e)) {
-		cmd_error(r->c, &e);
-		ofile_abort(r->of);
-		return BQL_EXIT_FAIL;
-	}
-	if (recbpf_open(&r->bpf, &bo, r->backend, &e)) {
-		ret = BQL_EXIT_FAIL;
-		cmd_error(r->c, &e);
+	ret = open_backend(r, &bo);
+	if (ret)
 		goto fail;
-	}
 	for (unsigned int i = 0; i < r->n; i++)
 		r->dql[i] = recbpf_dql_addr(r->bpf, i);
+	if (r->c->verbose)
+		why_not_others(r);
 	if (hz_get()->src == HZ_SRC_FALLBACK)
 		cmd_warn(r->c, "HZ unknown (no kernel config found), the trace says hz %u: "
 			 "set BQLTOOL_HZ if that is wrong", hz_get()->hz);
 	header_comment(r, comment, sizeof(comment));
 	recw_init(&r->w, hz_get()->hz, r->q, r->n, r->o->queued, sink, r->of);
+	if (!uname(&un) && !dql_kernel_parse(un.release, &kflags, NULL))
+		r->w.kflags = kflags;
 	recw_header(&r->w, comment);
 	r->progress = isatty(STDERR_FILENO) && (r->o->out || !isatty(STDOUT_FILENO));
 	r->t0 = r->last_shown = mono_ns();

@@ -11,9 +11,23 @@
 #include "lib/recbpf.h"
 #include "lib/spinner.h"
 
+static const char *const backend_names[RECBPF_NR] = {
+	[RECBPF_FENTRY] = "fentry",
+	[RECBPF_WATCH] = "watchpoint",
+	[RECBPF_TP] = "tracepoints",
+};
+
 const char *recbpf_backend_name(enum recbpf_backend b)
 {
-	return b == RECBPF_FENTRY ? "fentry" : "watchpoint";
+	return (unsigned int)b < RECBPF_NR ? backend_names[b] : "?";
+}
+
+int recbpf_backend_parse(const char *s)
+{
+	for (int b = 0; b < RECBPF_NR; b++)
+		if (!strcmp(s, backend_names[b]))
+			return b;
+	return -1;
 }
 
 unsigned int recbpf_regs_per_queue(bool queued, bool limit_watch)
@@ -33,13 +47,16 @@ static int no_bpf(struct bql_err *e)
 bool recbpf_available(void) { return false; }
 int recbpf_probe_fentry(int verbose, struct bql_err *e) { (void)verbose; return no_bpf(e); }
 int recbpf_open(struct recbpf **rp, const struct recbpf_opts *o,
-		enum recbpf_backend b, struct bql_err *e)
+		enum recbpf_backend b, struct bql_err *e, bool *refused)
 {
 	(void)o; (void)b;
 	*rp = NULL;
+	if (refused)
+		*refused = false;
 	return no_bpf(e);
 }
 uint64_t recbpf_dql_addr(const struct recbpf *r, unsigned int i) { (void)r; (void)i; return 0; }
+int recbpf_probe_watch(const struct recbpf *r, struct bql_err *e) { (void)r; return no_bpf(e); }
 int recbpf_poll(struct recbpf *r, int t, recbpf_event_fn fn, void *arg)
 {
 	(void)r; (void)t; (void)fn; (void)arg;
@@ -75,6 +92,7 @@ int recbpf_prog_stats(const struct recbpf *r, struct recbpf_prog_stat *out, int 
 #include <linux/perf_event.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 /* the generated skeleton casts its embedded object's const away */
@@ -91,6 +109,7 @@ struct recbpf {
 	struct bpf_link *links[MAX_LINKS];
 	unsigned int nlinks;
 	uint64_t dql[REC_MAX_SLOTS];
+	uint64_t addr_c;	/* &dql->prev_num_queued of target 0 (recbpf_probe_watch) */
 	recbpf_event_fn fn;
 	void *arg;
 	int cb_ret;
@@ -142,6 +161,8 @@ static const char *perm_hint(int err)
 		return "";
 	if (geteuid() != 0)
 		return " (recording needs root, or CAP_BPF and CAP_PERFMON)";
+	if (err == EACCES)
+		return " (the verifier rejected a program: -vvv shows its log)";
 	return " (refused by the kernel even for root: lockdown or a vendor restriction)";
 }
 
@@ -179,13 +200,16 @@ static void ksym_range(const char *name, uint64_t *lo, uint64_t *hi)
 
 static void set_autoload(struct record_bpf *s, enum recbpf_backend b, bool probe)
 {
-	bool fentry = b == RECBPF_FENTRY;
+	bool fentry = b == RECBPF_FENTRY, tp = b == RECBPF_TP;
 
 	bpf_program__set_autoload(s->progs.rec_fexit_completed, fentry);
 	bpf_program__set_autoload(s->progs.rec_fentry_completed, fentry && !probe);
 	bpf_program__set_autoload(s->progs.rec_fexit_reset, fentry && !probe);
-	bpf_program__set_autoload(s->progs.rec_trap, !probe);
-	bpf_program__set_autoload(s->progs.rec_xmit, !probe);
+	bpf_program__set_autoload(s->progs.rec_trap, !tp && !probe);
+	bpf_program__set_autoload(s->progs.rec_xmit, !tp && !probe);
+	bpf_program__set_autoload(s->progs.rec_tp_start, tp);
+	bpf_program__set_autoload(s->progs.rec_tp_xmit, tp);
+	bpf_program__set_autoload(s->progs.rec_tp_napi, tp);
 	bpf_program__set_autoload(s->progs.find_dql, !probe);
 }
 
@@ -315,7 +339,66 @@ static int resolve(struct recbpf *r, const struct recbpf_opts *o, struct bql_err
 					   tg->ifname, tg->queue, f->real_num_tx);
 		r->dql[i] = f->dql;
 	}
+	r->addr_c = b->finds[0].addr_c;
 	return 0;
+}
+
+/*
+ * The tracepoint backend's tables: each slot's device and queue, and the
+ * devices with their runs of slots (targets come grouped by device).
+ */
+static int tp_tables(struct recbpf *r, const struct recbpf_opts *o, struct bql_err *e)
+{
+	struct record_bpf__bss *b = r->skel->bss;
+
+	b->ndevs = 0;
+	for (unsigned int i = 0; i < o->n; i++) {
+		const struct rec_find *f = &b->finds[i];
+		struct rec_dev *d = b->ndevs ? &b->devs[b->ndevs - 1] : NULL;
+
+		b->slots[i].dev = f->dev;
+		b->slots[i].queue = o->t[i].queue;
+		if (d && d->dev == f->dev) {
+			d->n++;
+			continue;
+		}
+		for (unsigned int k = 0; k < b->ndevs; k++)
+			if (b->devs[k].dev == f->dev)
+				return bql_err_set(e, EINVAL, "%s: the device's queues are not "
+						   "listed together", o->t[i].ifname);
+		d = &b->devs[b->ndevs++];
+		d->dev = f->dev;
+		d->first = i;
+		d->n = 1;
+	}
+	b->tp_queued = o->queued;
+	return 0;
+}
+
+/* the kernel's struct dql layout, from BTF: is num_completed right after limit? */
+static bool lc_adjacent(void)
+{
+	struct btf *vm = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_member *m;
+	int id;
+	long lim = -1, nc = -1;
+
+	if (!vm)
+		return false;
+	id = btf__find_by_name_kind(vm, "dql", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(vm, (__u32)id) : NULL;
+	m = t ? btf_members(t) : NULL;
+	for (int i = 0; t && i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(vm, m->name_off);
+
+		if (!strcmp(name, "limit"))
+			lim = (long)btf_member_bit_offset(t, (__u32)i);
+		else if (!strcmp(name, "num_completed"))
+			nc = (long)btf_member_bit_offset(t, (__u32)i);
+	}
+	btf__free(vm);
+	return lim >= 0 && nc == lim + 32 && lim % 64 == 0;
 }
 
 static int rb_cb(void *ctx, void *data, size_t size)
@@ -329,13 +412,17 @@ static int rb_cb(void *ctx, void *data, size_t size)
 }
 
 int recbpf_open(struct recbpf **rp, const struct recbpf_opts *o,
-		enum recbpf_backend be, struct bql_err *e)
+		enum recbpf_backend be, struct bql_err *e, bool *refused)
 {
 	struct recbpf *r;
 	struct record_bpf__bss *b;
+	bool dummy;
 	int err;
 
 	*rp = NULL;
+	if (!refused)
+		refused = &dummy;
+	*refused = false;
 	if (o->n > REC_MAX_SLOTS)
 		return bql_err_set(e, E2BIG, "at most %d queues", REC_MAX_SLOTS);
 	lb_setup(o->verbose);
@@ -356,6 +443,7 @@ int recbpf_open(struct recbpf **rp, const struct recbpf_opts *o,
 	err = record_bpf__load(r->skel);
 	if (err) {
 		err = -err;
+		*refused = true;
 		if (err == EPERM)	/* no privilege: libbpf has nothing to add */
 			lb_last[0] = 0;
 		bql_err_set(e, err, "cannot load the BPF programs: %s%s%s%s", strerror(err),
@@ -373,12 +461,34 @@ int recbpf_open(struct recbpf **rp, const struct recbpf_opts *o,
 		b->slots[i].queued = o->queued;
 	}
 	b->nslots = o->n;
+	if (be == RECBPF_TP && (err = tp_tables(r, o, e)))
+		goto fail;
+	b->lc_adjacent = be == RECBPF_TP && lc_adjacent();
 
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.rb), rb_cb, r, NULL);
 	if (!r->rb) {
 		err = errno;
 		bql_err_set(e, err, "cannot map the ring buffer: %s", strerror(err));
 		goto fail;
+	}
+	*refused = true;	/* from here on, attaching: the kernel's say */
+	if (be == RECBPF_TP) {
+		/*
+		 * net_dev_xmit before net_dev_start_xmit (and detached after
+		 * it, links go in reverse): every push has its pop
+		 */
+		err = add_link(r, bpf_program__attach(r->skel->progs.rec_tp_napi),
+			       "tp_btf napi:napi_poll", e);
+		if (!err)
+			err = add_link(r, bpf_program__attach(r->skel->progs.rec_tp_xmit),
+				       "tp_btf net:net_dev_xmit", e);
+		if (!err)
+			err = add_link(r, bpf_program__attach(r->skel->progs.rec_tp_start),
+				       "tp_btf net:net_dev_start_xmit", e);
+		if (err)
+			goto fail;
+		*rp = r;
+		return 0;
 	}
 	err = add_link(r, bpf_program__attach(r->skel->progs.rec_xmit),
 		       "the checkpoint at net:net_dev_start_xmit", e);
@@ -419,6 +529,31 @@ fail:
 uint64_t recbpf_dql_addr(const struct recbpf *r, unsigned int i)
 {
 	return i < REC_MAX_SLOTS ? r->dql[i] : 0;
+}
+
+int recbpf_probe_watch(const struct recbpf *r, struct bql_err *e)
+{
+	struct perf_event_attr a;
+	int fd, err;
+
+	if (!r || !r->addr_c)
+		return bql_err_set(e, ENODEV, "no queue to watch");
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.size = sizeof(a);
+	a.bp_type = HW_BREAKPOINT_W;
+	a.bp_addr = r->addr_c;
+	a.bp_len = HW_BREAKPOINT_LEN_4;
+	a.sample_period = 1;
+	a.disabled = 1;
+	fd = (int)syscall(__NR_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		return bql_err_set(e, err, "perf_event_open(PERF_TYPE_BREAKPOINT, write, "
+				   "kernel address): %s%s", strerror(err), perm_hint(err));
+	}
+	close(fd);
+	return 0;
 }
 
 static int rb_setup(struct recbpf *r, recbpf_event_fn fn, void *arg)

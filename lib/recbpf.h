@@ -21,6 +21,8 @@
 enum recbpf_backend {
 	RECBPF_FENTRY,		/* fentry/fexit on dql_completed and dql_reset */
 	RECBPF_WATCH,		/* hardware write watchpoints + in-lock checkpoints */
+	RECBPF_TP,		/* tracepoints: struct dql observed around each xmit and poll */
+	RECBPF_NR,
 };
 
 struct recbpf_target {
@@ -49,6 +51,8 @@ struct recbpf;
 /* true if this binary was built with BPF support */
 bool recbpf_available(void);
 const char *recbpf_backend_name(enum recbpf_backend b);
+/* the backend named @s ("tracepoints", "fentry", "watchpoint"), or -1 */
+int recbpf_backend_parse(const char *s);
 /* debug registers one queue needs */
 unsigned int recbpf_regs_per_queue(bool queued, bool limit_watch);
 
@@ -62,12 +66,21 @@ int recbpf_probe_fentry(int verbose, struct bql_err *e);
 /*
  * recbpf_open - load the programs for backend @b, resolve every target's
  * struct dql in the caller's network namespace, attach. On failure nothing
- * stays loaded or attached. @e names the queue or the step.
+ * stays loaded or attached. @e names the queue or the step; *@refused
+ * (may be NULL) is true where the kernel refused the backend's programs
+ * or events (another backend may work), false for anything else (a
+ * device gone, no memory).
  */
 int recbpf_open(struct recbpf **rp, const struct recbpf_opts *o,
-		enum recbpf_backend b, struct bql_err *e);
+		enum recbpf_backend b, struct bql_err *e, bool *refused);
 /* the dql address found for target @i (for -v) */
 uint64_t recbpf_dql_addr(const struct recbpf *r, unsigned int i);
+/*
+ * recbpf_probe_watch - could a write watchpoint be set on target 0's
+ * struct dql here? Opens one breakpoint event on CPU 0 and closes it
+ * (nothing is attached). 0 = yes; else -errno and @e says why not.
+ */
+int recbpf_probe_watch(const struct recbpf *r, struct bql_err *e);
 
 typedef int (*recbpf_event_fn)(void *arg, const struct rec_event *ev);
 /*

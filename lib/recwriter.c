@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dql/dql.h"
 #include "lib/recwriter.h"
 
 #define LINE_MAX_LEN	1024
@@ -18,6 +19,7 @@ void recw_init(struct recw *w, unsigned int hz, struct recw_queue *q,
 	w->q = q;
 	w->nq = nq;
 	w->queued = queued;
+	w->kflags = DQL_K_NEWEST;
 	w->sink = sink;
 	w->arg = arg;
 }
@@ -235,6 +237,246 @@ static int on_check(struct recw *w, struct recw_queue *q, const struct rec_event
 	return w->err;
 }
 
+
+/* ------------------------------------------------------------ tracepoint observations */
+
+static const char *const reseed_names[] = {
+	[RECW_RS_CALLS] = "no single completion explains the change",
+	[RECW_RS_NOCALL] = "the state moved without a completion",
+	[RECW_RS_BACK] = "num_completed went back",
+	[RECW_RS_QUEUED] = "num_queued went back",
+};
+
+const char *recw_where_name(unsigned int where)
+{
+	static const char *const names[REC_AT_NR] = {
+		[REC_AT_NONE] = "?",
+		[REC_AT_START_XMIT] = "net_dev_start_xmit",
+		[REC_AT_XMIT] = "net_dev_xmit",
+		[REC_AT_NAPI] = "napi_poll",
+	};
+
+	return where < REC_AT_NR ? names[where] : "?";
+}
+
+const char *recw_reseed_name(enum recw_reseed r)
+{
+	return (unsigned int)r < sizeof(reseed_names) / sizeof(reseed_names[0]) ?
+	       reseed_names[r] : "?";
+}
+
+/* what dql_completed() writes, limit aside */
+static bool same_done(const struct rec_snap *a, const struct rec_snap *b)
+{
+	return a->num_completed == b->num_completed && a->prev_ovlimit == b->prev_ovlimit &&
+	       a->prev_num_queued == b->prev_num_queued &&
+	       a->prev_last_obj_cnt == b->prev_last_obj_cnt && a->adj_limit == b->adj_limit &&
+	       a->lowest_slack == b->lowest_slack && a->slack_start_time == b->slack_start_time;
+}
+
+static bool same_settings(const struct rec_snap *a, const struct rec_snap *b)
+{
+	return a->min_limit == b->min_limit && a->max_limit == b->max_limit &&
+	       a->slack_hold_time == b->slack_hold_time && a->stall_thrs == b->stall_thrs;
+}
+
+/* @pre with the settings of @cfg, as the engine's struct dql */
+static void to_dql(struct dql *d, const struct rec_snap *pre, const struct rec_snap *cfg,
+		   unsigned int kflags)
+{
+	memset(d, 0, sizeof(*d));
+	d->kflags = kflags;
+	d->num_queued = pre->num_queued;
+	d->adj_limit = pre->adj_limit;
+	d->last_obj_cnt = pre->last_obj_cnt;
+	d->history_head = pre->history_head;
+	memcpy(d->history, pre->history, sizeof(d->history));
+	d->limit = pre->limit;
+	d->num_completed = pre->num_completed;
+	d->prev_ovlimit = pre->prev_ovlimit;
+	d->prev_num_queued = pre->prev_num_queued;
+	d->prev_last_obj_cnt = pre->prev_last_obj_cnt;
+	d->lowest_slack = pre->lowest_slack;
+	d->slack_start_time = pre->slack_start_time;
+	d->last_reap = pre->last_reap;
+	d->stall_cnt = pre->stall_cnt;
+	d->stall_max = pre->stall_max;
+	d->min_limit = cfg->min_limit;
+	d->max_limit = cfg->max_limit;
+	d->slack_hold_time = cfg->slack_hold_time;
+	d->stall_thrs = cfg->stall_thrs;
+}
+
+/*
+ * Does one dql_completed(@count) at jiffies @j, on @pre with @cfg's
+ * settings, reading the num_queued and last_obj_cnt that @post says the
+ * call read, give @post?
+ */
+static bool one_call(const struct recw *w, const struct rec_snap *pre,
+		     const struct rec_snap *cfg, const struct rec_snap *post,
+		     uint32_t count, uint64_t j)
+{
+	struct dql d;
+
+	to_dql(&d, pre, cfg, w->kflags);
+	d.num_queued = post->prev_num_queued;
+	d.last_obj_cnt = post->prev_last_obj_cnt;
+	if (dql_completed(&d, count, j))
+		return false;
+	return d.limit == post->limit && d.num_completed == post->num_completed &&
+	       d.prev_ovlimit == post->prev_ovlimit &&
+	       d.prev_num_queued == post->prev_num_queued &&
+	       d.prev_last_obj_cnt == post->prev_last_obj_cnt &&
+	       d.adj_limit == post->adj_limit && d.lowest_slack == post->lowest_slack &&
+	       d.slack_start_time == post->slack_start_time;
+}
+
+static bool in_window(uint64_t j, uint64_t lo, uint64_t hi)
+{
+	return (int64_t)(j - lo) >= 0 && (int64_t)(hi - j) >= 0;
+}
+
+/*
+ * The jiffies of the call: only the slack branch's hold-time test and the
+ * slack_start_time it stores depend on them, so few values in the window
+ * [j_prev, jiffies] can differ in outcome: the new slack_start_time (a
+ * decrease or a starvation stored it), the window's ends, the last value
+ * at which the hold period has not yet run out, and the old start time.
+ * Returns true with *@j and *@after (the settings changed after the call).
+ */
+static bool find_call(const struct recw *w, const struct rec_snap *pre,
+		      const struct rec_event *ev, uint64_t *j, bool *after)
+{
+	const struct rec_snap *post = &ev->s;
+	uint32_t count = post->num_completed - pre->num_completed;
+	uint64_t hi = ev->jiffies, lo = ev->j_prev ? ev->j_prev : ev->jiffies;
+	uint64_t cand[5];
+	unsigned int nc = 0;
+	bool moved = !same_settings(pre, post);
+
+	if (post->slack_start_time != pre->slack_start_time)
+		cand[nc++] = post->slack_start_time;
+	cand[nc++] = hi;
+	cand[nc++] = pre->slack_start_time + post->slack_hold_time;
+	cand[nc++] = pre->slack_start_time + pre->slack_hold_time;
+	cand[nc++] = lo;
+	/* new settings first: a write is more likely long before the call than just after */
+	for (int order = 0; order < (moved ? 2 : 1); order++) {
+		const struct rec_snap *cfg = order ? pre : post;
+
+		for (unsigned int k = 0; k < nc; k++) {
+			if (!in_window(cand[k], lo, hi))
+				continue;
+			if (one_call(w, pre, cfg, post, count, cand[k])) {
+				*j = cand[k];
+				*after = order == 1;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static void hist_push(struct recw_queue *q, const struct rec_snap *s)
+{
+	q->hist_pos = (q->hist_pos + 1) % (sizeof(q->hist) / sizeof(q->hist[0]));
+	q->hist[q->hist_pos] = *s;
+}
+
+/* an older completion state seen again: another CPU's read, overtaken */
+static bool hist_has(const struct recw_queue *q, const struct rec_snap *s)
+{
+	for (size_t i = 0; i < sizeof(q->hist) / sizeof(q->hist[0]); i++)
+		if (same_done(&q->hist[i], s) && q->hist[i].limit == s->limit)
+			return true;
+	return false;
+}
+
+static int reseed(struct recw *w, struct recw_queue *q, uint64_t t,
+		  const struct rec_event *ev, enum recw_reseed why)
+{
+	q->n_reseed++;
+	q->n_why[why]++;
+	line(w, "# %" PRIu64 " %s re-seed: %s (observed at %s)", t, q->name,
+	     recw_reseed_name(why), recw_where_name(ev->where));
+	q->last = ev->s;
+	hist_push(q, &ev->s);
+	w->lines++;
+	return put_s(w, q, t, ev);
+}
+
+static int put_q_bytes(struct recw *w, struct recw_queue *q, uint64_t t, uint32_t bytes,
+		       uint64_t j)
+{
+	if (!bytes)
+		return 0;
+	q->n_q++;
+	w->lines++;
+	return line(w, "%" PRIu64 " %s Q %u j=%" PRIu64, t, q->name, bytes, j);
+}
+
+static int on_obs(struct recw *w, struct recw_queue *q, const struct rec_event *ev)
+{
+	const struct rec_snap *s = &ev->s, *l = &q->last;
+	uint64_t t = rec_t(q, ev), j;
+	int32_t dnc, q1, q2;
+	bool after;
+
+	q->n_obs++;
+	q->n_at[ev->where < REC_AT_NR ? ev->where : REC_AT_NONE]++;
+	if (!q->seeded) {
+		q->seeded = true;
+		q->last = *s;
+		hist_push(q, s);
+		w->lines++;
+		return put_s(w, q, t, ev);
+	}
+	dnc = (int32_t)(s->num_completed - l->num_completed);
+	if (dnc < 0) {
+		if (hist_has(q, s)) {
+			q->n_stale++;
+			return 0;
+		}
+		return reseed(w, q, t, ev, RECW_RS_BACK);
+	}
+	if (!dnc) {
+		if (!same_done(l, s))
+			return reseed(w, q, t, ev, RECW_RS_NOCALL);
+		if (w->queued && (int32_t)(s->num_queued - l->num_queued) < 0)
+			return reseed(w, q, t, ev, RECW_RS_QUEUED);
+		if (w->queued)
+			put_q_bytes(w, q, t, s->num_queued - l->num_queued, ev->jiffies);
+		put_settings(w, q, t, ev, true);
+		if (!s->stall_max && l->stall_max) {
+			q->n_p++;
+			line(w, "%" PRIu64 " %s P j=%" PRIu64 " stall_max=0", t, q->name, ev->jiffies);
+		}
+		q->last = *s;
+		return w->err;
+	}
+	q->n_windows++;
+	q1 = (int32_t)(s->prev_num_queued - l->num_queued);
+	q2 = (int32_t)(s->num_queued - s->prev_num_queued);
+	if ((w->queued && (q1 < 0 || q2 < 0)) || !find_call(w, l, ev, &j, &after))
+		return reseed(w, q, t, ev, RECW_RS_CALLS);
+	q->n_exact++;
+	if (w->queued)
+		put_q_bytes(w, q, t, (uint32_t)q1, ev->jiffies);
+	if (!after)
+		put_settings(w, q, t, ev, false);
+	q->n_c++;
+	w->lines++;
+	line(w, "%" PRIu64 " %s C %u j=%" PRIu64 " nq=%u lo=%u limit=%u", t, q->name,
+	     (uint32_t)dnc, j, s->prev_num_queued, s->prev_last_obj_cnt, s->limit);
+	if (after)
+		put_settings(w, q, t, ev, false);
+	if (w->queued)
+		put_q_bytes(w, q, t, (uint32_t)q2, ev->jiffies);
+	q->last = *s;
+	hist_push(q, s);
+	return w->err;
+}
+
 int recw_event(struct recw *w, const struct rec_event *ev)
 {
 	struct recw_queue *q;
@@ -275,6 +517,8 @@ int recw_event(struct recw *w, const struct rec_event *ev)
 		return w->err;
 	case REC_EV_CHECK:
 		return on_check(w, q, ev);
+	case REC_EV_OBS:
+		return on_obs(w, q, ev);
 	default:
 		return 0;
 	}
@@ -300,6 +544,15 @@ int recw_footer(struct recw *w, const uint64_t *st)
 		     " Q_from_checkpoints=%" PRIu64 " Q_before_seed_dropped=%" PRIu64,
 		     q->name, q->seeded ? "yes" : "no", q->n_c, q->n_q, q->n_p, q->n_r,
 		     q->n_reseed, q->n_lost_q, q->n_early_q);
+		if (q->n_obs)
+			line(w, "# selfcheck %s observations=%" PRIu64 " completion_windows=%" PRIu64
+			     " exact_C=%" PRIu64 " reseeds=%" PRIu64 " (multiple_calls=%" PRIu64
+			     " no_call=%" PRIu64 " went_back=%" PRIu64 " queued_back=%" PRIu64
+			     ") stale_dropped=%" PRIu64 " at_start_xmit=%" PRIu64 " at_xmit=%" PRIu64
+			     " at_napi_poll=%" PRIu64, q->name, q->n_obs, q->n_windows, q->n_exact,
+			     q->n_reseed, q->n_why[RECW_RS_CALLS], q->n_why[RECW_RS_NOCALL],
+			     q->n_why[RECW_RS_BACK], q->n_why[RECW_RS_QUEUED], q->n_stale,
+			     q->n_at[REC_AT_START_XMIT], q->n_at[REC_AT_XMIT], q->n_at[REC_AT_NAPI]);
 	}
 	if (st)
 		line(w, "# selfcheck events=%" PRIu64 " C_traps=%" PRIu64 " Q_traps=%" PRIu64

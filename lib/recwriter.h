@@ -16,6 +16,22 @@
  * - Settings changed at a C: P before it. R for dql_reset; the checkpoint
  *   after it re-seeds.
  * - Record times never go backwards within a queue.
+ *
+ * The tracepoint backend sends observations (OBS): the whole state, each
+ * time it changed since the previous observation of the queue. The first
+ * is the seed S. Then, where num_completed moved, the writer looks for the
+ * one dql_completed() call that turns the previous state into the new
+ * one: count = the num_completed difference, the num_queued and
+ * last_obj_cnt it read are the new prev_num_queued and prev_last_obj_cnt,
+ * the settings are the old or the new ones, jiffies one of the few values
+ * in the window that can matter. It runs the kernel's algorithm (dql/)
+ * on each candidate and writes the C only if every completion-side field
+ * comes out as observed; otherwise (two calls in one window, a race with
+ * another CPU, a reset, a limit written just before the call) the new
+ * state is written as an exact S and counted as a re-seed, with the reason.
+ * An observation older than the state already written (a race between
+ * CPUs) is dropped and counted. Without a completion, settings and limit
+ * writes become P, num_queued growth (--queued) Q.
  */
 #ifndef BQLTOOL_LIB_RECWRITER_H
 #define BQLTOOL_LIB_RECWRITER_H
@@ -43,6 +59,24 @@ struct recw_queue {
 	uint64_t n_reseed;		/* S after detected lost C events */
 	uint64_t n_lost_q;		/* Q written from a checkpoint */
 	uint64_t n_early_q;		/* Q dropped before the seed */
+
+	/* tracepoint backend */
+	uint64_t n_obs;			/* observations consumed */
+	uint64_t n_at[REC_AT_NR];	/* ... by tracepoint (enum rec_obs_where) */
+	uint64_t n_windows;		/* ... in which num_completed moved */
+	uint64_t n_exact;		/* ... explained by one call: a C */
+	uint64_t n_stale;		/* observations older than the written state */
+	uint64_t n_why[4];		/* re-seeds by reason (enum recw_reseed) */
+	struct rec_snap hist[4];	/* recent completion states, newest at hist_pos */
+	unsigned int hist_pos;
+};
+
+/* why a tracepoint window became a re-seed */
+enum recw_reseed {
+	RECW_RS_CALLS,		/* no single call explains it: two or more completions */
+	RECW_RS_NOCALL,		/* the state moved without a completion (reset, sysfs, race) */
+	RECW_RS_BACK,		/* num_completed went back to an unseen state (reset) */
+	RECW_RS_QUEUED,		/* num_queued went back (--queued) */
 };
 
 /* returns 0, or a negative errno that stops the writer */
@@ -53,6 +87,7 @@ struct recw {
 	struct recw_queue *q;
 	unsigned int nq;
 	bool queued;
+	unsigned int kflags;		/* DQL_K_* of the traced kernel (DQL_K_NEWEST) */
 	recw_sink sink;
 	void *arg;
 	uint64_t events;		/* events consumed */
@@ -79,5 +114,9 @@ int recw_comment(struct recw *w, const char *fmt, ...)
 int recw_footer(struct recw *w, const uint64_t *st);
 /* totals over all queues (for progress and -v) */
 void recw_totals(const struct recw *w, uint64_t *c, uint64_t *lost_c, uint64_t *lost_q);
+/* the re-seed reason, in words */
+const char *recw_reseed_name(enum recw_reseed r);
+/* the tracepoint of an observation (enum rec_obs_where): "net_dev_xmit", ... */
+const char *recw_where_name(unsigned int where);
 
 #endif

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * bqltool record, kernel side: BQL state of selected TX queues put on one
- * ring buffer (global order). Two backends share the event format:
- * fentry/fexit on dql_completed/dql_reset, and hardware write watchpoints
- * (perf breakpoint events) on the struct dql fields that dql_completed()
- * and dql_queued() store last, checked under the TX lock at
- * net_dev_start_xmit. Every struct offset comes from CO-RE.
+ * ring buffer (global order). Three backends share the event format:
+ * - tracepoints: the queue's struct dql observed where drivers call
+ *   dql_queued()/dql_completed() in between (net_dev_start_xmit and
+ *   net_dev_xmit around the driver's xmit, napi_poll after each poll); a
+ *   state that changed since the last observation is sent whole, and user
+ *   space (lib/recwriter.c) works out the call that explains it;
+ * - fentry/fexit on dql_completed/dql_reset;
+ * - hardware write watchpoints (perf breakpoint events) on the struct dql
+ *   fields that dql_completed() and dql_queued() store last, checked under
+ *   the TX lock at net_dev_start_xmit.
+ * Every struct offset comes from CO-RE.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -16,8 +22,13 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define RB_SIZE		(8u << 20)
-#define RB_WAKE		(2u << 20)	/* wake user space past this backlog */
+/*
+ * The reader polls every 100 ms and is woken past RB_WAKE (a wake-up per
+ * record costs microseconds in a VM); a record lost to a full ring is
+ * counted, and the next state sent repairs it (a re-seed).
+ */
+#define RB_SIZE		(1024u << 10)
+#define RB_WAKE		(256u << 10)	/* wake user space past this backlog */
 #define MAX_DEVS	4096		/* device-list walk bound */
 #define DQL_BUF		256		/* >= sizeof(struct dql) */
 
@@ -36,6 +47,10 @@ struct {
 /* set by user space before attaching */
 struct rec_slot slots[REC_MAX_SLOTS];
 rec_u32 nslots;
+rec_u32 tp_queued;			/* tracepoints: num_queued changes are events too */
+rec_u32 lc_adjacent;			/* tracepoints: num_completed right after limit */
+struct rec_dev devs[REC_MAX_SLOTS];	/* tracepoints: the devices of slots[] */
+rec_u32 ndevs;
 rec_u64 completed_lo, completed_hi;	/* [start, end) of dql_completed, 0 = unknown */
 rec_u64 reset_lo, reset_hi;		/* the same for dql_reset */
 struct rec_find finds[REC_MAX_SLOTS];	/* find_dql() request and answer */
@@ -282,6 +297,215 @@ int BPF_PROG(rec_xmit, const struct sk_buff *skb, const struct net_device *dev)
 	return 0;
 }
 
+/* ------------------------------------------------------------ tracepoints */
+
+/*
+ * The queues a CPU is transmitting on, innermost last: net_dev_start_xmit
+ * pushes the slot (or -1), net_dev_xmit pops it. The two fire on the same
+ * CPU around one ndo_start_xmit with bottom halves off, so the pair always
+ * matches; the skb may already be freed at net_dev_xmit, so it is not read
+ * there. A stacked device transmits from inside its own xmit: nested.
+ */
+struct xmit_stack {
+	__u32 depth;
+	__s32 slot[REC_XMIT_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xmit_stack);
+} xstack SEC(".maps");
+
+/* the whole struct dql is read here, not on the programs' small stack */
+struct dql_buf {
+	char b[DQL_BUF];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dql_buf);
+} scratch SEC(".maps");
+
+/*
+ * One observation of slot @i. The test is one small read: limit and
+ * num_completed (and num_queued with --queued), what only a completion, a
+ * reset or a limit write moves. Settings (limit_min, limit_max, hold_time,
+ * stall_thrs) act on the limit only at the next completion, so they are
+ * sent with it. If something moved, reserve a ring-buffer record, read
+ * the whole struct dql into it (after the reservation, so that records
+ * are in the order of their reads, also across CPUs) and send it with the
+ * jiffies taken before the previous observation's read: the completion it
+ * shows ran in between.
+ */
+static __always_inline void observe(__u32 i, __u32 where)
+{
+	__u32 zero = 0;
+	char *buf = bpf_map_lookup_elem(&scratch, &zero);
+	struct rec_slot *s;
+	struct rec_event *e;
+	__u64 k = i, j0, lc;
+	__u32 nq = 0;
+
+	if (i >= REC_MAX_SLOTS || !buf)
+		return;
+	/*
+	 * The compiler drops a bound test (or mask) where it can prove i < 64;
+	 * the verifier cannot: a mask it cannot see through.
+	 */
+	asm volatile("%[k] &= %[m]" : [k] "+r"(k) : [m] "i"(REC_MAX_SLOTS - 1));
+	i = (__u32)k;
+	s = &slots[k];
+	j0 = bpf_jiffies64();
+	stat_inc(REC_ST_OBS);
+	if (lc_adjacent) {
+		if (bpf_probe_read_kernel(&lc, sizeof(lc), (const void *)(s->dql + OFF(limit))))
+			return;
+	} else {
+		__u32 l = 0, c = 0;
+
+		bpf_probe_read_kernel(&l, sizeof(l), (const void *)(s->dql + OFF(limit)));
+		bpf_probe_read_kernel(&c, sizeof(c), (const void *)(s->dql + OFF(num_completed)));
+		lc = (__u64)l | (__u64)c << 32;
+	}
+	if (tp_queued)
+		bpf_probe_read_kernel(&nq, sizeof(nq), (const void *)(s->dql + OFF(num_queued)));
+	if (s->armed && (__u32)lc == s->last_limit && (__u32)(lc >> 32) == s->last_nc &&
+	    (!tp_queued || nq == s->last_nq)) {
+		/* written only when it moved: the slot stays shared between CPUs */
+		if (s->last_j != j0)
+			s->last_j = j0;
+		return;
+	}
+	stat_inc(REC_ST_OBS_CHANGED);
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		/* last_* stay behind: the next observation sends the state */
+		stat_inc(REC_ST_DROP);
+		return;
+	}
+	if (dql_read(buf, s->dql)) {
+		bpf_ringbuf_discard(e, BPF_RB_NO_WAKEUP);
+		return;
+	}
+	snap_fill(&e->s, buf);
+	e->t_ns = bpf_ktime_get_ns();
+	e->jiffies = bpf_jiffies64();
+	e->ip = 0;
+	e->kind = REC_EV_OBS;
+	e->slot = i;
+	e->j_prev = s->armed ? s->last_j : 0;
+	e->where = where;
+	e->cpu = bpf_get_smp_processor_id();
+	remember(s, &e->s);
+	s->last_nq = e->s.num_queued;
+	s->last_j = j0;
+	s->armed = 1;
+	submit(e);
+}
+
+/* the slot of queue @q of device @dev, or -1 */
+static __always_inline int tp_slot(__u64 dev, __u32 q)
+{
+	for (int d = 0; d < REC_MAX_SLOTS; d++) {
+		if (d >= ndevs)
+			break;
+		if (devs[d].dev != dev)
+			continue;
+		for (int k = 0; k < REC_MAX_SLOTS; k++) {
+			__u32 i = devs[d].first + k;
+
+			if (k >= devs[d].n || i >= REC_MAX_SLOTS)
+				break;
+			if (slots[i].queue == q)
+				return (int)i;
+		}
+		return -1;
+	}
+	return -1;
+}
+
+SEC("tp_btf/net_dev_start_xmit")
+int BPF_PROG(rec_tp_start, const struct sk_buff *skb, const struct net_device *dev)
+{
+	struct xmit_stack *xs;
+	__u32 zero = 0;
+	int i;
+
+	xs = bpf_map_lookup_elem(&xstack, &zero);
+	if (!xs)
+		return 0;
+	i = tp_slot((__u64)dev, skb->queue_mapping);
+	if (xs->depth < REC_XMIT_DEPTH)
+		xs->slot[xs->depth & (REC_XMIT_DEPTH - 1)] = i;
+	xs->depth++;
+	if (i >= 0)
+		observe((__u32)i, REC_AT_START_XMIT);
+	return 0;
+}
+
+SEC("tp_btf/net_dev_xmit")
+int BPF_PROG(rec_tp_xmit, struct sk_buff *skb, int rc, struct net_device *dev,
+	     unsigned int skb_len)
+{
+	struct xmit_stack *xs;
+	__u32 zero = 0;
+	int i;
+
+	xs = bpf_map_lookup_elem(&xstack, &zero);
+	/* depth 0: the start_xmit came before we were attached */
+	if (!xs || !xs->depth)
+		return 0;
+	xs->depth--;
+	if (xs->depth >= REC_XMIT_DEPTH)
+		return 0;
+	i = xs->slot[xs->depth & (REC_XMIT_DEPTH - 1)];
+	if (i >= 0)
+		observe((__u32)i, REC_AT_XMIT);
+	return 0;
+}
+
+struct napi_walk {
+	__u32 first, n;
+};
+
+static long napi_one(__u32 k, struct napi_walk *w)
+{
+	if (k >= w->n)
+		return 1;
+	observe(w->first + k, REC_AT_NAPI);
+	return 0;
+}
+
+/* after each NAPI poll of a recorded device: every recorded queue of it */
+SEC("tp_btf/napi_poll")
+int BPF_PROG(rec_tp_napi, struct napi_struct *napi, int work, int budget)
+{
+	__u64 dev = (__u64)napi->dev;
+
+	for (int d = 0; d < REC_MAX_SLOTS; d++) {
+		struct napi_walk w;
+
+		if (d >= ndevs)
+			break;
+		if (devs[d].dev != dev)
+			continue;
+		/* one queue (the usual single-queue device) without the loop's call */
+		if (devs[d].n == 1) {
+			observe(devs[d].first, REC_AT_NAPI);
+			break;
+		}
+		w.first = devs[d].first;
+		w.n = devs[d].n;
+		bpf_loop(REC_MAX_SLOTS, napi_one, &w, 0);
+		break;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------ fentry backend */
 
 SEC("fexit/dql_completed")
@@ -351,6 +575,7 @@ static long walk_one(__u32 idx, struct walk *w)
 		f->addr_c = dql + OFF(prev_num_queued);
 		f->addr_q = dql + OFF(num_queued);
 		f->addr_limit = dql + OFF(limit);
+		f->dev = (__u64)dev;
 	}
 	lh = (struct list_head *)w->pos;
 	w->pos = (__u64)BPF_CORE_READ(lh, next);

@@ -22,6 +22,8 @@ typedef uint16_t rec_u16;
 
 /* queues one recording can hold (the watchpoint backend: debug registers) */
 #define REC_MAX_SLOTS	64
+/* nested transmits one CPU can be inside (the kernel's XMIT_RECURSION_LIMIT is 8) */
+#define REC_XMIT_DEPTH	8
 
 enum rec_ev_kind {
 	REC_EV_C = 1,	/* dql_completed() returned: post-call state */
@@ -29,6 +31,16 @@ enum rec_ev_kind {
 	REC_EV_LIMIT,	/* limit written outside dql_completed/dql_reset (sysfs) */
 	REC_EV_RESET,	/* dql_reset() ran */
 	REC_EV_CHECK,	/* checkpoint: the state moved without an event (full state) */
+	REC_EV_OBS,	/* tracepoint backend: the state changed since the last observation */
+};
+
+/* where a tracepoint observation was taken (rec_event.where) */
+enum rec_obs_where {
+	REC_AT_NONE = 0,
+	REC_AT_START_XMIT,	/* net:net_dev_start_xmit, TX lock held, before the driver */
+	REC_AT_XMIT,		/* net:net_dev_xmit, TX lock held, after the driver */
+	REC_AT_NAPI,		/* napi:napi_poll, after a poll of one of the device's NAPIs */
+	REC_AT_NR,
 };
 
 /*
@@ -66,6 +78,10 @@ struct rec_event {
 	rec_u32 kind;		/* enum rec_ev_kind */
 	rec_u32 slot;		/* queue index in the record's list */
 	struct rec_snap s;
+	/* REC_EV_OBS only */
+	rec_u64 j_prev;		/* jiffies before the previous observation of the queue read it */
+	rec_u32 where;		/* enum rec_obs_where */
+	rec_u32 cpu;
 };
 
 /*
@@ -84,7 +100,17 @@ struct rec_slot {
 	rec_u32 last_min;
 	rec_u32 last_max;
 	rec_u32 last_hold;
+	rec_u32 last_stall;	/* stall_thrs | stall_max << 16 (tracepoint backend) */
+	rec_u64 dev;		/* struct net_device * of the queue (tracepoint backend) */
+	rec_u64 last_j;		/* jiffies before the last observation read the state */
+	rec_u32 queue;		/* TX queue index */
 	rec_u32 pad;
+};
+
+/* tracepoint backend: one recorded device, its slots are [first, first + n) */
+struct rec_dev {
+	rec_u64 dev;		/* struct net_device * */
+	rec_u32 first, n;
 };
 
 /* device walk request/answer (one per slot), see find_dql in record.bpf.c */
@@ -95,6 +121,7 @@ struct rec_find {
 	rec_u64 addr_c;		/* out: &dql->prev_num_queued */
 	rec_u64 addr_q;		/* out: &dql->num_queued */
 	rec_u64 addr_limit;	/* out: &dql->limit */
+	rec_u64 dev;		/* out: the struct net_device */
 	rec_u32 real_num_tx;	/* out */
 	rec_u32 found_dev;	/* out: the ifindex exists in the caller's netns */
 	char name[16];		/* out: the device's name */
@@ -110,6 +137,8 @@ enum rec_stat {
 	REC_ST_MISSED_C,	/* checkpoints that found num_completed moved */
 	REC_ST_MISSED_Q,	/* checkpoints that found num_queued moved */
 	REC_ST_DROP,		/* ring buffer full: event dropped */
+	REC_ST_OBS,		/* tracepoint observations of a recorded queue */
+	REC_ST_OBS_CHANGED,	/* ... that found the state changed (an event) */
 	REC_ST_NR,
 };
 
