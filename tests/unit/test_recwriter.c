@@ -863,15 +863,25 @@ static void test_tp_settings(void **state)
 	assert_non_null(strstr(p, " limit_max=2000\n"));
 	assert_non_null(strstr(p, " C "));
 	assert_int_equal(m.d.limit, 2000);
-	/* written after the call, before the observation: C, then P */
-	tp_xmit(&m, 1000, 0);
+	/*
+	 * written after the call, before the observation: C, then P (a
+	 * starvation the old limit_max clamped: the new one would not have)
+	 */
+	tp_xmit(&m, 5000, 0);
+	tick(&m, 1);
 	assert_int_equal(dql_completed(&m.d, inflight(&m), m.j), 0);
+	assert_int_equal(m.d.limit, 2000);
 	assert_int_equal(dql_store_limit_max(&m.d, DQL_MAX_LIMIT), 0);
 	tp_napi(&m, 0);
-	snprintf(want, sizeof(want), " limit=%u\n", m.d.limit);
+	snprintf(want, sizeof(want), " C 5000 j=%" PRIu64 " nq=%u lo=5000 limit=2000\n", m.j,
+		 m.d.num_queued);
 	c = strstr(p + 1, want);
 	assert_non_null(c);
-	assert_non_null(strstr(c, " limit_max=1879048192\n"));
+	/* the P follows its C at once */
+	c = strchr(c + 1, '\n') + 1;
+	snprintf(want, sizeof(want), "eth0:tx-0 P j=%" PRIu64 " limit_max=1879048192\n", m.j);
+	assert_non_null(strstr(c, want));
+	assert_true(strstr(c, want) < strchr(c, '\n'));
 	/* a sysfs limit write with no completion: P limit= */
 	assert_int_equal(dql_store_limit(&m.d, 4321), 0);
 	tp_xmit(&m, 100, 0);
