@@ -290,13 +290,16 @@ const struct cmd_entry cmd_record_entry = {
 		"  -o, --output FILE   write FILE (atomically, when the capture ends) instead of\n"
 		"                      stdout; FILE.gz and FILE.zst are compressed\n"
 		"      --queued        also record dql_queued() as Q records\n"
-		"      --no-spin       no idle spinners (watchpoint backend; more lost traps in VMs)\n"
+		"      --no-spin       no idle spinners (watchpoints only; more lost traps in VMs)\n"
 		"  -n, --netns NS      record devices of network namespace NS\n"
 		"  -v, --verbose       report the backend, the events and the repairs on stderr\n"
-		"\nBackends, chosen automatically: fentry/fexit on dql_completed where the kernel\n"
-		"allows it, else hardware write watchpoints (at most 4 queues, 2 with --queued:\n"
-		"4 debug registers per CPU). Ctrl-C and SIGTERM end the capture cleanly. Needs\n"
-		"root (CAP_BPF and CAP_PERFMON). BQLTOOL_RECORD_BACKEND=fentry|watchpoint forces one.\n",
+		"\nBackends, tried in this order: tracepoints (the queue's struct dql observed at\n"
+		"net_dev_start_xmit, net_dev_xmit and napi_poll; BPF tracepoints alone, up to 64\n"
+		"queues), fentry/fexit on dql_completed, hardware write watchpoints (at most 4\n"
+		"queues, 2 with --queued: 4 debug registers per CPU).\n"
+		"BQLTOOL_RECORD_BACKEND=tracepoints|fentry|watchpoint forces one; -v says why the\n"
+		"others were not used. With no SEL, the devices that are up and on which BQL runs.\n"
+		"Ctrl-C and SIGTERM end the capture cleanly. Needs root (CAP_BPF and CAP_PERFMON).\n",
 	.flags = CMD_NO_JSON,
 	.run = record_run,
 };

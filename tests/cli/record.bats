@@ -53,8 +53,11 @@ rec() {
 	rec help record
 	assert_success
 	assert_line --index 0 "Usage: bqltool [GLOBAL OPTIONS] record [-d SEC | -c COUNT] [-o FILE] [--queued] [--no-spin] [-n NS] [-v] [SEL...]"
+	assert_regex "$output" "Backends, tried in this order: tracepoints"
 	assert_regex "$output" "fentry/fexit on dql_completed"
-	assert_regex "$output" "hardware write watchpoints \(at most 4 queues, 2 with --queued"
+	assert_regex "$output" "hardware write watchpoints \(at most 4"
+	assert_regex "$output" "queues, 2 with --queued"
+	assert_regex "$output" "BQLTOOL_RECORD_BACKEND=tracepoints\|fentry\|watchpoint"
 	rec help
 	assert_regex "$output" "  record +Capture a bqltrace"
 }

@@ -7,8 +7,8 @@ bats_require_minimum_version 1.5.0
 load netns
 
 # record's BPF program names (lib/bpf/record.bpf.c), as bpftool shows them
-REC_PROGS='^(rec_trap|rec_xmit|rec_fexit_compl|rec_fentry_comp|rec_fexit_reset|find_dql)$'
-# a few large packages for traffic (downloaded into a temp dir, deleted)
+REC_PROGS='^(rec_trap|rec_xmit|rec_fexit_compl|rec_fentry_comp|rec_fexit_reset|find_dql|rec_tp_start|rec_tp_xmit|rec_tp_napi)$'
+# a few large packages for traffic (downloaded into a temp dir, deleted), one download each
 PKGS="llvm-14 libllvm14 clang-14 libclang-cpp14 gcc-12"
 
 setup_file() {
@@ -16,6 +16,7 @@ setup_file() {
 	ip -n "$NS" link add i8 numtxqueues 8 type ifb || true
 	ip -n "$NS" link set i8 up || true
 	ip -n "$NS" link add va type veth peer name vb || true
+	ip -n "$NS" link add i9 type ifb || true	# left down
 }
 
 teardown_file() {
@@ -37,8 +38,8 @@ rec_progs() {
 	bpftool -j prog list 2>/dev/null | jq -r '.[].name // empty' | grep -E "$REC_PROGS" || true
 }
 
-# our maps (the ring buffer, the counters, the skeleton's .bss)
-REC_MAPS='^(rb|stats|record_b\.bss)$'
+# our maps (the ring buffer, the counters, the tracepoint backend's per-CPU maps, the skeleton's .bss)
+REC_MAPS='^(rb|stats|xstack|scratch|record_b\.bss)$'
 rec_maps() {
 	bpftool -j map list 2>/dev/null | jq -r '.[].name // empty' | grep -E "$REC_MAPS" || true
 }
@@ -86,19 +87,39 @@ capture_require() {
 	fail "record eth0 failed (exit $rc): $(cat "$probe.err")"
 }
 
-# traffic_start: download packages in a loop into a temp dir, in the
-# background, as a process group of its own (apt-get has helper children)
+# traffic_start: one download loop per package, in parallel, into a temp
+# dir, in the background, as a process group of its own (apt-get has
+# helper children)
 traffic_start() {
 	DL_DIR=$(mktemp -d)
 	setsid bash -c '
 		cd "$1" || exit 1; shift
-		apt-get download -q "$@" >/dev/null 2>&1 ||
-			{ apt-get update -q >/dev/null 2>&1 && apt-get download -q "$@" >/dev/null 2>&1; }
-		while :; do
-			rm -f ./*.deb
-			apt-get download -q "$@" >/dev/null 2>&1 || sleep 1
-		done' traffic "$DL_DIR" $PKGS &
+		apt-cache show "$1" >/dev/null 2>&1 || apt-get update -q >/dev/null 2>&1
+		for p in "$@"; do
+			mkdir -p "$p"
+			( cd "$p" && while :; do
+				rm -f ./*.deb
+				apt-get download -q "$p" >/dev/null 2>&1 || sleep 1
+			done ) &
+		done
+		wait' traffic "$DL_DIR" $PKGS &
 	DL_PID=$!
+}
+
+# every BPF program and link of the machine, ids and names (for before/after)
+all_bpf() {
+	{ bpftool -j prog list 2>/dev/null | jq -r '.[] | "prog \(.id) \(.name // "")"'
+	  bpftool -j link list 2>/dev/null | jq -r '.[] | "link \(.id) \(.prog_id)"'; } | sort
+}
+
+# the BPF lists settle once the kernel has freed what the recorder left (RCU)
+assert_bpf_as_before() {
+	local i
+	for i in $(seq 30); do
+		[ "$(all_bpf)" != "$1" ] || break
+		sleep 0.1
+	done
+	assert_equal "$(all_bpf)" "$1"
 }
 
 traffic_stop() {
@@ -117,39 +138,57 @@ verified() {
 	MISMATCHES=$(jq '[.queues[].verify.mismatches] | add' <<<"$output")
 }
 
-@test "record eth0 -d 20 -o t.bqt.zst during downloads: replay --verify reproduces every limit, nothing stays attached" {
+@test "record eth0 -d 25 -o t.bqt.zst during five parallel downloads: replay --verify reproduces every limit, bpftool lists as before" {
 	capture_require
 	assert_nothing_attached
-	local t="$BATS_TEST_TMPDIR/t.bqt.zst"
+	local t="$BATS_TEST_TMPDIR/t.bqt.zst" before
+	before=$(all_bpf)
 	traffic_start
-	timeout 60 "$BQLTOOL" -v record eth0 -d 20 -o "$t" 2>"$BATS_TEST_TMPDIR/err" &
+	timeout 90 "$BQLTOOL" -v record eth0 -d 25 -o "$t" 2>"$BATS_TEST_TMPDIR/err" &
 	local pid=$!
 	sleep 5
 	# while recording, our programs are loaded and linked (so the checks below can see them)
 	[ -n "$(rec_progs)" ]
 	[ -n "$(rec_links)" ]
 	[ -n "$(rec_maps)" ]
-	# and one SCHED_IDLE spinner runs per CPU (watchpoint backend)
+	# and one SCHED_IDLE spinner runs per CPU (watchpoint backend only)
 	if grep -q "with the watchpoint backend" "$BATS_TEST_TMPDIR/err"; then
 		assert_equal "$(pgrep -x bqltool-spin | wc -l)" "$(grep -c ^processor /proc/cpuinfo)"
 		for p in $(pgrep -x bqltool-spin); do
 			chrt -p "$p" | grep -q SCHED_IDLE
 		done
+	else
+		run pgrep -x bqltool-spin
+		assert_failure
 	fi
 	wait "$pid"
 	traffic_stop
 	cat "$BATS_TEST_TMPDIR/err" >&3 || true
 	assert_nothing_attached
+	assert_bpf_as_before "$before"
 	run pgrep -x bqltool-spin
 	assert_failure
 	run -0 sh -c "zstd -dc '$t' | head -1"
 	assert_output "bqltrace 1"
-	zstd -dc "$t" | grep -q '^# backend watchpoint: \|^# backend fentry: '
+	zstd -dc "$t" | grep -q '^# backend \(tracepoints\|watchpoint\|fentry\): '
 	zstd -dc "$t" | grep -q '^# selfcheck events='
+	# -v: the backend used and, for each other one, why not
+	grep -q '^bqltool: record: backend [a-z]*$' "$BATS_TEST_TMPDIR/err"
+	[ "$(grep -c '^bqltool: record: backend [a-z]* not used: ' "$BATS_TEST_TMPDIR/err")" -eq 2 ]
 	verified "$t"
 	echo "# checked $CHECKED, mismatches $MISMATCHES" >&3
 	assert_equal "$MISMATCHES" 0
-	[ "$CHECKED" -ge 200 ]
+	[ "$CHECKED" -ge 100 ]
+	# tracepoints: the share of completions written as exact C records
+	if zstd -dc "$t" | grep -q '^# backend tracepoints: '; then
+		local sc windows exact
+		sc=$(zstd -dc "$t" | grep '^# selfcheck eth0:tx-0 observations=')
+		windows=$(sed 's/.* completion_windows=\([0-9]*\).*/\1/' <<<"$sc")
+		exact=$(sed 's/.* exact_C=\([0-9]*\).*/\1/' <<<"$sc")
+		echo "# exact C $exact of $windows completion windows" >&3
+		[ "$windows" -ge 100 ]
+		[ $((exact * 100)) -ge $((windows * 99)) ]
+	fi
 }
 
 @test "record -o t.bqt.gz --queued: Q records, the gzip capture replays with 0 mismatches" {
@@ -180,9 +219,10 @@ verified() {
 	grep -q '^# selfcheck eth0:tx-0 ' <<<"$output"
 }
 
-@test "record: SIGINT and SIGTERM end the capture cleanly, -o committed with the footer" {
+@test "record: SIGINT and SIGTERM end the capture cleanly, -o committed with the footer; SIGKILL leaves nothing attached" {
 	capture_require
-	local sig
+	local sig before
+	before=$(all_bpf)
 	for sig in INT TERM; do
 		local t="$BATS_TEST_TMPDIR/$sig.bqt"
 		"$BQLTOOL" record eth0 -o "$t" 2>"$BATS_TEST_TMPDIR/$sig.err" &
@@ -194,6 +234,7 @@ verified() {
 		wait "$pid" || rc=$?
 		assert_equal "$rc" 0
 		assert_nothing_attached
+		assert_bpf_as_before "$before"
 		grep -q '^# selfcheck events=' "$t"
 		run --separate-stderr "$BQLTOOL" replay --verify "$t"
 		assert_success
@@ -201,6 +242,21 @@ verified() {
 		run pgrep -x bqltool-spin
 		assert_failure
 	done
+	# SIGKILL: no handler runs, the kernel closes the links with the process
+	local t="$BATS_TEST_TMPDIR/KILL.bqt"
+	"$BQLTOOL" record eth0 -o "$t" 2>/dev/null &
+	local pid=$!
+	sleep 2
+	[ -n "$(rec_links)" ]
+	kill -KILL "$pid"
+	wait "$pid" || true
+	assert_nothing_attached
+	assert_bpf_as_before "$before"
+	run pgrep -x bqltool-spin
+	assert_failure
+	run pgrep -f "bqltool record eth0"
+	assert_failure
+	[ ! -e "$t" ]
 }
 
 @test "record: a write error on stdout fails, nothing stays attached" {
@@ -223,7 +279,7 @@ verified() {
 	assert_nothing_attached
 }
 
-@test "record -n NS: a veth does not use BQL; 8 ifb queues exceed the debug registers" {
+@test "record -n NS: a veth does not use BQL; 8 ifb queues exceed the watchpoints' debug registers" {
 	netns_require
 	local t="$BATS_TEST_TMPDIR/x.bqt"
 	run --separate-stderr timeout 20 "$BQLTOOL" record -n "$NS" va -d 1 -o "$t"
@@ -231,29 +287,91 @@ verified() {
 	assert_regex "$stderr" "va: device does not use BQL"
 	ip netns exec "$NS" test -d /sys/class/net/i8/queues/tx-7/byte_queue_limits ||
 		skip "no 8-queue ifb in the namespace"
-	capture_require
-	run --separate-stderr timeout 20 "$BQLTOOL" record -n "$NS" i8 -d 1 -o "$t"
-	if grep -q "backend fentry" <<<"$stderr"; then skip "fentry backend: no register limit"; fi
+	# the budget is checked before anything is loaded: this runs on any kernel
+	BQLTOOL_RECORD_BACKEND=watchpoint run --separate-stderr timeout 20 "$BQLTOOL" record -n "$NS" i8 -d 1 -o "$t"
 	assert_failure 1
 	assert_regex "$stderr" "8 queues selected, but the watchpoint backend can record at most 4 at once: each queue takes 1 of the 4 hardware debug registers per CPU; select fewer \(e.g. i8:0-3\)"
-	run --separate-stderr timeout 20 "$BQLTOOL" -n "$NS" record --queued i8:0-2 -d 1 -o "$t"
+	BQLTOOL_RECORD_BACKEND=watchpoint run --separate-stderr timeout 20 "$BQLTOOL" -n "$NS" record --queued i8:0-2 -d 1 -o "$t"
 	assert_failure 1
 	assert_regex "$stderr" "at most 2 at once with --queued"
+	BQLTOOL_RECORD_BACKEND=nosuch run --separate-stderr timeout 20 "$BQLTOOL" record -n "$NS" i8 -d 1 -o "$t"
+	assert_failure 2
+	assert_regex "$stderr" "BQLTOOL_RECORD_BACKEND: unknown backend 'nosuch' \(auto, tracepoints, fentry, watchpoint\)"
 	[ ! -e "$t" ]
 	assert_nothing_attached
 }
 
-@test "record -n NS i8:0-3: resolves the namespace's queues; ifb never completes, so no seed" {
+@test "record -n NS i8: all 8 queues (no register limit); ifb never completes, so no seed" {
 	netns_require
 	ip netns exec "$NS" test -d /sys/class/net/i8/queues/tx-7/byte_queue_limits ||
 		skip "no 8-queue ifb in the namespace"
 	capture_require
-	run --separate-stderr timeout 20 "$BQLTOOL" -v record -n "$NS" i8:0-3 -d 1
+	run --separate-stderr timeout 20 "$BQLTOOL" -v record -n "$NS" i8 -d 1
+	if grep -q "backend watchpoint$" <<<"$stderr"; then skip "watchpoint backend: 4 queues at most"; fi
 	assert_success
-	assert_regex "$output" "queue i8:tx-3 limit_min=0 "
+	assert_regex "$output" "queue i8:tx-7 limit_min=0 "
 	assert_regex "$stderr" "i8:tx-0: struct dql at 0xffff[0-9a-f]+"
-	assert_regex "$stderr" "4 of 4 queues \(i8:tx-0, ...\) saw no completion"
+	assert_regex "$stderr" "8 of 8 queues \(i8:tx-0, ...\) saw no completion"
 	assert_nothing_attached
+}
+
+@test "record with no selector takes the devices that are up and on which BQL runs" {
+	netns_require
+	ip netns exec "$NS" test -d /sys/class/net/i9/queues/tx-0/byte_queue_limits ||
+		skip "no ifb in the namespace"
+	# i8 is up but virtual with BQL never run, i9 is down: nothing to record, each named
+	run --separate-stderr timeout 20 "$BQLTOOL" -v record -n "$NS" -d 1
+	assert_failure 1
+	assert_regex "$stderr" "i8: not recorded \(virtual, BQL never ran\); name it to record it"
+	assert_regex "$stderr" "i9: not recorded \(down\)"
+	assert_regex "$stderr" "no network device that is up and uses BQL to record \(skipped: i8 \(virtual, BQL never ran\), i9 \(down\)\); name a device to record it anyway"
+	assert_output ""
+	assert_nothing_attached
+	# named, a down device is recorded all the same
+	capture_require
+	run --separate-stderr timeout 20 "$BQLTOOL" record -n "$NS" i9 -d 0.5
+	assert_success
+	assert_regex "$output" "queue i9:tx-0 "
+	# on the host: eth0 is taken, down devices are not
+	run --separate-stderr timeout 20 "$BQLTOOL" -v record -d 0.5
+	assert_success
+	assert_regex "$output" "queue eth0:tx-0 "
+	local d
+	for d in /sys/class/net/*; do
+		d=${d##*/}
+		[ -d "/sys/class/net/$d/queues/tx-0/byte_queue_limits" ] || continue
+		if (( ! ($(cat "/sys/class/net/$d/flags") & 1) )); then
+			refute_regex "$output" "queue $d:tx-"
+			assert_regex "$stderr" "$d: not recorded \(down\)"
+		fi
+	done
+	assert_nothing_attached
+}
+
+@test "record: a backend forced by BQLTOOL_RECORD_BACKEND that the kernel refuses fails naming the call; one it allows replays" {
+	capture_require
+	local b t ok=0
+	for b in tracepoints fentry watchpoint; do
+		t="$BATS_TEST_TMPDIR/$b.bqt"
+		traffic_start
+		BQLTOOL_RECORD_BACKEND=$b run --separate-stderr timeout 30 "$BQLTOOL" -v record eth0 -d 3 -o "$t"
+		traffic_stop
+		echo "# $b: status $status: $(grep -m1 'record: backend\|record:' <<<"$stderr")" >&3
+		if [ "$status" -eq 0 ]; then
+			grep -q "^# backend $b: " "$t"
+			assert_regex "$stderr" "backend $b \(BQLTOOL_RECORD_BACKEND\)"
+			verified "$t"
+			assert_equal "$MISMATCHES" 0
+			ok=$((ok + 1))
+		else
+			assert_equal "$status" 1
+			assert_regex "$stderr" "(load|attach|watchpoint|refused|not permitted)"
+			[ ! -e "$t" ]
+		fi
+		assert_nothing_attached
+	done
+	# the default capture worked (capture_require): so does the backend it used
+	[ "$ok" -ge 1 ]
 }
 
 @test "record: no permission (uid nobody): exit 1 naming the need, nothing written" {
