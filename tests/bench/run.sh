@@ -330,27 +330,43 @@ bench_top() {
 # ------------------------------------------------------------ record
 
 # the workload: a few large Debian packages, downloaded into a temp dir
-REC_PKGS=${BENCH_RECORD_PKGS:-"llvm-14 libllvm14 clang-14 libclang-cpp14"}
+REC_PKGS=${BENCH_RECORD_PKGS:-"llvm-14 libllvm14 clang-14 libclang-cpp14 gcc-12"}
 
 # busy jiffies of all CPUs (user nice system irq softirq steal) from /proc/stat
 cpu_busy() {
 	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
 }
 
-# rec_download: BENCH_RECORD_ROUNDS (default 3) rounds of downloading them
+# rec_download: BENCH_RECORD_ROUNDS (default 3) rounds of downloading them,
+# one apt-get per package, in parallel
 rec_download() {
-	local d rc=0 i
+	local d rc=0 i p pids
 	d=$(mktemp -d)
 	for ((i = 0; i < ${BENCH_RECORD_ROUNDS:-3}; i++)); do
-		(cd "$d" && apt-get download -q $REC_PKGS >/dev/null 2>&1 && rm -f ./*.deb) || rc=$?
+		pids=()
+		for p in $REC_PKGS; do
+			(mkdir -p "$d/$p" && cd "$d/$p" && apt-get download -q "$p" >/dev/null 2>&1) &
+			pids+=($!)
+		done
+		# these only: the recorder runs in the background too
+		for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+		for p in $REC_PKGS; do
+			ls "$d/$p"/*.deb >/dev/null 2>&1 || rc=1
+		done
+		rm -rf "${d:?}"/*
 	done
 	rm -rf "$d"
 	return $rc
 }
 
-# own_cpu PID: user+sys CPU seconds of that process alone (not its children)
+# own_cpu PID: CPU seconds of that process alone (not its children): the
+# scheduler's nanoseconds on a CPU (/proc/PID/schedstat), else user+sys ticks
 own_cpu() {
-	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13) / hz }' "/proc/$1/stat"
+	if [ -r "/proc/$1/schedstat" ]; then
+		awk '{ printf "%.6f", $1 / 1e9 }' "/proc/$1/schedstat"
+	else
+		awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13) / hz }' "/proc/$1/stat"
+	fi
 }
 
 # rec_during NAME IDLE_SECS ARGS...: record eth0 (ARGS) around one download,
@@ -369,7 +385,7 @@ rec_during() {
 	kill -INT "$pid"; wait "$pid" || true
 	R_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
 	R_BUSY=$(awk -v a="$b0" -v b="$b1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", (b - a) / hz }')
-	R_OWN=$(awk -v a="$o0" -v b="$o1" 'BEGIN { printf "%.3f", b - a }')
+	R_OWN=$(awk -v a="$o0" -v b="$o1" 'BEGIN { printf "%.6f", b - a }')
 }
 
 # field FILE REGEX: the number before REGEX in a -v report
@@ -408,24 +424,37 @@ bench_record() {
 	rec_during rec-idle "$dl_secs" --no-spin
 	echo "  download alone:            ${base_secs} s, machine busy ${base_busy} CPU s"
 	echo "  download recorded:         ${dl_secs} s, machine busy ${dl_busy} CPU s, ${ev:-0} events"
+	grep -E "^bqltool: record: backend [a-z]+$" "$BENCH_DIR/rec-dl.err" | sed 's/^bqltool: record: /  /'
 	grep -E "BPF program" "$BENCH_DIR/rec-dl.err" | sed 's/^bqltool: record: /  /'
+	# tracepoints: BPF time per hooked event, per transmitted packet, per completion
+	local nc
+	nc=$(field "$BENCH_DIR/rec-dl.err" "C records,")
+	grep -E "BPF program rec_tp_" "$BENCH_DIR/rec-dl.err" | awk -v c="${nc:-0}" '
+		{ runs += $6; ns += $6 * $8; if ($5 == "rec_tp_start:") pk = $6 }
+		END {
+			if (!runs) exit
+			printf "  BPF per hooked event:      %.0f ns (%d runs of the 3 programs)\n", ns / runs, runs
+			if (pk) printf "  BPF per transmitted packet: %.0f ns (%d packets; NAPI polls included)\n", ns / pk, pk
+			if (c) printf "  BPF per completion:        %.0f ns (%d C records)\n", ns / c, c
+		}'
+	awk -v a="$dl_own" -v b="$R_OWN" -v s="$dl_secs" 'BEGIN {
+		if (s > 0) printf "  recorder process:          %.3f%% of a core while recording (%.3f%% while idle)\n",
+			a / s * 100, b / s * 100 }'
 	awk -v e="${ev:-0}" -v a="$dl_own" -v b="$R_OWN" -v rb="$dl_busy" -v bb="$base_busy" 'BEGIN {
 		if (e <= 0) { print "  no events captured: no per-event figures"; exit }
-		tick = 1 / '"$(getconf CLK_TCK)"'
-		if (a - b < tick)
-			printf "  recorder process:          %.3f s CPU vs %.3f s idle baseline: below the clock tick, < %.1f us per event\n",
-				a, b, tick / e * 1e6
-		else
-			printf "  recorder process:          %.3f s CPU vs %.3f s idle baseline: %.2f us per event\n",
-				a, b, (a - b) / e * 1e6
+		printf "  recorder process:          %.4f s CPU vs %.4f s idle baseline: %.2f us per event\n",
+			a, b, (a - b) / e * 1e6
 		printf "  whole machine (noisy):     %+.3f CPU s vs the download alone: %.2f us per event\n",
 			rb - bb, (rb - bb) / e * 1e6
 	}'
 	"$BQLTOOL" replay --verify "$BENCH_DIR/rec-dl.bqt" 2>&1 | tail -1 | sed 's/^/  verify: /'
-	# losses, without and with the idle spinners
-	grep -h "lost C" "$BENCH_DIR/rec-dl.err" | sed 's/^bqltool: record: /  --no-spin: /'
-	rec_during rec-spin 0
-	grep -h "lost C" "$BENCH_DIR/rec-spin.err" | sed 's/^bqltool: record: /  spinners:  /'
+	# tracepoints: exact C records and re-seeds; watchpoints: losses without and with spinners
+	grep -h "completion windows" "$BENCH_DIR/rec-dl.err" | sed 's/^bqltool: record: /  /'
+	if grep -q "lost C" "$BENCH_DIR/rec-dl.err"; then
+		grep -h "lost C" "$BENCH_DIR/rec-dl.err" | sed 's/^bqltool: record: /  --no-spin: /'
+		rec_during rec-spin 0
+		grep -h "lost C" "$BENCH_DIR/rec-spin.err" | sed 's/^bqltool: record: /  spinners:  /'
+	fi
 }
 
 # ------------------------------------------------------------ sim
