@@ -18,6 +18,7 @@
 #include <netlink/route/link.h>
 
 #include "lib/nl.h"
+#include "lib/nl_int.h"
 
 /*
  * include/uapi/linux/netdev.h (generated from
@@ -42,16 +43,6 @@ enum {
 #define NETDEV_QUEUE_TYPE_TX		1
 #define NETDEV_QSTATS_SCOPE_QUEUE	1
 
-struct bnl {
-	struct nl_sock *rt;		/* NETLINK_ROUTE */
-	struct nl_cache *cache;		/* route/link, refilled by refresh */
-	struct bnl_link *links;		/* snapshot, ifindex order */
-	size_t nlinks;
-	bool loaded;			/* a snapshot was taken */
-	struct nl_sock *gn;		/* NETLINK_GENERIC, NULL if it failed */
-	int gn_err;			/* NLE_* from connecting gn */
-	int netdev_id;			/* >0 resolved, 0 not yet, <0 absent */
-};
 
 int bnl_errno(int nlerr)
 {
@@ -85,8 +76,7 @@ int bnl_errno(int nlerr)
 }
 
 /* "WHAT: libnl text" with the mapped errno; returns -errno. */
-__attribute__((format(printf, 3, 4)))
-static int bnl_err(struct bql_err *e, int nlerr, const char *fmt, ...)
+int bnl_err(struct bql_err *e, int nlerr, const char *fmt, ...)
 {
 	char what[192];
 	va_list ap;
@@ -167,6 +157,8 @@ void bnl_close(struct bnl *h)
 		return;
 	if (h->cache)
 		nl_cache_free(h->cache);
+	if (h->qdiscs)
+		nl_cache_free(h->qdiscs);
 	if (h->rt)
 		nl_socket_free(h->rt);
 	if (h->gn)
