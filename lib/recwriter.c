@@ -354,6 +354,9 @@ static bool find_call(const struct recw *w, const struct rec_snap *pre,
 	unsigned int nc = 0;
 	bool moved = !same_settings(pre, post);
 
+	/* a previous observation on another CPU may have read jiffies later */
+	if ((int64_t)(hi - lo) < 0)
+		lo = hi;
 	if (post->slack_start_time != pre->slack_start_time)
 		cand[nc++] = post->slack_start_time;
 	cand[nc++] = hi;
@@ -383,11 +386,14 @@ static void hist_push(struct recw_queue *q, const struct rec_snap *s)
 	q->hist[q->hist_pos] = *s;
 }
 
-/* an older completion state seen again: another CPU's read, overtaken */
+/*
+ * An older state seen again: another CPU's read, overtaken by a newer one
+ * (a state of the recent history other than the newest).
+ */
 static bool hist_has(const struct recw_queue *q, const struct rec_snap *s)
 {
 	for (size_t i = 0; i < sizeof(q->hist) / sizeof(q->hist[0]); i++)
-		if (same_done(&q->hist[i], s) && q->hist[i].limit == s->limit)
+		if (i != q->hist_pos && same_done(&q->hist[i], s) && q->hist[i].limit == s->limit)
 			return true;
 	return false;
 }
@@ -442,6 +448,11 @@ static int on_obs(struct recw *w, struct recw_queue *q, const struct rec_event *
 	if (!dnc) {
 		if (!same_done(l, s))
 			return reseed(w, q, t, ev, RECW_RS_NOCALL);
+		/* the limit before a sysfs write, read by a CPU that was overtaken */
+		if (s->limit != l->limit && hist_has(q, s)) {
+			q->n_stale++;
+			return 0;
+		}
 		if (w->queued && (int32_t)(s->num_queued - l->num_queued) < 0)
 			return reseed(w, q, t, ev, RECW_RS_QUEUED);
 		if (w->queued)
@@ -451,6 +462,8 @@ static int on_obs(struct recw *w, struct recw_queue *q, const struct rec_event *
 			q->n_p++;
 			line(w, "%" PRIu64 " %s P j=%" PRIu64 " stall_max=0", t, q->name, ev->jiffies);
 		}
+		if (s->limit != l->limit)
+			hist_push(q, s);
 		q->last = *s;
 		return w->err;
 	}

@@ -773,6 +773,7 @@ static void test_tp_race(void **state)
 	struct verdict v;
 	struct rec_event old = { .kind = REC_EV_OBS, .where = REC_AT_START_XMIT };
 	struct rec_event mid = { .kind = REC_EV_OBS, .where = REC_AT_START_XMIT };
+	char want[64];
 
 	(void)state;
 	model_init(&m, false);
@@ -803,6 +804,19 @@ static void test_tp_race(void **state)
 	assert_int_equal(m.q.n_why[RECW_RS_CALLS], 1);
 	assert_int_equal(m.q.n_reseed, 2);
 	assert_int_equal(m.q.n_exact + 1, m.q.n_windows);
+	/* a read from before a sysfs limit write, overtaken by one after it: no P of the old limit */
+	snap(&m.d, &old.s);
+	old.t_ns = m.t;
+	old.jiffies = old.j_prev = m.j;
+	assert_int_equal(dql_store_limit(&m.d, 77777), 0);
+	tp_xmit(&m, 100, 0);
+	assert_non_null(strstr(m.out.s, " limit=77777\n"));
+	assert_int_equal(recw_event(&m.w, &old), 0);
+	assert_int_equal(m.q.n_stale, 2);
+	snprintf(want, sizeof(want), " limit=%u\n", old.s.limit);
+	assert_null(strstr(strstr(m.out.s, " limit=77777\n"), want));
+	tp_traffic(&m, 2);
+	verify_all(&m, &v);
 	model_free(&m);
 }
 
