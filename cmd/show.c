@@ -20,6 +20,25 @@
 
 enum show_format { FMT_TEXT, FMT_JSON, FMT_PROMETHEUS };
 
+/* a qdisc's identity and counters, named as tc -s -j names them */
+static void json_qdisc(struct bql_ctx *c, const char *key, const struct bnl_qdisc *q)
+{
+	char h[16];
+
+	out_open_obj(c, key);
+	out_str(c, OUT_JSON, "kind", NULL, q->kind);
+	out_str(c, OUT_JSON, "handle", NULL, bnl_tc_handle_str(q->handle, h, sizeof(h)));
+	out_str(c, OUT_JSON, "parent", NULL, bnl_tc_handle_str(q->parent, h, sizeof(h)));
+	out_u64(c, OUT_JSON, "bytes", NULL, q->bytes);
+	out_u64(c, OUT_JSON, "packets", NULL, q->packets);
+	out_u64(c, OUT_JSON, "drops", NULL, q->drops);
+	out_u64(c, OUT_JSON, "requeues", NULL, q->requeues);
+	out_u64(c, OUT_JSON, "overlimits", NULL, q->overlimits);
+	out_u64(c, OUT_JSON, "backlog", NULL, q->backlog);
+	out_u64(c, OUT_JSON, "qlen", NULL, q->qlen);
+	out_close_obj(c);
+}
+
 static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 {
 	out_open_obj(c, NULL);
@@ -45,6 +64,8 @@ static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 		out_u64(c, OUT_JSON, "tx_dropped", NULL, d->tx_dropped);
 		out_close_obj(c);
 	}
+	if (d->qd_shared)
+		json_qdisc(c, "shared_qdisc", &d->qd);
 	out_open_arr(c, "queues");
 	for (unsigned int k = 0; k < d->nq; k++) {
 		const struct snap_queue *q = &d->q[k];
@@ -64,6 +85,8 @@ static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 			out_u64(c, OUT_JSON, "tx_wake", NULL, q->tx_wake);
 		if (q->qs_present & SQ_TX_HW_DROPS)
 			out_u64(c, OUT_JSON, "tx_hw_drops", NULL, q->tx_hw_drops);
+		if (q->qd_scope == BNL_QD_QUEUE)
+			json_qdisc(c, "qdisc", &q->qd);
 		out_close_obj(c);
 	}
 	out_close_arr(c);
@@ -121,6 +144,86 @@ static void text_dev_header(struct bql_ctx *c, const struct snap_dev *d)
 	(void)b2;
 }
 
+/* "180 KiB", or "180 KiB = 1.47 ms" where the link speed is known */
+static const char *sized(char *buf, size_t n, uint64_t bytes, const struct snap_dev *d)
+{
+	char b[32], w[32];
+
+	units_fmt_bytes(b, sizeof(b), bytes);
+	if (d->present & SD_SPEED)
+		snprintf(buf, n, "%s = %s", b, units_fmt_wire(w, sizeof(w), bytes, d->speed_mbps));
+	else
+		snprintf(buf, n, "%s", b);
+	return buf;
+}
+
+static void text_qdisc_line(struct bql_ctx *c, const struct bnl_qdisc *q,
+			    const struct snap_dev *d)
+{
+	char h1[16], h2[16], b[64], s1[32];
+
+	out_text(c, "    qdisc %s %s parent %s (all %u queues): backlog %s (%" PRIu64 " pkts)  "
+		 "drops %" PRIu64 "  requeues %" PRIu64 "  overlimits %" PRIu64 "  sent %s\n",
+		 q->kind, bnl_tc_handle_str(q->handle, h1, sizeof(h1)),
+		 bnl_tc_handle_str(q->parent, h2, sizeof(h2)), d->ntx, sized(b, sizeof(b), q->backlog, d),
+		 q->qlen, q->drops, q->requeues, q->overlimits,
+		 units_fmt_bytes(s1, sizeof(s1), q->bytes));
+}
+
+/*
+ * The transmit path per queue: what waits in the qdisc that feeds it, what
+ * BQL lets into the ring (as time on the wire where the speed is known).
+ */
+static int text_path(struct bql_ctx *c, const struct snap_dev *d)
+{
+	struct table t;
+	bool any = false;
+	char b[64], h1[16], h2[16];
+
+	for (unsigned int k = 0; k < d->nq; k++)
+		any |= d->q[k].qd_scope == BNL_QD_QUEUE;
+	if (!any)
+		return 0;
+	table_init(&t, 9, 1u << 0 | 1u << 1, 4);
+	if (table_row(&t))
+		return -1;
+	table_cell(&t, 0, "queue");
+	table_cell(&t, 1, "qdisc");
+	table_cell(&t, 2, "backlog");
+	table_cell(&t, 3, "qlen");
+	table_cell(&t, 4, "drops");
+	table_cell(&t, 5, "requeues");
+	table_cell(&t, 6, "overlimits");
+	table_cell(&t, 7, "sent");
+	table_cell(&t, 8, "bql inflight / limit");
+	for (unsigned int k = 0; k < d->nq; k++) {
+		const struct snap_queue *q = &d->q[k];
+		char in[64];
+
+		if (q->qd_scope != BNL_QD_QUEUE)
+			continue;
+		if (table_row(&t)) {
+			table_free(&t);
+			return -1;
+		}
+		table_cell(&t, 0, "tx-%u", q->bql.index);
+		table_cell(&t, 1, "%s %s %s", q->qd.kind, bnl_tc_handle_str(q->qd.handle, h1, sizeof(h1)),
+			   bnl_tc_handle_str(q->qd.parent, h2, sizeof(h2)));
+		table_cell(&t, 2, "%s", sized(b, sizeof(b), q->qd.backlog, d));
+		table_cell(&t, 3, "%" PRIu64, q->qd.qlen);
+		table_cell(&t, 4, "%" PRIu64, q->qd.drops);
+		table_cell(&t, 5, "%" PRIu64, q->qd.requeues);
+		table_cell(&t, 6, "%" PRIu64, q->qd.overlimits);
+		table_cell(&t, 7, "%s", units_fmt_bytes(b, sizeof(b), q->qd.bytes));
+		if (bql_has(&q->bql, BQL_INFLIGHT) && bql_has(&q->bql, BQL_LIMIT))
+			table_cell(&t, 8, "%s / %s", sized(in, sizeof(in), q->bql.val[BQL_INFLIGHT], d),
+				   units_fmt_bytes(b, sizeof(b), q->bql.val[BQL_LIMIT]));
+	}
+	table_print(&t, c->out);
+	table_free(&t);
+	return 0;
+}
+
 static int text_dev(struct bql_ctx *c, const struct snap_dev *d, unsigned int hz)
 {
 	static const char *const qs_names[] = { "tx_packets", "tx_bytes", "tx_stop", "tx_wake" };
@@ -164,7 +267,9 @@ static int text_dev(struct bql_ctx *c, const struct snap_dev *d, unsigned int hz
 	table_drop_empty(&t, 1);
 	table_print(&t, c->out);
 	table_free(&t);
-	return ret;
+	if (d->qd_shared)
+		text_qdisc_line(c, &d->qd, d);
+	return ret ? ret : text_path(c, d);
 }
 
 static int show_run(struct bql_ctx *c, int argc, char **argv)

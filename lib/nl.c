@@ -159,6 +159,7 @@ void bnl_close(struct bnl *h)
 		nl_cache_free(h->cache);
 	if (h->qdiscs)
 		nl_cache_free(h->qdiscs);
+	free(h->qd);
 	if (h->rt)
 		nl_socket_free(h->rt);
 	if (h->gn)

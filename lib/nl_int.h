@@ -13,6 +13,7 @@
 
 struct nl_sock;
 struct nl_cache;
+struct bnl_qdisc;
 
 struct bnl {
 	struct nl_sock *rt;		/* NETLINK_ROUTE */
@@ -25,6 +26,8 @@ struct bnl {
 	int netdev_id;			/* >0 resolved, 0 not yet, <0 absent */
 	int ethtool_id;			/* the same for the ethtool family */
 	struct nl_cache *qdiscs;	/* route/qdisc, filled by bnl_qdisc_refresh */
+	struct bnl_qdisc *qd;		/* ... copied out of it */
+	size_t nqd, qd_cap;
 };
 
 /* "WHAT: libnl text" with the mapped errno in @e; returns -errno */

@@ -101,6 +101,36 @@ static void apply_qstats(struct snapshot *s, const struct bnl_qstats *qs,
 	}
 }
 
+/* the qdisc feeding each queue (one dump for every device); none if the dump fails */
+static void apply_qdiscs(struct bnl *nl, struct snapshot *s)
+{
+	struct bql_err qe;
+
+	if (bnl_qdisc_refresh(nl, &qe)) {
+		size_t k = strlen(s->note);
+
+		snprintf(s->note + k, sizeof(s->note) - k, "%s%s", k ? "; " : "", qe.msg);
+		return;
+	}
+	s->qdiscs = true;
+	for (size_t d = 0; d < s->n; d++) {
+		struct snap_dev *dev = &s->dev[d];
+
+		if (!(dev->present & SD_IFINDEX))
+			continue;
+		for (unsigned int k = 0; k < dev->nq; k++) {
+			struct snap_queue *q = &dev->q[k];
+
+			q->qd_scope = bnl_qdisc_for_queue(nl, dev->ifindex, dev->ntx,
+							  q->bql.index, &q->qd);
+			if (q->qd_scope == BNL_QD_DEVICE) {
+				dev->qd_shared = true;
+				dev->qd = q->qd;
+			}
+		}
+	}
+}
+
 int snapshot_take(const struct bql_ctx *c, struct bnl *nl,
 		  const struct sel_result *r, struct snapshot *s,
 		  struct bql_err *e)
@@ -160,6 +190,8 @@ int snapshot_take(const struct bql_ctx *c, struct bnl *nl,
 		snprintf(s->note, sizeof(s->note),
 			 "netlink not consulted (--sysfs-root): device context read from sysfs");
 	}
+	if (nl && s->n)
+		apply_qdiscs(nl, s);
 	return 0;
 fail:
 	snapshot_free(s);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "lib/bql.h"
+#include "lib/nl_qdisc.h"
 #include "lib/sel.h"
 
 struct bnl;
@@ -27,6 +28,8 @@ struct snap_queue {
 	struct bql_queue bql;
 	unsigned int qs_present;	/* SQ_* from netdev qstats */
 	uint64_t tx_packets, tx_bytes, tx_stop, tx_wake, tx_hw_drops;
+	enum bnl_qdisc_scope qd_scope;	/* BNL_QD_QUEUE: @qd feeds this queue alone */
+	struct bnl_qdisc qd;
 };
 
 enum {
@@ -51,6 +54,8 @@ struct snap_dev {
 	uint64_t tx_bytes, tx_packets, tx_errors, tx_dropped;
 	unsigned int nq;		/* selected queues */
 	struct snap_queue *q;
+	bool qd_shared;			/* one root qdisc (@qd) feeds all the TX queues */
+	struct bnl_qdisc qd;
 };
 
 struct snapshot {
@@ -58,6 +63,7 @@ struct snapshot {
 	size_t n;
 	bool netlink;			/* device context came from rtnetlink */
 	bool qstats;			/* netdev genl family answered */
+	bool qdiscs;			/* the qdisc dump answered */
 	char note[256];			/* why a source is missing (for -v) */
 };
 

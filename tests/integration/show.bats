@@ -119,3 +119,87 @@ setup() {
 	want=$(ls -d /sys/class/net/*/queues/tx-*/byte_queue_limits 2>/dev/null | wc -l)
 	assert_equal "$(jq '[.[].queues | length] | add // 0' <<<"$output")" "$want"
 }
+
+# tc's view of DEV's qdiscs in the namespace, one "parent kind backlog bytes" per line
+tc_qdiscs() {
+	ip netns exec "$NS" tc -s -j qdisc show dev "$1" |
+		jq -r '.[] | "\(.parent // "root") \(.kind) \(.backlog) \(.bytes)"'
+}
+
+@test "netns: the qdisc of each TX queue under mq (tbf children with a real backlog) agrees with tc -s" {
+	command -v python3 >/dev/null || skip "python3 not installed (the AF_PACKET sender)"
+	ip -n "$NS" link add i4 numtxqueues 4 type ifb
+	ip -n "$NS" link set i4 up
+	ip netns exec "$NS" tc qdisc add dev i4 root handle 1: mq
+	local n
+	for n in 1 2 3 4; do
+		ip netns exec "$NS" tc qdisc add dev i4 parent 1:$n handle 1$n: tbf rate 8kbit burst 1600 limit 200000
+	done
+	# 32 flows of 3 frames: the flow hash spreads them over the 4 queues; tbf holds them
+	ip netns exec "$NS" python3 "$BATS_TEST_DIRNAME/../tools/pktsend.py" i4 32 3 1000
+	local before after
+	before=$(tc_qdiscs i4)
+	run --separate-stderr "$BQLTOOL" -n "$NS" -j show i4
+	after=$(tc_qdiscs i4)
+	assert_success
+	json_ok
+	assert_equal "$(jq '.[0] | has("shared_qdisc")' <<<"$output")" false
+	for ((n = 1; n <= 4; n++)); do
+		local q=$((n - 1)) kind parent backlog bytes b0 b1 s0 s1
+		kind=$(jq -r --argjson q $q '.[0].queues[$q].qdisc.kind' <<<"$output")
+		parent=$(jq -r --argjson q $q '.[0].queues[$q].qdisc.parent' <<<"$output")
+		backlog=$(jq -r --argjson q $q '.[0].queues[$q].qdisc.backlog' <<<"$output")
+		bytes=$(jq -r --argjson q $q '.[0].queues[$q].qdisc.bytes' <<<"$output")
+		assert_equal "$kind" tbf
+		assert_equal "$parent" "1:$n"
+		assert_equal "$(jq -r --argjson q $q '.[0].queues[$q].qdisc.handle' <<<"$output")" "1$n:"
+		read -r _ _ b0 s0 < <(grep "^1:$n " <<<"$before")
+		read -r _ _ b1 s1 < <(grep "^1:$n " <<<"$after")
+		# tbf sends about one frame a second: between what tc saw before and after
+		(( backlog <= b0 && backlog >= b1 ))
+		(( bytes >= s0 && bytes <= s1 ))
+	done
+	# a real backlog on more than one queue
+	(( $(jq '[.[0].queues[] | select(.qdisc.backlog > 0)] | length' <<<"$output") >= 2 ))
+	# text: one row per queue with its qdisc
+	run --separate-stderr "$BQLTOOL" -n "$NS" show i4
+	assert_success
+	assert_regex "$output" "tx-3 +tbf 14: 1:4"
+	ip -n "$NS" link del i4
+}
+
+@test "netns: one root qdisc over several queues is the device's, shown once" {
+	ip -n "$NS" link add i5 numtxqueues 3 type ifb
+	ip netns exec "$NS" tc qdisc add dev i5 root handle 5: htb default 1
+	run --separate-stderr "$BQLTOOL" -n "$NS" -j show i5
+	assert_success
+	assert_equal "$(jq -r '.[0].shared_qdisc.kind' <<<"$output")" htb
+	assert_equal "$(jq -r '.[0].shared_qdisc.handle' <<<"$output")" "5:"
+	assert_equal "$(jq -r '.[0].shared_qdisc.parent' <<<"$output")" root
+	assert_equal "$(jq '[.[0].queues[] | has("qdisc")] | any' <<<"$output")" false
+	run --separate-stderr "$BQLTOOL" -n "$NS" show i5
+	assert_success
+	assert_regex "$output" "qdisc htb 5: parent root \(all 3 queues\): backlog 0 B"
+	# a single-queue device: its root qdisc feeds tx-0
+	ip -n "$NS" link add i6 type ifb
+	ip netns exec "$NS" tc qdisc add dev i6 root handle 6: tbf rate 1mbit burst 1600 limit 10000
+	run --separate-stderr "$BQLTOOL" -n "$NS" -j show i6
+	assert_success
+	assert_equal "$(jq -r '.[0].queues[0].qdisc.kind' <<<"$output")" tbf
+	assert_equal "$(jq '.[0] | has("shared_qdisc")' <<<"$output")" false
+	ip -n "$NS" link del i5
+	ip -n "$NS" link del i6
+}
+
+@test "host (read only): eth0's qdisc agrees with tc -s -j" {
+	[ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limits ] || skip "no eth0 with BQL"
+	local ntx kind
+	ntx=$(ls -d /sys/class/net/eth0/queues/tx-* | wc -l)
+	[ "$ntx" -eq 1 ] || skip "eth0 has $ntx TX queues (this check is for a single-queue eth0)"
+	run --separate-stderr "$BQLTOOL" -j show eth0
+	assert_success
+	kind=$(tc -j qdisc show dev eth0 | jq -r '.[] | select(.root == true) | .kind')
+	assert_equal "$(jq -r '.[0].queues[0].qdisc.kind' <<<"$output")" "$kind"
+	assert_equal "$(jq -r '.[0].queues[0].qdisc.handle' <<<"$output")" \
+		"$(tc -j qdisc show dev eth0 | jq -r '.[] | select(.root == true) | .handle')"
+}

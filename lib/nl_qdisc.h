@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The qdisc that feeds each TX queue, from one rtnetlink dump of every
+ * qdisc (libnl-route's qdisc cache): under mq or mqprio, the child whose
+ * parent is MAJ:N feeds tx-(N-1) (net/sched/sch_mq.c, sch_mqprio.c); a
+ * single-queue device's root qdisc feeds tx-0; any other root over
+ * several queues (htb, fq_codel...) is the device's, shared by them all.
+ */
+#ifndef BQLTOOL_LIB_NL_QDISC_H
+#define BQLTOOL_LIB_NL_QDISC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dql/err.h"
+
+struct bnl;
+
+#define BNL_TC_H_ROOT		0xFFFFFFFFu
+#define BNL_TC_H_INGRESS	0xFFFFFFF1u
+
+/* one qdisc as the dump reported it; counters as `tc -s` shows them */
+struct bnl_qdisc {
+	int ifindex;
+	char kind[16];
+	uint32_t handle, parent;
+	uint64_t bytes, packets, drops, requeues, overlimits;
+	uint64_t backlog;		/* bytes waiting */
+	uint64_t qlen;			/* packets waiting */
+};
+
+enum bnl_qdisc_scope {
+	BNL_QD_NONE = 0,		/* no qdisc found for it */
+	BNL_QD_QUEUE,			/* this qdisc feeds the queue alone */
+	BNL_QD_DEVICE,			/* one root qdisc feeds all the device's queues */
+};
+
+/*
+ * bnl_qdisc_refresh - dump every qdisc of the handle's namespace again
+ * (one RTM_GETQDISC dump); bnl_qdisc_for_queue answers from it.
+ * Returns 0 or -errno with @e.
+ */
+int bnl_qdisc_refresh(struct bnl *h, struct bql_err *e);
+
+/* the qdisc feeding @queue of device @ifindex (@ntx TX queues), from the last refresh */
+enum bnl_qdisc_scope bnl_qdisc_for_queue(const struct bnl *h, int ifindex, unsigned int ntx,
+					 unsigned int queue, struct bnl_qdisc *out);
+
+/* the same rule over any list of qdiscs (what the dump copies): for tests */
+enum bnl_qdisc_scope bnl_qdisc_map(const struct bnl_qdisc *qd, size_t n, int ifindex,
+				   unsigned int ntx, unsigned int queue, struct bnl_qdisc *out);
+
+/* a handle as tc prints it: "root", "ingress", "1:", ":3", "1:3" (@buf of 16) */
+const char *bnl_tc_handle_str(uint32_t h, char *buf, size_t n);
+
+#endif
