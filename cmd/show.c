@@ -39,6 +39,31 @@ static void json_qdisc(struct bql_ctx *c, const char *key, const struct bnl_qdis
 	out_close_obj(c);
 }
 
+/* the TX coalescing the driver reports, ethtool's attribute names in lower case */
+static void json_coal(struct bql_ctx *c, const struct bnl_coal *k)
+{
+	out_open_obj(c, "coalesce");
+	if (k->present & BNL_COAL_TX_USECS)
+		out_u64(c, OUT_JSON, "tx_usecs", NULL, k->tx_usecs);
+	if (k->present & BNL_COAL_TX_MAX_FRAMES)
+		out_u64(c, OUT_JSON, "tx_max_frames", NULL, k->tx_max_frames);
+	if (k->present & BNL_COAL_TX_USECS_IRQ)
+		out_u64(c, OUT_JSON, "tx_usecs_irq", NULL, k->tx_usecs_irq);
+	if (k->present & BNL_COAL_TX_MAX_FRAMES_IRQ)
+		out_u64(c, OUT_JSON, "tx_max_frames_irq", NULL, k->tx_max_frames_irq);
+	if (k->present & BNL_COAL_USE_ADAPTIVE_TX)
+		out_bool(c, OUT_JSON, "use_adaptive_tx", NULL, k->use_adaptive_tx);
+	if (k->present & BNL_COAL_USE_CQE_MODE_TX)
+		out_bool(c, OUT_JSON, "use_cqe_mode_tx", NULL, k->use_cqe_mode_tx);
+	if (k->present & BNL_COAL_TX_AGGR_MAX_BYTES)
+		out_u64(c, OUT_JSON, "tx_aggr_max_bytes", NULL, k->tx_aggr_max_bytes);
+	if (k->present & BNL_COAL_TX_AGGR_MAX_FRAMES)
+		out_u64(c, OUT_JSON, "tx_aggr_max_frames", NULL, k->tx_aggr_max_frames);
+	if (k->present & BNL_COAL_TX_AGGR_TIME_USECS)
+		out_u64(c, OUT_JSON, "tx_aggr_time_usecs", NULL, k->tx_aggr_time_usecs);
+	out_close_obj(c);
+}
+
 static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 {
 	out_open_obj(c, NULL);
@@ -64,6 +89,16 @@ static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 		out_u64(c, OUT_JSON, "tx_dropped", NULL, d->tx_dropped);
 		out_close_obj(c);
 	}
+	if (d->ring.present) {
+		out_open_obj(c, "ring");
+		if (d->ring.present & BNL_RING_TX)
+			out_u64(c, OUT_JSON, "tx", NULL, d->ring.tx);
+		if (d->ring.present & BNL_RING_TX_MAX)
+			out_u64(c, OUT_JSON, "tx_max", NULL, d->ring.tx_max);
+		out_close_obj(c);
+	}
+	if (d->coal.present)
+		json_coal(c, &d->coal);
 	if (d->qd_shared)
 		json_qdisc(c, "shared_qdisc", &d->qd);
 	out_open_arr(c, "queues");
@@ -107,6 +142,51 @@ static void text_attr(char *buf, size_t n, enum bql_attr a, uint64_t v,
 		 units_fmt_wire(wire, sizeof(wire), v, d->speed_mbps));
 }
 
+/*
+ * "ring tx 256 (max 256) = 3.1 ms  coalesce tx-usecs 0 tx-frames 1": what the
+ * driver reports, in ethtool's words; the ring as time on the wire of
+ * MTU-sized frames where the speed is known
+ */
+static void text_ring_coal(struct bql_ctx *c, const struct snap_dev *d)
+{
+	const struct bnl_coal *k = &d->coal;
+	char w[32];
+
+	if (!d->ring.present && !k->present)
+		return;
+	out_text(c, "   ");
+	if (d->ring.present & BNL_RING_TX) {
+		out_text(c, " ring tx %u", d->ring.tx);
+		if (d->ring.present & BNL_RING_TX_MAX)
+			out_text(c, " (max %u)", d->ring.tx_max);
+		if ((d->present & SD_SPEED) && (d->present & SD_MTU))
+			out_text(c, " = %s", units_fmt_wire(w, sizeof(w),
+				 (uint64_t)d->ring.tx * (d->mtu + 14), d->speed_mbps));
+	}
+	if (k->present) {
+		out_text(c, "  coalesce");
+		if (k->present & BNL_COAL_TX_USECS)
+			out_text(c, " tx-usecs %u", k->tx_usecs);
+		if (k->present & BNL_COAL_TX_MAX_FRAMES)
+			out_text(c, " tx-frames %u", k->tx_max_frames);
+		if (k->present & BNL_COAL_TX_USECS_IRQ)
+			out_text(c, " tx-usecs-irq %u", k->tx_usecs_irq);
+		if (k->present & BNL_COAL_TX_MAX_FRAMES_IRQ)
+			out_text(c, " tx-frames-irq %u", k->tx_max_frames_irq);
+		if (k->present & BNL_COAL_USE_ADAPTIVE_TX)
+			out_text(c, " adaptive-tx %s", k->use_adaptive_tx ? "on" : "off");
+		if (k->present & BNL_COAL_USE_CQE_MODE_TX)
+			out_text(c, " cqe-mode-tx %s", k->use_cqe_mode_tx ? "on" : "off");
+		if (k->present & BNL_COAL_TX_AGGR_MAX_BYTES)
+			out_text(c, " tx-aggr-max-bytes %u", k->tx_aggr_max_bytes);
+		if (k->present & BNL_COAL_TX_AGGR_MAX_FRAMES)
+			out_text(c, " tx-aggr-max-frames %u", k->tx_aggr_max_frames);
+		if (k->present & BNL_COAL_TX_AGGR_TIME_USECS)
+			out_text(c, " tx-aggr-time-usecs %u", k->tx_aggr_time_usecs);
+	}
+	out_nl(c);
+}
+
 static void text_dev_header(struct bql_ctx *c, const struct snap_dev *d)
 {
 	char b1[32], b2[32];
@@ -141,6 +221,7 @@ static void text_dev_header(struct bql_ctx *c, const struct snap_dev *d)
 		out_text(c, "    tx: %s  %" PRIu64 " packets  %" PRIu64 " errors  %" PRIu64
 			 " dropped\n", units_fmt_bytes(b1, sizeof(b1), d->tx_bytes),
 			 d->tx_packets, d->tx_errors, d->tx_dropped);
+	text_ring_coal(c, d);
 	(void)b2;
 }
 

@@ -131,6 +131,29 @@ static void apply_qdiscs(struct bnl *nl, struct snapshot *s)
 	}
 }
 
+/*
+ * TX ring and coalescing (ethtool genl). A device that has none (ifb:
+ * EOPNOTSUPP) simply has none; the first other reason goes to the note.
+ */
+static void apply_ethtool(struct bnl *nl, struct snapshot *s, struct snap_dev *d)
+{
+	struct bql_err ee;
+	size_t k;
+
+	if (!(d->present & SD_IFINDEX))
+		return;
+	if (bnl_ring_get(nl, d->ifindex, &d->ring, &ee) && ee.code != EOPNOTSUPP &&
+	    !strstr(s->note, ee.msg)) {
+		k = strlen(s->note);
+		snprintf(s->note + k, sizeof(s->note) - k, "%s%s", k ? "; " : "", ee.msg);
+	}
+	if (bnl_coal_get(nl, d->ifindex, &d->coal, &ee) && ee.code != EOPNOTSUPP &&
+	    !strstr(s->note, ee.msg)) {
+		k = strlen(s->note);
+		snprintf(s->note + k, sizeof(s->note) - k, "%s%s", k ? "; " : "", ee.msg);
+	}
+}
+
 int snapshot_take(const struct bql_ctx *c, struct bnl *nl,
 		  const struct sel_result *r, struct snapshot *s,
 		  struct bql_err *e)
@@ -192,6 +215,8 @@ int snapshot_take(const struct bql_ctx *c, struct bnl *nl,
 	}
 	if (nl && s->n)
 		apply_qdiscs(nl, s);
+	for (size_t i = 0; nl && i < s->n; i++)
+		apply_ethtool(nl, s, &s->dev[i]);
 	return 0;
 fail:
 	snapshot_free(s);

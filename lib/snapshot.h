@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "lib/bql.h"
+#include "lib/nl_ethtool.h"
 #include "lib/nl_qdisc.h"
 #include "lib/sel.h"
 
@@ -56,6 +57,8 @@ struct snap_dev {
 	struct snap_queue *q;
 	bool qd_shared;			/* one root qdisc (@qd) feeds all the TX queues */
 	struct bnl_qdisc qd;
+	struct bnl_ring ring;		/* ethtool genl; present 0: not reported */
+	struct bnl_coal coal;
 };
 
 struct snapshot {

@@ -203,3 +203,39 @@ tc_qdiscs() {
 	assert_equal "$(jq -r '.[0].queues[0].qdisc.handle' <<<"$output")" \
 		"$(tc -j qdisc show dev eth0 | jq -r '.[] | select(.root == true) | .handle')"
 }
+
+@test "host (read only): eth0's ring and coalescing equal ethtool -g / -c; an ifb has none (absent, not 0)" {
+	run --separate-stderr "$BQLTOOL" -n "$NS" -j show i0
+	assert_success
+	assert_equal "$(jq '.[0] | has("ring") or has("coalesce")' <<<"$output")" false
+	[ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limits ] || skip "no eth0 with BQL"
+	command -v ethtool >/dev/null || skip "ethtool not installed"
+	local g c want
+	g=$(ethtool -g eth0 2>/dev/null) || skip "ethtool -g eth0 is refused here"
+	c=$(ethtool -c eth0 2>/dev/null) || skip "ethtool -c eth0 is refused here"
+	run --separate-stderr "$BQLTOOL" -j show eth0
+	assert_success
+	# "Pre-set maximums:" first, then "Current hardware settings:"
+	want=$(awk '/^Pre-set/ { s = "max" } /^Current/ { s = "cur" } s == "max" && /^TX:/ { print $2; exit }' <<<"$g")
+	[ "$want" = "n/a" ] || assert_equal "$(jq '.[0].ring.tx_max' <<<"$output")" "$want"
+	want=$(awk '/^Current/ { s = "cur" } s == "cur" && /^TX:/ { print $2; exit }' <<<"$g")
+	[ "$want" = "n/a" ] || assert_equal "$(jq '.[0].ring.tx' <<<"$output")" "$want"
+	want=$(awk '/^tx-usecs:/ { print $2 }' <<<"$c")
+	if [ "$want" = "n/a" ]; then
+		assert_equal "$(jq '.[0].coalesce | has("tx_usecs")' <<<"$output")" false
+	else
+		assert_equal "$(jq '.[0].coalesce.tx_usecs' <<<"$output")" "$want"
+	fi
+	want=$(awk '/^tx-frames:/ { print $2 }' <<<"$c")
+	if [ "$want" = "n/a" ]; then
+		assert_equal "$(jq '.[0].coalesce | has("tx_max_frames")' <<<"$output")" false
+	else
+		assert_equal "$(jq '.[0].coalesce.tx_max_frames' <<<"$output")" "$want"
+	fi
+	want=$(awk '/^tx-usecs-irq:/ { print $2 }' <<<"$c")
+	[ "$want" != "n/a" ] || assert_equal "$(jq '.[0].coalesce | has("tx_usecs_irq")' <<<"$output")" false
+	# and the text line says the same
+	run --separate-stderr "$BQLTOOL" show eth0
+	assert_success
+	assert_regex "$output" "ring tx $(jq '.[0].ring.tx' <<<"$("$BQLTOOL" -j show eth0)")"
+}
