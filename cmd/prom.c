@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "cmd/common.h"
@@ -17,7 +18,11 @@ enum prom_src {
 	SRC_MS,		/* sysfs ms -> seconds */
 	SRC_JIFFIES,	/* sysfs jiffies -> seconds with the kernel HZ */
 	SRC_QSTAT,	/* a netdev qstats counter */
+	SRC_QDISC,	/* a counter of the qdisc that feeds the queue alone */
 };
+
+/* which counter of struct bnl_qdisc (SRC_QDISC) */
+enum { QD_BACKLOG, QD_QLEN, QD_BYTES, QD_PACKETS, QD_DROPS, QD_REQUEUES, QD_OVERLIMITS };
 
 struct prom_family {
 	const char *name;
@@ -54,6 +59,20 @@ static const struct prom_family families[] = {
 	  "Times the driver woke the TX queue (netdev qstats)." },
 	{ "bql_queue_tx_hw_drops_total", "counter", SRC_QSTAT, SQ_TX_HW_DROPS,
 	  "Packets dropped by the device on the TX queue (netdev qstats)." },
+	{ "bql_qdisc_backlog_bytes", "gauge", SRC_QDISC, QD_BACKLOG,
+	  "Bytes waiting in the qdisc that feeds the TX queue (tc backlog)." },
+	{ "bql_qdisc_backlog_packets", "gauge", SRC_QDISC, QD_QLEN,
+	  "Packets waiting in the qdisc that feeds the TX queue (tc qlen)." },
+	{ "bql_qdisc_sent_bytes_total", "counter", SRC_QDISC, QD_BYTES,
+	  "Bytes sent by the qdisc that feeds the TX queue." },
+	{ "bql_qdisc_sent_packets_total", "counter", SRC_QDISC, QD_PACKETS,
+	  "Packets sent by the qdisc that feeds the TX queue." },
+	{ "bql_qdisc_drops_total", "counter", SRC_QDISC, QD_DROPS,
+	  "Packets dropped by the qdisc that feeds the TX queue." },
+	{ "bql_qdisc_requeues_total", "counter", SRC_QDISC, QD_REQUEUES,
+	  "Packets requeued by the qdisc that feeds the TX queue (the driver was busy)." },
+	{ "bql_qdisc_overlimits_total", "counter", SRC_QDISC, QD_OVERLIMITS,
+	  "Overlimit events of the qdisc that feeds the TX queue." },
 };
 
 /* Milliseconds as exact decimal seconds: 1000 -> "1", 250 -> "0.25". */
@@ -94,6 +113,19 @@ static bool family_value(const struct prom_family *fam, const struct snap_queue 
 		if (!(q->qs_present & (unsigned int)fam->attr))
 			return false;
 		snprintf(buf, n, "%" PRIu64, qstat(q, fam->attr));
+		return true;
+	}
+	if (fam->src == SRC_QDISC) {
+		const uint64_t vals[] = {
+			[QD_BACKLOG] = q->qd.backlog, [QD_QLEN] = q->qd.qlen,
+			[QD_BYTES] = q->qd.bytes, [QD_PACKETS] = q->qd.packets,
+			[QD_DROPS] = q->qd.drops, [QD_REQUEUES] = q->qd.requeues,
+			[QD_OVERLIMITS] = q->qd.overlimits,
+		};
+
+		if (q->qd_scope != BNL_QD_QUEUE)
+			return false;
+		snprintf(buf, n, "%" PRIu64, vals[fam->attr]);
 		return true;
 	}
 	if (!bql_has(&q->bql, (enum bql_attr)fam->attr))
@@ -161,6 +193,62 @@ static void put_queue_families(FILE *f, const struct snapshot *s, unsigned int h
 	}
 }
 
+/* the per-device ethtool values (absent where the driver does not report them) */
+enum { DV_RING_TX, DV_RING_TX_MAX, DV_COAL_USECS, DV_COAL_FRAMES };
+
+static bool dev_value(const struct snap_dev *d, int what, char *buf, size_t n)
+{
+	switch (what) {
+	case DV_RING_TX:
+		if (!(d->ring.present & BNL_RING_TX))
+			return false;
+		snprintf(buf, n, "%u", d->ring.tx);
+		return true;
+	case DV_RING_TX_MAX:
+		if (!(d->ring.present & BNL_RING_TX_MAX))
+			return false;
+		snprintf(buf, n, "%u", d->ring.tx_max);
+		return true;
+	case DV_COAL_USECS:
+		if (!(d->coal.present & BNL_COAL_TX_USECS))
+			return false;
+		/* microseconds as exact decimal seconds */
+		if (d->coal.tx_usecs % 1000000)
+			snprintf(buf, n, "%u.%06u", d->coal.tx_usecs / 1000000,
+				 d->coal.tx_usecs % 1000000);
+		else
+			snprintf(buf, n, "%u", d->coal.tx_usecs / 1000000);
+		if (strchr(buf, '.'))
+			for (size_t k = strlen(buf); buf[k - 1] == '0'; k--)
+				buf[k - 1] = 0;
+		return true;
+	default:
+		if (!(d->coal.present & BNL_COAL_TX_MAX_FRAMES))
+			return false;
+		snprintf(buf, n, "%u", d->coal.tx_max_frames);
+		return true;
+	}
+}
+
+static void put_dev_u32(FILE *f, const struct snapshot *s, const char *netns,
+			const char *name, const char *help, int what)
+{
+	char val[32];
+	bool header = false;
+
+	for (size_t d = 0; d < s->n; d++) {
+		if (!dev_value(&s->dev[d], what, val, sizeof(val)))
+			continue;
+		if (!header)
+			put_family_header(f, name, "gauge", help);
+		header = true;
+		fprintf(f, "%s{", name);
+		put_label(f, "device", s->dev[d].ifname, true);
+		put_netns(f, netns);
+		fprintf(f, "} %s\n", val);
+	}
+}
+
 static void put_device_families(FILE *f, const struct snapshot *s, const char *netns)
 {
 	char num[24];
@@ -193,6 +281,15 @@ static void put_device_families(FILE *f, const struct snapshot *s, const char *n
 		put_netns(f, netns);
 		fprintf(f, "} %u\n", s->dev[d].ntx);
 	}
+	put_dev_u32(f, s, netns, "bql_device_tx_ring_descriptors",
+		    "TX ring size in descriptors (ethtool -g).", DV_RING_TX);
+	put_dev_u32(f, s, netns, "bql_device_tx_ring_max_descriptors",
+		    "Largest TX ring the device allows (ethtool -g).", DV_RING_TX_MAX);
+	put_dev_u32(f, s, netns, "bql_device_tx_coalesce_seconds",
+		    "TX interrupt coalescing delay (ethtool -c tx-usecs).", DV_COAL_USECS);
+	put_dev_u32(f, s, netns, "bql_device_tx_coalesce_frames",
+		    "TX completions coalesced into one interrupt (ethtool -c tx-frames).",
+		    DV_COAL_FRAMES);
 }
 
 int cmd_print_prometheus(struct bql_ctx *c, const struct snapshot *s)
