@@ -133,7 +133,10 @@ static int et_parse(const struct et_kind *k, struct nlmsghdr *nlh, void *out)
 
 	/* exact sizes: libnl checks minlen and maxlen, the type only names it */
 	memset(pol, 0, sizeof(pol));
+	/* libnl does not size-check a nest; the kernel's always holds at
+	 * least the ifindex and the name */
 	pol[k->hdr_attr].type = NLA_NESTED;
+	pol[k->hdr_attr].minlen = NLA_HDRLEN;
 	for (size_t i = 0; i < k->nf; i++) {
 		pol[k->f[i].attr].type = k->f[i].len == 4 ? NLA_U32 : NLA_U8;
 		pol[k->f[i].attr].minlen = (uint16_t)k->f[i].len;

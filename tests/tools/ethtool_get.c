@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * ethtool_get: drive lib/nl_ethtool.c for tests/integration/ethtool.bats.
- *   usage: ethtool_get DEV|-i IFINDEX [ring|coalesce]
+ *   usage: ethtool_get [-w] DEV|-i IFINDEX [ring|coalesce]
  * Prints, with only the fields the driver reported:
  *   ring tx=N tx_max=N
  *   coalesce tx_usecs=N tx_max_frames=N ... (booleans as 0/1)
  * An error is printed on stderr as the library words it and the exit
  * status is 1 (the other request is still made); 2 for bad usage.
  * -i IFINDEX skips the name lookup, so a deleted device reaches the kernel.
+ * -w: after looking DEV up, print "resolved IFINDEX" and wait for a line on
+ * stdin before asking (the test deletes the device in between).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -75,14 +77,20 @@ int main(int argc, char **argv)
 	struct bnl_link l;
 	struct bnl *h;
 	const char *what = NULL;
+	const char *dev = NULL;
+	bool wait = false;
 	int ifindex, rc = 0, i = 1;
 
-	if (argc > 2 && !strcmp(argv[1], "-i")) {
+	if (argc > 1 && !strcmp(argv[1], "-w")) {
+		wait = true;
+		i = 2;
+	}
+	if (!wait && argc > 2 && !strcmp(argv[1], "-i")) {
 		ifindex = atoi(argv[2]);
 		i = 3;
-	} else if (argc > 1) {
+	} else if (argc > i) {
 		ifindex = 0;
-		i = 2;
+		dev = argv[i++];
 	} else {
 		goto usage;
 	}
@@ -99,12 +107,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!ifindex) {
-		if (bnl_link_get(h, argv[1], &l, &e) < 0) {
+		if (bnl_link_get(h, dev, &l, &e) < 0) {
 			fprintf(stderr, "ethtool_get: %s\n", e.msg);
 			bnl_close(h);
 			return 1;
 		}
 		ifindex = l.ifindex;
+	}
+	if (wait) {
+		char line[16];
+
+		printf("resolved %d\n", ifindex);
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			line[0] = '\0';
 	}
 	if (!what || !strcmp(what, "ring"))
 		rc |= do_ring(h, ifindex);
@@ -113,6 +129,6 @@ int main(int argc, char **argv)
 	bnl_close(h);
 	return rc;
 usage:
-	fprintf(stderr, "usage: ethtool_get DEV|-i IFINDEX [ring|coalesce]\n");
+	fprintf(stderr, "usage: ethtool_get [-w] DEV|-i IFINDEX [ring|coalesce]\n");
 	return 2;
 }
