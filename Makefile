@@ -256,21 +256,20 @@ fuzz: $(FUZZ_BIN)
 
 # ---------------------------------------------------------------- packaging
 
+# DEBS: the build (debian/control's Build-Depends are a subset, checked by
+# tests/cli/deb.bats), the tests (prometheus for promtool,
+# prometheus-node-exporter, curl, ethtool) and packaging (debhelper, lintian).
+# tests/deps.sh installs the missing ones with no service started, and leaves
+# the Prometheus daemons stopped and disabled.
 DEBS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libnl-genl-3-dev \
 	libncurses-dev libjson-c-dev zlib1g-dev libzstd-dev zstd libcmocka-dev bats bats-support bats-assert \
 	libbpf-dev libelf-dev clang llvm bpftool \
 	iproute2 jq tmux mandoc libxml2-utils valgrind bash-completion zsh fish \
-	libclang-rt-dev
+	libclang-rt-dev ethtool curl prometheus prometheus-node-exporter \
+	debhelper dpkg-dev lintian
 
 deps:
-	@missing=""; for p in $(DEBS); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
-	else echo "deps: all installed"; fi
+	@tests/deps.sh $(DEBS)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 \
