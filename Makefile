@@ -259,14 +259,14 @@ fuzz: $(FUZZ_BIN)
 
 # DEBS: the build (debian/control's Build-Depends are a subset, checked by
 # tests/cli/deb.bats), the tests (prometheus for promtool,
-# prometheus-node-exporter, curl, ethtool) and packaging (debhelper, lintian).
+# prometheus-node-exporter, curl, ethtool; procps for tests/deps.sh) and packaging (debhelper, lintian).
 # tests/deps.sh installs the missing ones with no service started, and leaves
 # the Prometheus daemons stopped and disabled.
 DEBS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libnl-genl-3-dev \
 	libncurses-dev libjson-c-dev zlib1g-dev libzstd-dev zstd libcmocka-dev bats bats-support bats-assert \
 	libbpf-dev libelf-dev clang llvm bpftool \
 	iproute2 jq tmux mandoc libxml2-utils valgrind bash-completion zsh fish \
-	libclang-rt-dev ethtool curl prometheus prometheus-node-exporter \
+	libclang-rt-dev ethtool curl procps prometheus prometheus-node-exporter \
 	debhelper dpkg-dev lintian
 
 deps:
