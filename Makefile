@@ -7,6 +7,7 @@
 #   make bench           speed and memory figures (never asserted by tests)
 #   make deps            install the Debian packages the build and tests need
 #   make install / uninstall  PREFIX=/usr/local DESTDIR= (DOCDIR: README, examples/)
+#   make deb             the Debian package (debian/, dpkg-buildpackage), then lintian
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -72,7 +73,7 @@ BIN := $(BUILD)/bqltool
 MANPAGES := $(sort $(wildcard man/*.[58]))
 
 .PHONY: all check check-unit check-cli check-integration check-man check-deps check-valgrind \
-	sanitize bench deps install uninstall clean tools
+	sanitize bench deps install uninstall clean tools deb
 
 all: $(BIN) bqltool
 
@@ -83,7 +84,7 @@ bqltool: $(BIN)
 $(BUILD)/%.o: %.c
 	$(call quiet,CC,$<)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(BQL_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(BQL_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIBDQL): $(DQL_OBJ)
 	$(call quiet,AR,$@)
@@ -95,7 +96,7 @@ $(LIBBQL): $(LIB_OBJ)
 
 $(BIN): $(CMD_OBJ) $(LIBBQL) $(LIBDQL)
 	$(call quiet,LD,$@)
-	$(Q)$(CC) $(SANFLAGS) $(CFLAGS) -o $@ $(CMD_OBJ) $(LIBBQL) $(LIBDQL) $(LDLIBS)
+	$(Q)$(CC) $(SANFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIBBQL) $(LIBDQL) $(LDLIBS)
 
 # A unit test may list extra linker flags (e.g. -Wl,--wrap=write) in
 # tests/unit/test_X.ldflags.
@@ -256,21 +257,20 @@ fuzz: $(FUZZ_BIN)
 
 # ---------------------------------------------------------------- packaging
 
+# DEBS: the build (debian/control's Build-Depends are a subset, checked by
+# tests/cli/deb.bats), the tests (prometheus for promtool,
+# prometheus-node-exporter, curl, ethtool; procps for tests/deps.sh) and packaging (debhelper, lintian).
+# tests/deps.sh installs the missing ones with no service started, and leaves
+# the Prometheus daemons stopped and disabled.
 DEBS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libnl-genl-3-dev \
 	libncurses-dev libjson-c-dev zlib1g-dev libzstd-dev zstd libcmocka-dev bats bats-support bats-assert \
 	libbpf-dev libelf-dev clang llvm bpftool \
 	iproute2 jq tmux mandoc libxml2-utils valgrind bash-completion zsh fish \
-	libclang-rt-dev
+	libclang-rt-dev ethtool curl procps prometheus prometheus-node-exporter \
+	debhelper dpkg-dev lintian
 
 deps:
-	@missing=""; for p in $(DEBS); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
-	else echo "deps: all installed"; fi
+	@tests/deps.sh $(DEBS)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 \
@@ -303,6 +303,21 @@ uninstall:
 	rm -rf $(DESTDIR)$(DOCDIR)
 	for m in $(notdir $(filter %.8,$(MANPAGES))); do rm -f $(DESTDIR)$(MANDIR)/man8/$$m; done
 	for m in $(notdir $(filter %.5,$(MANPAGES))); do rm -f $(DESTDIR)$(MANDIR)/man5/$$m; done
+
+# make deb: dpkg-buildpackage -us -uc -b on a copy of this tree (without
+# build*/ and .git) in $(DEB_DIR)/bqltool-$(VERSION), so the build in use is
+# left alone; the .deb, its -dbgsym, .buildinfo and .changes land in
+# $(DEB_DIR); then lintian, which must report no error (warnings are shown).
+DEB_DIR ?= build/deb
+DEB_ARCH = $(shell dpkg-architecture -qDEB_HOST_ARCH)
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/bqltool-$(VERSION)
+	tar -c --exclude=./build --exclude='./build-*' --exclude=./.git --exclude=./bqltool . | \
+		tar -x -C $(DEB_DIR)/bqltool-$(VERSION)
+	cd $(DEB_DIR)/bqltool-$(VERSION) && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error --display-info \
+		$(DEB_DIR)/bqltool_$(VERSION)_$(DEB_ARCH).changes
+	@echo "  DEB     $(DEB_DIR)/bqltool_$(VERSION)_$(DEB_ARCH).deb"
 
 clean:
 	rm -rf build build-san bqltool

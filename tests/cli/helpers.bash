@@ -54,3 +54,23 @@ tree_digest() {
 json_ok() {
 	jq -e . >/dev/null <<<"$output"
 }
+
+# need_tool CMD PACKAGE: skip, naming the Debian package, when CMD is not
+# installed. Under CI (CI=true), where `make deps` installed it, fail
+# instead: a skip there would hide a broken install.
+need_tool() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	if [ "${CI:-}" = true ]; then
+		fail "$1 not installed (Debian package $2, which make deps installs)"
+	fi
+	skip "$1 not installed (Debian package $2; make deps installs it)"
+}
+
+# promtool_ok FILE WHAT: FILE holds at least one sample and
+# `promtool check metrics` accepts it without a single lint message.
+promtool_ok() {
+	grep -q '^[a-z]' "$1" || fail "$2: no samples"
+	run promtool check metrics < "$1"
+	[ "$status" -eq 0 ] && [ -z "$output" ] ||
+		fail "$2: promtool check metrics exit $status: $output"
+}

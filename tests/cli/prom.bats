@@ -100,15 +100,45 @@ families() {
 	assert_output --partial 'bql_kernel_hz'
 }
 
-@test "prometheus: promtool check metrics accepts the output" {
-	command -v promtool >/dev/null ||
-		skip "promtool not installed (Debian package prometheus)"
+# Every exposition bqltool writes from a sysfs tree: show --format prometheus
+# and export --textfile, on every valid fixture, and with hostile device names
+# (label escaping, C0/C1 controls, invalid UTF-8). The real kernel's, host and
+# -n NS, are in tests/integration/prom.bats.
+@test "prometheus: promtool check metrics accepts show and export on every tree" {
+	need_tool promtool prometheus
+	local t n=0
+	for t in check multi nic1 nic64 nobql prestall tuned; do
+		use_tree "$t"
+		bq show --format prometheus
+		assert_success
+		printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/show.prom"
+		promtool_ok "$BATS_TEST_TMPDIR/show.prom" "show --format prometheus on $t"
+		rm -rf "$BATS_TEST_TMPDIR/tf" && mkdir "$BATS_TEST_TMPDIR/tf"
+		bq export --textfile "$BATS_TEST_TMPDIR/tf"
+		assert_success
+		promtool_ok "$BATS_TEST_TMPDIR/tf/bqltool.prom" "export on $t"
+		n=$((n + 1))
+	done
+	assert_equal "$n" 7
+}
+
+@test "prometheus: promtool accepts the exposition of hostile device names" {
+	need_tool promtool prometheus
 	use_tree multi
+	mv "$ROOT/class/net/eth1" "$ROOT/class/net/e\"t\\1"
+	mv "$ROOT/class/net/eth0" "$ROOT/class/net/"$'e\e[31m\xc2\x9b\a'
+	mv "$ROOT/class/net/wlan0" "$ROOT/class/net/"$'b\xff\xfed\xe2\x80\xae'
 	bq show --format prometheus
 	assert_success
-	run promtool check metrics <<<"$output"
+	assert_output --partial 'device="e\"t\\1"'
+	assert_output --partial 'device="e\\x1b[31m\\u009b\\x07"'
+	assert_output --partial 'device="b\\xff\\xfed\\u202e"'
+	assert_equal "$(grep -c '^bql_limit_bytes{' <<<"$output")" 7
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/show.prom"
+	promtool_ok "$BATS_TEST_TMPDIR/show.prom" "show, hostile names"
+	bq export --textfile "$BATS_TEST_TMPDIR"
 	assert_success
-	assert_output ""
+	promtool_ok "$BATS_TEST_TMPDIR/bqltool.prom" "export, hostile names"
 }
 
 @test "prometheus: -j and --format prometheus exclude each other" {
