@@ -383,12 +383,15 @@ int sim_opts_parse(struct bql_ctx *c, struct sim_opts *o, int opt, const char *a
 		break;
 	case SO_RING:
 		ret = parse_uint("--ring", arg, 1, SIM_RING_MAX, &cfg->ring, &e);
+		o->ring_given = true;
 		break;
 	case SO_COAL_USECS:
 		ret = parse_uint("--coalesce-usecs", arg, 0, 1000000, &cfg->coalesce_usecs, &e);
+		o->coal_usecs_given = true;
 		break;
 	case SO_COAL_FRAMES:
 		ret = parse_uint("--coalesce-frames", arg, 0, SIM_RING_MAX, &cfg->coalesce_frames, &e);
+		o->coal_frames_given = true;
 		break;
 	case SO_NAPI_BUDGET:
 		ret = parse_uint("--napi-budget", arg, 1, SIM_RING_MAX, &cfg->napi_budget, &e);

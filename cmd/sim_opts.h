@@ -81,6 +81,7 @@ struct sim_opts {
 	struct sim_config cfg;
 	const char *kernel;		/* --kernel as given, NULL = newest */
 	bool traffic_given, link_given, queues_given;
+	bool ring_given, coal_usecs_given, coal_frames_given;
 	/* --size bookkeeping */
 	bool size_given;
 	struct sim_size size;		/* the latest --size */

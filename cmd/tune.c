@@ -24,6 +24,8 @@
 #include "dql/replay.h"
 #include "dql/trace.h"
 #include "lib/cpus.h"
+#include "lib/nl.h"
+#include "lib/nl_ethtool.h"
 #include "lib/plan.h"
 #include "lib/sysfs.h"
 #include "lib/units.h"
@@ -102,7 +104,43 @@ static int model_from_trace(struct tx *x)
 	return ret;
 }
 
-/* the selected device's link speed and queues, read-only */
+/*
+ * The device's TX ring size and coalescing from the ethtool genl family
+ * (read only); what the driver does not report stays the model's default,
+ * and the report says so.
+ */
+static void device_ring_coal(struct tx *x, int ifindex)
+{
+	struct bnl *nl = NULL;
+	struct bnl_ring ring;
+	struct bnl_coal coal;
+	struct bql_err e;
+
+	if (x->c->root_overridden || ifindex <= 0)
+		return;
+	if (bnl_open(&nl, &e)) {
+		snprintf(x->dev_eth_note, sizeof(x->dev_eth_note), "%s", e.msg);
+		return;
+	}
+	(void)bnl_refresh(nl, &e);	/* the device's name in messages */
+	if (!bnl_ring_get(nl, ifindex, &ring, &e) && (ring.present & BNL_RING_TX)) {
+		x->dev_has_ring = true;
+		x->dev_ring = ring.tx;
+	} else if (ring.present == 0) {
+		snprintf(x->dev_eth_note, sizeof(x->dev_eth_note), "%s", e.msg);
+	}
+	if (!bnl_coal_get(nl, ifindex, &coal, &e)) {
+		x->dev_has_usecs = coal.present & BNL_COAL_TX_USECS;
+		x->dev_coal_usecs = coal.tx_usecs;
+		x->dev_has_frames = coal.present & BNL_COAL_TX_MAX_FRAMES;
+		x->dev_coal_frames = coal.tx_max_frames;
+	} else if (!x->dev_eth_note[0]) {
+		snprintf(x->dev_eth_note, sizeof(x->dev_eth_note), "%s", e.msg);
+	}
+	bnl_close(nl);
+}
+
+/* the selected device's link speed, queues, ring and coalescing, read-only */
 static int model_from_device(struct tx *x, const struct sel_result *t)
 {
 	const struct sel_target *d = &t->t[0];
@@ -121,6 +159,14 @@ static int model_from_device(struct tx *x, const struct sel_result *t)
 	}
 	if (!x->o.queues_given)
 		cfg->nqueues = d->nqueues > SIM_MAX_QUEUES ? SIM_MAX_QUEUES : d->nqueues;
+	device_ring_coal(x, d->ifindex);
+	if (x->dev_has_ring && !x->o.ring_given)
+		cfg->ring = x->dev_ring > SIM_RING_MAX ? SIM_RING_MAX : x->dev_ring;
+	if (x->dev_has_usecs && !x->o.coal_usecs_given)
+		cfg->coalesce_usecs = x->dev_coal_usecs > 1000000 ? 1000000 : x->dev_coal_usecs;
+	if (x->dev_has_frames && !x->o.coal_frames_given)
+		cfg->coalesce_frames = x->dev_coal_frames > SIM_RING_MAX ? SIM_RING_MAX :
+				       x->dev_coal_frames;
 	if (!x->o.traffic_given) {
 		/* every queue backlogged: the case where the limit matters */
 		cfg->nflows = cfg->nqueues;

@@ -25,6 +25,10 @@ struct tx {
 	char dev[16];
 	uint64_t dev_mbps;
 	unsigned int dev_queues;
+	/* the device's TX ring and coalescing (ethtool genl); present 0: unknown */
+	unsigned int dev_ring, dev_coal_usecs, dev_coal_frames;
+	bool dev_has_ring, dev_has_usecs, dev_has_frames;
+	char dev_eth_note[256];		/* why they are unknown */
 	/* results */
 	struct tune_result base;
 	struct tune_result *res;	/* candidates, in evaluation order */

@@ -92,6 +92,19 @@ static void json_report(struct tx *x)
 		out_str(c, OUT_JSON, "ifname", NULL, x->dev);
 		out_u64(c, OUT_JSON, "speed_mbps", NULL, x->dev_mbps);
 		out_u64(c, OUT_JSON, "queues", NULL, x->dev_queues);
+		if (x->dev_has_ring) {
+			out_open_obj(c, "ring");
+			out_u64(c, OUT_JSON, "tx", NULL, x->dev_ring);
+			out_close_obj(c);
+		}
+		if (x->dev_has_usecs || x->dev_has_frames) {
+			out_open_obj(c, "coalesce");
+			if (x->dev_has_usecs)
+				out_u64(c, OUT_JSON, "tx_usecs", NULL, x->dev_coal_usecs);
+			if (x->dev_has_frames)
+				out_u64(c, OUT_JSON, "tx_max_frames", NULL, x->dev_coal_frames);
+			out_close_obj(c);
+		}
 		out_close_obj(c);
 	}
 	out_dbl_fixed(c, "keep", x->keep, 4);
@@ -192,9 +205,28 @@ static void text_report(struct tx *x)
 			out_text(c, "packet sizes not in the trace (no Q records): 1514 assumed");
 		out_text(c, "; %u queue%s; HZ %u\n", f->nqueues, f->nqueues == 1 ? "" : "s", f->hz);
 	}
-	if (x->from_device)
-		out_text(c, "device %s: %" PRIu64 " Mbit/s, %u queue%s selected (read-only)\n", x->dev,
-			 x->dev_mbps, x->dev_queues, x->dev_queues == 1 ? "" : "s");
+	if (x->from_device) {
+		out_text(c, "device %s: ", x->dev);
+		if (x->dev_mbps)
+			out_text(c, "%" PRIu64 " Mbit/s", x->dev_mbps);
+		else
+			out_text(c, "link speed unknown");
+		out_text(c, ", %u queue%s selected (read-only)", x->dev_queues,
+			 x->dev_queues == 1 ? "" : "s");
+		if (x->dev_has_ring)
+			out_text(c, ", ring %u", x->dev_ring);
+		if (x->dev_has_usecs)
+			out_text(c, ", tx-usecs %u", x->dev_coal_usecs);
+		if (x->dev_has_frames)
+			out_text(c, ", tx-frames %u", x->dev_coal_frames);
+		if (!x->dev_has_ring || !x->dev_has_usecs)
+			out_text(c, " (%s%s%s not reported%s%s: the model's default)",
+				 x->dev_has_ring ? "" : "ring",
+				 !x->dev_has_ring && !x->dev_has_usecs ? " and " : "",
+				 x->dev_has_usecs ? "" : "tx-usecs",
+				 x->dev_eth_note[0] ? ": " : "", x->dev_eth_note);
+		out_nl(c);
+	}
 	out_text(c, "baseline (kernel defaults: limit_min 0, limit_max max, hold_time 1000 ms): %s, ring delay p50 %s, p99 %s\n",
 		 sim_fmt_rate(a, sizeof(a), x->base.throughput_bps),
 		 sim_fmt_ns(b, sizeof(b), x->base.p50), sim_fmt_ns(d, sizeof(d), x->base.p99));

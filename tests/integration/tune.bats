@@ -70,3 +70,41 @@ all4() {
 	jq -e '.device.ifname == "t0" and .device.queues == 4 and .model.queues == 4' <<<"$output"
 	assert_equal "$(all4 limit_max)" "1879048192 1879048192 1879048192 1879048192"
 }
+
+@test "host (read only): tune models eth0's own TX ring and coalescing (ethtool -g / -c); options still win" {
+	[ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limits ] || skip "no eth0 with BQL"
+	command -v ethtool >/dev/null || skip "ethtool not installed"
+	local ring usecs frames
+	ring=$(ethtool -g eth0 2>/dev/null | awk '/^Current/ { s = 1 } s && /^TX:/ { print $2; exit }') || true
+	usecs=$(ethtool -c eth0 2>/dev/null | awk '/^tx-usecs:/ { print $2 }') || true
+	frames=$(ethtool -c eth0 2>/dev/null | awk '/^tx-frames:/ { print $2 }') || true
+	[[ "$ring" =~ ^[0-9]+$ ]] || skip "eth0 reports no TX ring size"
+	run --separate-stderr "$BQLTOOL" -j tune eth0 --link 1G --duration 0.05
+	assert_success
+	assert_equal "$(jq '.device.ring.tx' <<<"$output")" "$ring"
+	assert_equal "$(jq '.model.ring' <<<"$output")" "$ring"
+	if [[ "$usecs" =~ ^[0-9]+$ ]]; then
+		assert_equal "$(jq '.device.coalesce.tx_usecs' <<<"$output")" "$usecs"
+		assert_equal "$(jq '.model.coalesce_usecs' <<<"$output")" "$usecs"
+	fi
+	if [[ "$frames" =~ ^[0-9]+$ ]]; then
+		assert_equal "$(jq '.model.coalesce_frames' <<<"$output")" "$frames"
+	fi
+	run --separate-stderr "$BQLTOOL" tune eth0 --link 1G --duration 0.05
+	assert_success
+	assert_regex "$output" "device eth0: .*ring $ring"
+	# given options are the model's, the device's values stay reported
+	run --separate-stderr "$BQLTOOL" -j tune eth0 --link 1G --duration 0.05 --ring 64 --coalesce-usecs 30 --coalesce-frames 8
+	assert_success
+	assert_equal "$(jq '.model.ring' <<<"$output")" 64
+	assert_equal "$(jq '.model.coalesce_usecs' <<<"$output")" 30
+	assert_equal "$(jq '.model.coalesce_frames' <<<"$output")" 8
+	assert_equal "$(jq '.device.ring.tx' <<<"$output")" "$ring"
+}
+
+@test "netns: tune on an ifb (no ring, no coalescing reported) keeps the model's defaults and says so" {
+	run --separate-stderr "$BQLTOOL" -n "$NS" tune t0:0 --link 1G --duration 0.05
+	assert_success
+	assert_regex "$output" "device t0: .*\(ring and tx-usecs not reported: t0: no ring parameters .*: the model's default\)"
+	assert_regex "$output" "model: .* ring 256, coalescing 50 us"
+}
