@@ -28,7 +28,8 @@
 #include "lib/sysfs.h"
 #include "lib/units.h"
 
-#define MAX_REASONS	6	/* more than the checks that can fire on one queue */
+#define MAX_REASONS	10	/* more than the checks that can fire on one queue */
+#define SAMPLE_NS	(10ull * 1000 * 1000)	/* --interval: limit and inflight every 10 ms */
 
 enum level { LV_INFO, LV_WARN, LV_FAIL };
 static const char *const level_names[] = { "info", "warn", "fail" };
@@ -47,8 +48,16 @@ struct row {
 	struct reason r[MAX_REASONS];
 };
 
+/* what one queue's limit and inflight did over --interval (sampled) */
+struct seen {
+	uint64_t n, busy;		/* samples, and those with something in flight */
+	uint64_t lim_lo, lim_hi, changes, last_lim;
+	uint64_t infl_max, infl_max_lim;	/* the most in flight, and the limit then */
+};
+
 struct check {
 	struct bql_ctx *c;
+	struct seen *seen;		/* per queue of the first snapshot, in its order */
 	const struct hz_info *hz;
 	uint64_t interval_ns;	/* 0: one snapshot */
 	struct row *rows;
@@ -188,6 +197,100 @@ static const char *kernel_release(const struct bql_ctx *c, struct utsname *u)
 	return c->root_overridden || uname(u) ? NULL : u->release;
 }
 
+/* the qdisc that feeds @q: its own, or the device's shared one; NULL if unknown */
+static const struct bnl_qdisc *queue_qdisc(const struct snap_dev *d, const struct snap_queue *q)
+{
+	if (q->qd_scope == BNL_QD_QUEUE)
+		return &q->qd;
+	if (q->qd_scope == BNL_QD_DEVICE)
+		return &d->qd;
+	return NULL;
+}
+
+/* the findings that need the transmit path: qdisc, ring, coalescing (lib/rules.c) */
+static void check_path(struct check *k, struct row *r, const struct snap_dev *d,
+		       const struct snap_queue *q, const struct snap_dev *d2,
+		       const struct snap_queue *q2)
+{
+	static const enum level lv[] = { [RULE_INFO] = LV_INFO, [RULE_WARN] = LV_WARN,
+					 [RULE_FAIL] = LV_FAIL };
+	const uint64_t *v = q->bql.val;
+	const struct bnl_qdisc *qd = queue_qdisc(d, q), *qd2 = q2 ? queue_qdisc(d2, q2) : NULL;
+	struct rule_hit hits[RULES_PATH_MAX];
+	struct rules_path_in in = {
+		.ifname = d->ifname,
+		.active = v[BQL_LIMIT] || v[BQL_INFLIGHT] ||
+			  (q2 && (q2->bql.val[BQL_LIMIT] || q2->bql.val[BQL_INFLIGHT])),
+		.limit = v[BQL_LIMIT],
+		.limit_max = bql_has(&q->bql, BQL_LIMIT_MAX) ? v[BQL_LIMIT_MAX] : UINT64_MAX,
+		.speed_mbps = (d->present & SD_SPEED) ? d->speed_mbps : 0,
+		.mtu = (d->present & SD_MTU) ? d->mtu : 0,
+		.has_ring = d->ring.present & BNL_RING_TX,
+		.ring_tx = d->ring.tx,
+		.has_usecs = d->coal.present & BNL_COAL_TX_USECS,
+		.tx_usecs = d->coal.tx_usecs,
+		.has_frames = d->coal.present & BNL_COAL_TX_MAX_FRAMES,
+		.tx_frames = d->coal.tx_max_frames,
+		.qdisc_kind = qd ? qd->kind : NULL,
+		.qdisc_queued = qd && (qd->backlog || qd->drops ||
+				       (qd2 && (qd2->backlog || qd2->drops))),
+	};
+	char where[32] = "root", h[16];
+	int n;
+
+	(void)k;
+	if (qd && qd->parent != BNL_TC_H_ROOT)
+		snprintf(where, sizeof(where), "parent %s", bnl_tc_handle_str(qd->parent, h, sizeof(h)));
+	in.qdisc_where = where;
+	n = rules_path(&in, hits);
+	for (int i = 0; i < n; i++)
+		add_reason(r->r, &r->nr, lv[hits[i].level], hits[i].code, "%s", hits[i].msg);
+}
+
+/* --interval: what was seen, as one line of evidence */
+static void check_seen(struct check *k, struct row *r, const struct snap_dev *d,
+		       const struct snap_queue *q, const struct snap_dev *d2,
+		       const struct snap_queue *q2, const struct seen *sn)
+{
+	char msg[320], h1[32], h2[32], h3[32];
+	size_t m = 0;
+	double sec = (double)k->interval_ns / 1e9;
+	const struct bnl_qdisc *qd = queue_qdisc(d, q), *qd2 = q2 ? queue_qdisc(d2, q2) : NULL;
+
+	if (!sn || !sn->n)
+		return;
+	m += (size_t)snprintf(msg + m, sizeof(msg) - m, "over %.3g s (%" PRIu64 " samples): limit ",
+			      sec, sn->n);
+	if (sn->lim_lo == sn->lim_hi)
+		m += (size_t)snprintf(msg + m, sizeof(msg) - m, "%s (no change)",
+				      units_fmt_bytes(h1, sizeof(h1), sn->lim_lo));
+	else
+		m += (size_t)snprintf(msg + m, sizeof(msg) - m, "%s..%s (%" PRIu64 " changes)",
+				      units_fmt_bytes(h1, sizeof(h1), sn->lim_lo),
+				      units_fmt_bytes(h2, sizeof(h2), sn->lim_hi), sn->changes);
+	if (m < sizeof(msg))
+		m += (size_t)snprintf(msg + m, sizeof(msg) - m, ", inflight up to %s",
+				      units_fmt_bytes(h1, sizeof(h1), sn->infl_max));
+	if (m < sizeof(msg) && sn->infl_max && sn->infl_max_lim)
+		m += (size_t)snprintf(msg + m, sizeof(msg) - m, " (%.0f%% of the limit then)",
+				      100.0 * (double)sn->infl_max / (double)sn->infl_max_lim);
+	if (m < sizeof(msg))
+		m += (size_t)snprintf(msg + m, sizeof(msg) - m, ", busy in %.0f%% of samples",
+				      100.0 * (double)sn->busy / (double)sn->n);
+	if (m < sizeof(msg) && q2 && (q->qs_present & SQ_TX_PACKETS) && (q2->qs_present & SQ_TX_PACKETS))
+		m += (size_t)snprintf(msg + m, sizeof(msg) - m, "; sent %" PRIu64 " packets",
+				      q2->tx_packets - q->tx_packets);
+	if (m < sizeof(msg) && q2 && (q->qs_present & SQ_TX_STOP) && (q2->qs_present & SQ_TX_STOP))
+		m += (size_t)snprintf(msg + m, sizeof(msg) - m, " (tx_stop +%" PRIu64 ", tx_wake +%" PRIu64 ")",
+				      q2->tx_stop - q->tx_stop, q2->tx_wake - q->tx_wake);
+	if (m < sizeof(msg) && qd && qd2 && !strcmp(qd->kind, qd2->kind))
+		snprintf(msg + m, sizeof(msg) - m, "; qdisc %s: backlog %s -> %s, drops +%" PRIu64
+			 ", sent %s", qd->kind, units_fmt_bytes(h1, sizeof(h1), qd->backlog),
+			 units_fmt_bytes(h2, sizeof(h2), qd2->backlog), qd2->drops - qd->drops,
+			 units_fmt_bytes(h3, sizeof(h3), qd2->bytes - qd->bytes));
+	add_reason(r->r, &r->nr, LV_INFO, "seen", "%s", msg);
+}
+
 static void check_queue(struct check *k, struct row *r, const struct snap_dev *d,
 			const struct snap_queue *q, const struct snap_dev *d2,
 			const struct snap_queue *q2, int *dev_zero)
@@ -267,6 +370,7 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 				   bql_fmt_human(h1, sizeof(h1), BQL_INFLIGHT, v[BQL_INFLIGHT], 0),
 				   bql_fmt_human(h2, sizeof(h2), BQL_LIMIT, v[BQL_LIMIT], 0));
 	}
+	check_path(k, r, d, q, d2, q2);
 }
 
 /* The stall_thrs range (ms) that the kernel accepts at @hz: 4..128 jiffies. */
@@ -416,6 +520,82 @@ static bool item_matches(const struct sel_item *it, const char *name)
 	return it->glob ? !fnmatch(it->pat, name, 0) : !strcmp(it->pat, name);
 }
 
+/* queue @q of @sd in the flat per-queue order of @s */
+static size_t seen_index(const struct snapshot *s, const struct snap_dev *sd, unsigned int q)
+{
+	size_t base = 0;
+
+	for (const struct snap_dev *d = s->dev; d < sd; d++)
+		base += d->nq;
+	return base + q;
+}
+
+/* read one queue's limit and inflight into @sn */
+static void sample_one(struct check *k, const struct snap_dev *d, unsigned int q,
+		       struct seen *sn)
+{
+	char path[512];
+	uint64_t lim, infl;
+
+	if (sysfs_bql_path(k->c, path, sizeof(path), d->ifname, q, "limit") ||
+	    sysfs_read_u64(k->c, path, &lim, d->ifname, NULL) ||
+	    sysfs_bql_path(k->c, path, sizeof(path), d->ifname, q, "inflight") ||
+	    sysfs_read_u64(k->c, path, &infl, d->ifname, NULL))
+		return;
+	if (!sn->n) {
+		sn->lim_lo = sn->lim_hi = sn->last_lim = lim;
+	} else {
+		sn->changes += lim != sn->last_lim;
+		sn->last_lim = lim;
+		sn->lim_lo = lim < sn->lim_lo ? lim : sn->lim_lo;
+		sn->lim_hi = lim > sn->lim_hi ? lim : sn->lim_hi;
+	}
+	if (infl > sn->infl_max || !sn->n) {
+		sn->infl_max = infl;
+		sn->infl_max_lim = lim;
+	}
+	sn->n++;
+	sn->busy += infl != 0;
+}
+
+/*
+ * --interval: sample every queue's limit and inflight every 10 ms (every
+ * 100 ms past 64 queues) until the interval is over.
+ */
+static int sample_interval(struct check *k, const struct snapshot *s)
+{
+	size_t nq = 0, i;
+	uint64_t period = SAMPLE_NS, end;
+	struct timespec ts;
+
+	for (size_t d = 0; d < s->n; d++)
+		nq += s->dev[d].nq;
+	if (nq > 64)
+		period *= 10;
+	k->seen = calloc(nq ? nq : 1, sizeof(*k->seen));
+	if (!k->seen)
+		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	end = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + k->interval_ns;
+	for (;;) {
+		uint64_t now, left;
+
+		i = 0;
+		for (size_t d = 0; d < s->n; d++)
+			for (unsigned int q = 0; q < s->dev[d].nq; q++)
+				sample_one(k, &s->dev[d], s->dev[d].q[q].bql.index, &k->seen[i++]);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		if (now >= end)
+			return 0;
+		left = end - now < period ? end - now : period;
+		ts.tv_sec = (time_t)(left / 1000000000u);
+		ts.tv_nsec = (long)(left % 1000000000u);
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+}
+
 /*
  * One row per checked queue, in the order of @devs (ifindex); devices
  * without BQL get a row when named (a failure) or listed by -a.
@@ -441,10 +621,14 @@ static void build_rows(struct check *k, const struct cmd_state *st,
 
 			for (unsigned int q = 0; q < sd->nq; q++) {
 				r = new_row(k, name, (int)sd->q[q].bql.index);
-				if (r)
-					check_queue(k, r, sd, &sd->q[q], sd2,
-						    sd2 && q < sd2->nq ? &sd2->q[q] : NULL,
-						    &zero);
+				if (!r)
+					continue;
+				check_queue(k, r, sd, &sd->q[q], sd2,
+					    sd2 && q < sd2->nq ? &sd2->q[q] : NULL, &zero);
+				if (k->seen)
+					check_seen(k, r, sd, &sd->q[q], sd2,
+						   sd2 && q < sd2->nq ? &sd2->q[q] : NULL,
+						   &k->seen[seen_index(&st->snap, sd, q)]);
 			}
 		} else if ((named || listed) && !sysfs_dev_has_bql(k->c, name)) {
 			char why[300];
@@ -542,11 +726,10 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 		}
 	}
 	if (k.interval_ns && st.snap.n) {
-		struct timespec ts = { (time_t)(k.interval_ns / 1000000000u),
-				       (long)(k.interval_ns % 1000000000u) };
-
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			;
+		if (sample_interval(&k, &st.snap)) {
+			ret = cmd_fail(c, "out of memory");
+			goto out;
+		}
 		if ((st.nl && bnl_refresh(st.nl, &e)) ||
 		    snapshot_take(c, st.nl, &st.targets, &s2, &e)) {
 			/* a device or queue that vanished (or changed) meanwhile */
@@ -581,6 +764,7 @@ out:
 	sel_free(&sel);
 	free(devs);
 	free(k.rows);
+	free(k.seen);
 	return ret;
 }
 

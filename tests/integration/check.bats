@@ -89,3 +89,55 @@ setup() {
 	run grep -c 'netns=' "$dir/bqltool.prom"
 	assert_output 0
 }
+
+@test "netns: check --interval reports what it saw per queue (samples, limit, inflight, qdisc)" {
+	ip -n "$NS" link add c2 numtxqueues 2 type ifb
+	ip -n "$NS" link set c2 up
+	ip netns exec "$NS" tc qdisc add dev c2 root handle 1: mq
+	run --separate-stderr "$BQLTOOL" -n "$NS" -j check -i 0.3 c2
+	assert_success
+	local seen
+	seen=$(jq -r '.queues[0].reasons[] | select(.code == "seen") | .message' <<<"$output")
+	# 10 ms samples over 0.3 s: about 30 (at least a few, whatever the machine's load)
+	assert_regex "$seen" "^over 0.3 s \(([0-9]+) samples\): limit 0 B \(no change\), inflight up to 0 B, busy in 0% of samples"
+	local n
+	n=$(sed -E 's/^over 0.3 s \(([0-9]+) samples\).*/\1/' <<<"$seen")
+	(( n >= 5 && n <= 40 ))
+	assert_equal "$(jq -r '.queues[1].verdict' <<<"$output")" ok
+	ip -n "$NS" link del c2
+}
+
+@test "netns: BQL in front of a FIFO qdisc is named, with the tc command that replaces it" {
+	ip -n "$NS" link add c3 type ifb
+	ip -n "$NS" link set c3 up
+	ip netns exec "$NS" tc qdisc add dev c3 root handle 3: pfifo limit 100
+	# ifb never runs DQL: a limit written by hand makes BQL look active here
+	nsw c3 0 limit 5000
+	run --separate-stderr "$BQLTOOL" -n "$NS" -j check c3
+	assert_success
+	assert_equal "$(jq -r '.queues[0].reasons[] | select(.code == "fifo-qdisc") | .level' <<<"$output")" info
+	assert_regex "$(jq -r '.queues[0].reasons[] | select(.code == "fifo-qdisc") | .message' <<<"$output")" \
+		"into pfifo, a FIFO that does not manage it: an AQM such as fq_codel would \('tc qdisc replace dev c3 root fq_codel'\)"
+	# an AQM (here tbf, no FIFO) says nothing
+	ip netns exec "$NS" tc qdisc del dev c3 root
+	ip netns exec "$NS" tc qdisc add dev c3 root handle 4: tbf rate 1mbit burst 1600 limit 10000
+	run --separate-stderr "$BQLTOOL" -n "$NS" -j check c3
+	assert_success
+	assert_equal "$(jq '[.queues[0].reasons[] | select(.code == "fifo-qdisc")] | length' <<<"$output")" 0
+	ip -n "$NS" link del c3
+}
+
+@test "host (read only): check -i on eth0 during downloads shows its evidence" {
+	[ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limits ] || skip "no eth0 with BQL"
+	local d
+	d=$(mktemp -d)
+	( cd "$d" && apt-get download -q gcc-12 libllvm14 >/dev/null 2>&1 ) &
+	local pid=$!
+	run --separate-stderr "$BQLTOOL" check -i 2 eth0
+	wait "$pid" || true
+	rm -rf "$d"
+	assert_success
+	assert_regex "$output" "over 2 s \([0-9]+ samples\): limit [0-9.]+ [KM]?i?B"
+	assert_regex "$output" "busy in [0-9]+% of samples"
+	echo "# $output" | head -3 >&3
+}
