@@ -8,6 +8,7 @@
 #include "lib/hz.h"
 #include "lib/netns.h"
 #include "lib/nl.h"
+#include "lib/out.h"
 
 int cmd_select(struct bql_ctx *c, int argc, char **argv, struct cmd_state *st)
 {
@@ -85,4 +86,62 @@ void cmd_state_free(struct cmd_state *st)
 	sel_free(&st->sel);
 	bnl_close(st->nl);
 	st->nl = NULL;
+}
+
+/* a qdisc's identity and counters, named as tc -s -j names them */
+void cmd_json_qdisc(struct bql_ctx *c, const char *key, const struct bnl_qdisc *q)
+{
+	char h[16];
+
+	out_open_obj(c, key);
+	out_str(c, OUT_JSON, "kind", NULL, q->kind);
+	out_str(c, OUT_JSON, "handle", NULL, bnl_tc_handle_str(q->handle, h, sizeof(h)));
+	out_str(c, OUT_JSON, "parent", NULL, bnl_tc_handle_str(q->parent, h, sizeof(h)));
+	out_u64(c, OUT_JSON, "bytes", NULL, q->bytes);
+	out_u64(c, OUT_JSON, "packets", NULL, q->packets);
+	out_u64(c, OUT_JSON, "drops", NULL, q->drops);
+	out_u64(c, OUT_JSON, "requeues", NULL, q->requeues);
+	out_u64(c, OUT_JSON, "overlimits", NULL, q->overlimits);
+	out_u64(c, OUT_JSON, "backlog", NULL, q->backlog);
+	out_u64(c, OUT_JSON, "qlen", NULL, q->qlen);
+	out_close_obj(c);
+}
+
+/* the TX coalescing the driver reports, ethtool's attribute names in lower case */
+static void json_coal(struct bql_ctx *c, const struct bnl_coal *k)
+{
+	out_open_obj(c, "coalesce");
+	if (k->present & BNL_COAL_TX_USECS)
+		out_u64(c, OUT_JSON, "tx_usecs", NULL, k->tx_usecs);
+	if (k->present & BNL_COAL_TX_MAX_FRAMES)
+		out_u64(c, OUT_JSON, "tx_max_frames", NULL, k->tx_max_frames);
+	if (k->present & BNL_COAL_TX_USECS_IRQ)
+		out_u64(c, OUT_JSON, "tx_usecs_irq", NULL, k->tx_usecs_irq);
+	if (k->present & BNL_COAL_TX_MAX_FRAMES_IRQ)
+		out_u64(c, OUT_JSON, "tx_max_frames_irq", NULL, k->tx_max_frames_irq);
+	if (k->present & BNL_COAL_USE_ADAPTIVE_TX)
+		out_bool(c, OUT_JSON, "use_adaptive_tx", NULL, k->use_adaptive_tx);
+	if (k->present & BNL_COAL_USE_CQE_MODE_TX)
+		out_bool(c, OUT_JSON, "use_cqe_mode_tx", NULL, k->use_cqe_mode_tx);
+	if (k->present & BNL_COAL_TX_AGGR_MAX_BYTES)
+		out_u64(c, OUT_JSON, "tx_aggr_max_bytes", NULL, k->tx_aggr_max_bytes);
+	if (k->present & BNL_COAL_TX_AGGR_MAX_FRAMES)
+		out_u64(c, OUT_JSON, "tx_aggr_max_frames", NULL, k->tx_aggr_max_frames);
+	if (k->present & BNL_COAL_TX_AGGR_TIME_USECS)
+		out_u64(c, OUT_JSON, "tx_aggr_time_usecs", NULL, k->tx_aggr_time_usecs);
+	out_close_obj(c);
+}
+
+void cmd_json_ring_coal(struct bql_ctx *c, const struct bnl_ring *ring, const struct bnl_coal *coal)
+{
+	if (ring->present) {
+		out_open_obj(c, "ring");
+		if (ring->present & BNL_RING_TX)
+			out_u64(c, OUT_JSON, "tx", NULL, ring->tx);
+		if (ring->present & BNL_RING_TX_MAX)
+			out_u64(c, OUT_JSON, "tx_max", NULL, ring->tx_max);
+		out_close_obj(c);
+	}
+	if (coal->present)
+		json_coal(c, coal);
 }

@@ -23,6 +23,14 @@ struct cmd_state {
  */
 int cmd_collect(struct bql_ctx *c, int argc, char **argv, struct cmd_state *st);
 /* Selectors and targets only (for writers); same conventions. */
+struct bnl_qdisc;
+struct bnl_ring;
+struct bnl_coal;
+/* JSON: a qdisc object named @key (tc -s -j's keys); a device's "ring" and "coalesce" */
+void cmd_json_qdisc(struct bql_ctx *c, const char *key, const struct bnl_qdisc *q);
+void cmd_json_ring_coal(struct bql_ctx *c, const struct bnl_ring *ring,
+			const struct bnl_coal *coal);
+
 int cmd_select(struct bql_ctx *c, int argc, char **argv, struct cmd_state *st);
 /*
  * A command's own -n NS (top, record): enter the namespace as the global

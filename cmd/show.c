@@ -20,50 +20,6 @@
 
 enum show_format { FMT_TEXT, FMT_JSON, FMT_PROMETHEUS };
 
-/* a qdisc's identity and counters, named as tc -s -j names them */
-static void json_qdisc(struct bql_ctx *c, const char *key, const struct bnl_qdisc *q)
-{
-	char h[16];
-
-	out_open_obj(c, key);
-	out_str(c, OUT_JSON, "kind", NULL, q->kind);
-	out_str(c, OUT_JSON, "handle", NULL, bnl_tc_handle_str(q->handle, h, sizeof(h)));
-	out_str(c, OUT_JSON, "parent", NULL, bnl_tc_handle_str(q->parent, h, sizeof(h)));
-	out_u64(c, OUT_JSON, "bytes", NULL, q->bytes);
-	out_u64(c, OUT_JSON, "packets", NULL, q->packets);
-	out_u64(c, OUT_JSON, "drops", NULL, q->drops);
-	out_u64(c, OUT_JSON, "requeues", NULL, q->requeues);
-	out_u64(c, OUT_JSON, "overlimits", NULL, q->overlimits);
-	out_u64(c, OUT_JSON, "backlog", NULL, q->backlog);
-	out_u64(c, OUT_JSON, "qlen", NULL, q->qlen);
-	out_close_obj(c);
-}
-
-/* the TX coalescing the driver reports, ethtool's attribute names in lower case */
-static void json_coal(struct bql_ctx *c, const struct bnl_coal *k)
-{
-	out_open_obj(c, "coalesce");
-	if (k->present & BNL_COAL_TX_USECS)
-		out_u64(c, OUT_JSON, "tx_usecs", NULL, k->tx_usecs);
-	if (k->present & BNL_COAL_TX_MAX_FRAMES)
-		out_u64(c, OUT_JSON, "tx_max_frames", NULL, k->tx_max_frames);
-	if (k->present & BNL_COAL_TX_USECS_IRQ)
-		out_u64(c, OUT_JSON, "tx_usecs_irq", NULL, k->tx_usecs_irq);
-	if (k->present & BNL_COAL_TX_MAX_FRAMES_IRQ)
-		out_u64(c, OUT_JSON, "tx_max_frames_irq", NULL, k->tx_max_frames_irq);
-	if (k->present & BNL_COAL_USE_ADAPTIVE_TX)
-		out_bool(c, OUT_JSON, "use_adaptive_tx", NULL, k->use_adaptive_tx);
-	if (k->present & BNL_COAL_USE_CQE_MODE_TX)
-		out_bool(c, OUT_JSON, "use_cqe_mode_tx", NULL, k->use_cqe_mode_tx);
-	if (k->present & BNL_COAL_TX_AGGR_MAX_BYTES)
-		out_u64(c, OUT_JSON, "tx_aggr_max_bytes", NULL, k->tx_aggr_max_bytes);
-	if (k->present & BNL_COAL_TX_AGGR_MAX_FRAMES)
-		out_u64(c, OUT_JSON, "tx_aggr_max_frames", NULL, k->tx_aggr_max_frames);
-	if (k->present & BNL_COAL_TX_AGGR_TIME_USECS)
-		out_u64(c, OUT_JSON, "tx_aggr_time_usecs", NULL, k->tx_aggr_time_usecs);
-	out_close_obj(c);
-}
-
 static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 {
 	out_open_obj(c, NULL);
@@ -89,18 +45,9 @@ static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 		out_u64(c, OUT_JSON, "tx_dropped", NULL, d->tx_dropped);
 		out_close_obj(c);
 	}
-	if (d->ring.present) {
-		out_open_obj(c, "ring");
-		if (d->ring.present & BNL_RING_TX)
-			out_u64(c, OUT_JSON, "tx", NULL, d->ring.tx);
-		if (d->ring.present & BNL_RING_TX_MAX)
-			out_u64(c, OUT_JSON, "tx_max", NULL, d->ring.tx_max);
-		out_close_obj(c);
-	}
-	if (d->coal.present)
-		json_coal(c, &d->coal);
+	cmd_json_ring_coal(c, &d->ring, &d->coal);
 	if (d->qd_shared)
-		json_qdisc(c, "shared_qdisc", &d->qd);
+		cmd_json_qdisc(c, "shared_qdisc", &d->qd);
 	out_open_arr(c, "queues");
 	for (unsigned int k = 0; k < d->nq; k++) {
 		const struct snap_queue *q = &d->q[k];
@@ -121,7 +68,7 @@ static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 		if (q->qs_present & SQ_TX_HW_DROPS)
 			out_u64(c, OUT_JSON, "tx_hw_drops", NULL, q->tx_hw_drops);
 		if (q->qd_scope == BNL_QD_QUEUE)
-			json_qdisc(c, "qdisc", &q->qd);
+			cmd_json_qdisc(c, "qdisc", &q->qd);
 		out_close_obj(c);
 	}
 	out_close_arr(c);

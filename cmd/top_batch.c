@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "cmd/cmd.h"
+#include "cmd/common.h"
 #include "cmd/top.h"
 #include "lib/hz.h"
 #include "lib/out.h"
@@ -53,6 +54,10 @@ static void json_queue(struct bql_ctx *c, const struct sampler_queue *q)
 	}
 	if (q->has_stall_delta)
 		out_u64(c, OUT_JSON, "stall_cnt_delta", NULL, q->stall_cnt_delta);
+	if (q->has_qd)
+		cmd_json_qdisc(c, "qdisc", &q->qd);
+	if (q->qd_drops_rate_valid)
+		out_dbl(c, OUT_JSON, "qdisc_drops_rate", NULL, q->qd_drops_rate);
 	out_close_obj(c);
 }
 
@@ -83,6 +88,9 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 			out_dbl(c, OUT_JSON, "tx_bytes_rate", NULL, d->tx_bytes_rate);
 			out_dbl(c, OUT_JSON, "tx_packets_rate", NULL, d->tx_packets_rate);
 		}
+		cmd_json_ring_coal(c, &d->ring, &d->coal);
+		if (d->qd_shared)
+			cmd_json_qdisc(c, "shared_qdisc", &d->qd);
 		out_open_arr(c, "queues");
 		for (unsigned int k = 0; k < d->nq; k++)
 			if (!(d->q[k].flags & SAMPLER_VANISHED))
@@ -108,7 +116,8 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 }
 
 enum { TC_DEV, TC_QUEUE, TC_LIMIT, TC_INFLIGHT, TC_MIN, TC_MAX, TC_HOLD, TC_THRS,
-       TC_STALLS, TC_STALLMAX, TC_RATE, TC_PPS, TC_STOP, TC_WAKE, TC_DSTALL, TC_NR };
+       TC_STALLS, TC_STALLMAX, TC_RATE, TC_PPS, TC_STOP, TC_WAKE, TC_DSTALL, TC_QDISC,
+       TC_QBACKLOG, TC_QDROPS, TC_NR };
 
 static void text_rate(struct table *t, int col, bool counted, bool valid, double v,
 		      bool bytes)
@@ -147,6 +156,11 @@ static void text_queue(struct table *t, const struct sampler_queue *q, unsigned 
 	for (int k = 0; k < SQS_NR; k++)
 		text_rate(t, TC_RATE + k, q->qs_present & (1u << k),
 			  q->rate_valid & (1u << k), q->rate[k], k == SQS_TX_BYTES);
+	if (q->has_qd) {
+		table_cell(t, TC_QDISC, "%s", q->qd.kind);
+		table_cell(t, TC_QBACKLOG, "%s", units_fmt_bytes(buf, sizeof(buf), q->qd.backlog));
+		text_rate(t, TC_QDROPS, true, q->qd_drops_rate_valid, q->qd_drops_rate, false);
+	}
 }
 
 /*
@@ -190,6 +204,10 @@ static void text_device(struct table *t, const struct sampler_dev *d)
 		text_rate(t, TC_RATE, true, d->has_rate, d->tx_bytes_rate, true);
 		text_rate(t, TC_PPS, true, d->has_rate, d->tx_packets_rate, false);
 	}
+	if (d->qd_shared) {
+		table_cell(t, TC_QDISC, "%s", d->qd.kind);
+		table_cell(t, TC_QBACKLOG, "%s", units_fmt_bytes(buf, sizeof(buf), d->qd.backlog));
+	}
 }
 
 static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int hz)
@@ -197,7 +215,7 @@ static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int 
 	static const char *const hdr[TC_NR] = {
 		"device", "queue", "limit", "inflight", "limit_min", "limit_max",
 		"hold_time", "stall_thrs", "stall_cnt", "stall_max", "tx_rate",
-		"pkt/s", "stop/s", "wake/s", "stalls+",
+		"pkt/s", "stop/s", "wake/s", "stalls+", "qdisc", "backlog", "qdrops/s",
 	};
 	time_t sec = (time_t)(s->real_ns / NS_PER_SEC);
 	char when[64];

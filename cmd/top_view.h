@@ -71,6 +71,7 @@ struct tv_frame {
 	const char *filter_edit;
 	const char *message;
 	bool qstats;
+	bool qdiscs;		/* some queue's qdisc is known: its columns are shown */
 };
 
 /*

@@ -336,6 +336,59 @@ static void read_qstats(struct sampler *s)
 	free(qs);
 }
 
+/* the qdisc feeding each queue: one dump per stats tick for every device */
+static void read_qdiscs(struct sampler *s)
+{
+	struct bql_err e;
+
+	for (size_t i = 0; i < s->ndev; i++) {
+		s->dev[i].qd_shared = false;
+		for (unsigned int k = 0; k < s->dev[i].nq; k++)
+			s->dev[i].q[k].has_qd = false;
+	}
+	if (!s->nl || bnl_qdisc_refresh(s->nl, &e))
+		return;
+	for (size_t i = 0; i < s->ndev; i++) {
+		struct sampler_dev *d = &s->dev[i];
+
+		if (d->ifindex <= 0 || (d->flags & SAMPLER_VANISHED))
+			continue;
+		for (unsigned int k = 0; k < d->nq; k++) {
+			struct bnl_qdisc qd;
+			enum bnl_qdisc_scope sc = bnl_qdisc_for_queue(s->nl, d->ifindex, d->ntx,
+								      d->q[k].index, &qd);
+
+			if (sc == BNL_QD_QUEUE) {
+				d->q[k].has_qd = true;
+				d->q[k].qd = qd;
+			} else if (sc == BNL_QD_DEVICE) {
+				d->qd_shared = true;
+				d->qd = qd;
+			}
+		}
+	}
+}
+
+/* TX ring and coalescing: read when a device is first seen, and at each full scan */
+static void read_ethtool(struct sampler *s, bool rescan)
+{
+	struct bql_err e;
+
+	if (!s->nl)
+		return;
+	for (size_t i = 0; i < s->ndev; i++) {
+		struct sampler_dev *d = &s->dev[i];
+
+		if (d->ifindex <= 0 || (d->flags & SAMPLER_VANISHED) || (d->eth_read && !rescan))
+			continue;
+		d->eth_read = true;
+		if (bnl_ring_get(s->nl, d->ifindex, &d->ring, &e))
+			memset(&d->ring, 0, sizeof(d->ring));
+		if (bnl_coal_get(s->nl, d->ifindex, &d->coal, &e))
+			memset(&d->coal, 0, sizeof(d->coal));
+	}
+}
+
 static bool rate(uint64_t prev, uint64_t cur, uint64_t dt_ns, double *out)
 {
 	uint64_t d;
@@ -363,6 +416,10 @@ static void update_queue(struct sampler_queue *q, bool stats, uint64_t dt_ns)
 		}
 		q->prev_qs_present = q->qs_present;
 		memcpy(q->prev_qs, q->qs, sizeof(q->prev_qs));
+		q->qd_drops_rate_valid = q->have_prev && q->had_qd && q->has_qd && dt_ns &&
+					 rate(q->prev_qd_drops, q->qd.drops, dt_ns, &q->qd_drops_rate);
+		q->had_qd = q->has_qd;
+		q->prev_qd_drops = q->qd.drops;
 	}
 	if (stats && q->have_prev && (q->bql.present & q->prev_present & cnt))
 		q->has_stall_delta = sampler_counter_delta(q->prev_stall_cnt,
@@ -449,6 +506,8 @@ int sampler_tick(struct sampler *s, struct bql_err *e)
 
 		read_dev_stats(s);
 		read_qstats(s);
+		read_qdiscs(s);
+		read_ethtool(s, scan);
 		update_rates(s, true, dt);
 		s->stats_ns = s->mono_ns;
 	} else {
@@ -456,6 +515,18 @@ int sampler_tick(struct sampler *s, struct bql_err *e)
 	}
 	s->seq++;
 	return 0;
+}
+
+bool sampler_has_qdiscs(const struct sampler *s)
+{
+	for (size_t i = 0; i < s->ndev; i++) {
+		if (s->dev[i].qd_shared)
+			return true;
+		for (unsigned int k = 0; k < s->dev[i].nq; k++)
+			if (s->dev[i].q[k].has_qd)
+				return true;
+	}
+	return false;
 }
 
 void sampler_free(struct sampler *s)

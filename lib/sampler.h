@@ -15,6 +15,8 @@
 #include "dql/err.h"
 #include "lib/bql.h"
 #include "lib/ctx.h"
+#include "lib/nl_ethtool.h"
+#include "lib/nl_qdisc.h"
 #include "lib/sel.h"
 #include "lib/sysfs.h"
 
@@ -93,7 +95,14 @@ struct sampler_queue {
 	uint64_t hist_limit[SAMPLER_HIST];
 	uint64_t hist_inflight[SAMPLER_HIST];
 	unsigned int hist_len, hist_head;
+	/* the qdisc that feeds this queue alone (BNL_QD_QUEUE), each stats tick */
+	bool has_qd;
+	struct bnl_qdisc qd;
+	bool qd_drops_rate_valid;
+	double qd_drops_rate;		/* drops/s over the last interval */
 	/* private */
+	bool had_qd;
+	uint64_t prev_qd_drops;
 	int fd[BQL_ATTR_NR];
 	unsigned int prev_qs_present;
 	uint64_t prev_qs[SQS_NR];
@@ -124,7 +133,13 @@ struct sampler_dev {
 	double tx_bytes_rate, tx_packets_rate;
 	unsigned int nq;
 	struct sampler_queue *q;
+	/* one root qdisc over all its queues; TX ring and coalescing (ethtool genl) */
+	bool qd_shared;
+	struct bnl_qdisc qd;
+	struct bnl_ring ring;
+	struct bnl_coal coal;
 	/* private */
+	bool eth_read;
 	int fd_tx_bytes, fd_tx_packets;
 	uint64_t queues_nlink;
 	bool had_stats;
@@ -215,6 +230,8 @@ bool sampler_dev_down(const struct sampler_dev *d);
 
 /* number of queues (vanished ones included) over all devices */
 size_t sampler_nqueues(const struct sampler *s);
+/* some device or queue of the last sample has its qdisc known */
+bool sampler_has_qdiscs(const struct sampler *s);
 
 /* @i-th newest history sample (0 = the last); @i < q->hist_len */
 static inline uint64_t sampler_hist(const uint64_t *ring,

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#define TABLE_MAX_COLS	16
+#define TABLE_MAX_COLS	24
 
 /* cells are as long as their text: a long queue name is never cut */
 struct table {

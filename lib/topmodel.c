@@ -25,6 +25,8 @@ const struct tm_col_desc tm_cols[TM_COL_NR] = {
 	[TM_COL_TX_WAKE]    = { "WAKE/S",	"tx_wake",	true },
 	[TM_COL_STALL_CNT]  = { "STALLS",	"stall_cnt",	true },
 	[TM_COL_STALL_MAX]  = { "STALL MAX",	"stall_max",	true },
+	[TM_COL_QD_BACKLOG] = { "QDISC",	"qdisc_backlog", true },
+	[TM_COL_QD_DROPS]   = { "QDROP/S",	"qdisc_drops",	true },
 };
 
 void topmodel_init(struct topmodel *m)
@@ -200,6 +202,10 @@ static void queue_row(struct tm_row *r, const struct sampler_dev *d,
 	for (int k = 0; k < SQS_NR; k++)
 		if (q->rate_valid & (1u << k))
 			set(r, rate_col[k], q->rate[k]);
+	if (q->has_qd)
+		set(r, TM_COL_QD_BACKLOG, (double)q->qd.backlog);
+	if (q->qd_drops_rate_valid)
+		set(r, TM_COL_QD_DROPS, q->qd_drops_rate);
 	r->flags = topmodel_queue_flags(q, window);
 }
 
@@ -209,7 +215,8 @@ static void dev_row(struct tm_row *r, const struct sampler_dev *d,
 {
 	static const enum tm_col sums[] = {
 		TM_COL_LIMIT, TM_COL_INFLIGHT, TM_COL_TX_BYTES, TM_COL_TX_PACKETS,
-		TM_COL_TX_STOP, TM_COL_TX_WAKE, TM_COL_STALL_CNT,
+		TM_COL_TX_STOP, TM_COL_TX_WAKE, TM_COL_STALL_CNT, TM_COL_QD_BACKLOG,
+		TM_COL_QD_DROPS,
 	};
 
 	memset(r, 0, sizeof(*r));
@@ -246,6 +253,9 @@ static void dev_row(struct tm_row *r, const struct sampler_dev *d,
 	if ((r->valid & (1u << TM_COL_LIMIT)) && (r->valid & (1u << TM_COL_INFLIGHT)) &&
 	    r->v[TM_COL_LIMIT] > 0)
 		set(r, TM_COL_FILL, r->v[TM_COL_INFLIGHT] / r->v[TM_COL_LIMIT]);
+	/* one root qdisc over every queue: the device row shows its backlog */
+	if (d->qd_shared)
+		set(r, TM_COL_QD_BACKLOG, (double)d->qd.backlog);
 	/* the device's own counters (stats64) beat a sum of per-queue ones */
 	if (d->has_rate) {
 		set(r, TM_COL_TX_BYTES, d->tx_bytes_rate);

@@ -26,6 +26,8 @@ enum tm_col {
 	TM_COL_TX_WAKE,		/* rate, wakes/s */
 	TM_COL_STALL_CNT,
 	TM_COL_STALL_MAX,	/* jiffies */
+	TM_COL_QD_BACKLOG,	/* bytes waiting in the queue's qdisc */
+	TM_COL_QD_DROPS,	/* rate, qdisc drops/s */
 	TM_COL_NR
 };
 

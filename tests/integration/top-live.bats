@@ -52,3 +52,30 @@ wait_pane() {
 	wait_pane "devices 3 shown of 3"
 	tmux -L "$SOCK" send-keys q
 }
+
+@test "netns: the qdisc's backlog is a column (QDISC) with tc's value, in top -b -j and the live view" {
+	command -v python3 >/dev/null || skip "python3 not installed (the AF_PACKET sender)"
+	ip -n "$NS" link add m0 numtxqueues 2 type ifb
+	ip -n "$NS" link set m0 up
+	ip netns exec "$NS" tc qdisc add dev m0 root handle 1: mq
+	ip netns exec "$NS" tc qdisc add dev m0 parent 1:1 handle 11: tbf rate 8kbit burst 1600 limit 200000
+	ip netns exec "$NS" tc qdisc add dev m0 parent 1:2 handle 12: tbf rate 8kbit burst 1600 limit 200000
+	ip netns exec "$NS" python3 "$BATS_TEST_DIRNAME/../tools/pktsend.py" m0 16 4 1000
+	# batch JSON: each queue's qdisc, between what tc saw before and after
+	local b0 b1 q
+	b0=$(ip netns exec "$NS" tc -s -j qdisc show dev m0 | jq '[.[] | select(.kind == "tbf") | .backlog] | add')
+	run --separate-stderr "$BQLTOOL" -n "$NS" top -b -j -c 1 m0
+	b1=$(ip netns exec "$NS" tc -s -j qdisc show dev m0 | jq '[.[] | select(.kind == "tbf") | .backlog] | add')
+	assert_success
+	q=$(jq '[.devices[0].queues[].qdisc.backlog] | add' <<<"$output")
+	(( q <= b0 && q >= b1 && q > 0 ))
+	assert_equal "$(jq -r '.devices[0].queues[1].qdisc.kind' <<<"$output")" tbf
+	assert_equal "$(jq -r '.devices[0].queues[1].qdisc.parent' <<<"$output")" "1:2"
+	# the live view: the column, and a sort on it
+	tmux -L "$SOCK" -f /dev/null new-session -d -x 200 -y 40 \
+		"LANG=C.UTF-8 TERM=tmux-256color $BQLTOOL -n $NS top -d 0.2 m0; sleep 600"
+	wait_pane "QDISC"
+	wait_pane "tx-1 .* [0-9.]+ KiB"
+	tmux -L "$SOCK" send-keys q
+	ip -n "$NS" link del m0
+}
