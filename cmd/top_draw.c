@@ -50,7 +50,8 @@ static char *fmt_count(char *buf, size_t n, double v)
 
 /* Table columns in display order; lower prio is dropped first. */
 enum vcol { V_NAME, V_LIMIT, V_INFLIGHT, V_FILL, V_SPARK, V_MIN, V_MAX, V_RATE,
-	    V_PPS, V_STOP, V_WAKE, V_QBACKLOG, V_QDROPS, V_STALLS, V_STALLMAX, V_FLAGS, V_NR };
+	    V_PPS, V_STOP, V_WAKE, V_QBACKLOG, V_QDROPS, V_STALLS, V_STALLMAX, V_RING, V_COAL,
+	    V_FLAGS, V_NR };
 
 static const struct {
 	const char *title;
@@ -73,6 +74,8 @@ static const struct {
 	[V_QDROPS]   = { "QDROP/S",		8, 63, TM_COL_QD_DROPS, false },
 	[V_STALLS]   = { "STALLS",		7, 85, TM_COL_STALL_CNT, false },
 	[V_STALLMAX] = { "STALL MAX",		9, 62, TM_COL_STALL_MAX, false },
+	[V_RING]     = { "RING",		5, 59, TM_COL_RING, false },
+	[V_COAL]     = { "TX-USECS",		8, 58, TM_COL_COAL_USECS, false },
 	[V_FLAGS]    = { "FLAGS",		14, 95, TM_COL_NR, true },
 };
 
@@ -95,7 +98,7 @@ static int widen(struct layout *l, int v, int to, int extra)
 	return add;
 }
 
-static void make_layout(struct layout *l, int cols, bool qstats, bool qdiscs)
+static void make_layout(struct layout *l, int cols, bool qstats, bool qdiscs, bool ethtool)
 {
 	int total = 0, extra;
 
@@ -105,7 +108,8 @@ static void make_layout(struct layout *l, int cols, bool qstats, bool qdiscs)
 
 		l->w[v] = vcols[v].width > need ? vcols[v].width : need;
 		l->on[v] = !(!qstats && (v == V_STOP || v == V_WAKE)) &&
-			   !(!qdiscs && (v == V_QBACKLOG || v == V_QDROPS));
+			   !(!qdiscs && (v == V_QBACKLOG || v == V_QDROPS)) &&
+			   !(!ethtool && (v == V_RING || v == V_COAL));
 	}
 	for (;;) {
 		int lowest = -1;
@@ -284,6 +288,8 @@ static void draw_row(const struct layout *l, int y, const struct tm_row *r,
 	CELL(V_QBACKLOG, TM_COL_QD_BACKLOG,
 	     units_fmt_bytes(buf, sizeof(buf), (uint64_t)r->v[TM_COL_QD_BACKLOG]));
 	CELL(V_QDROPS, TM_COL_QD_DROPS, fmt_count(buf, sizeof(buf), r->v[TM_COL_QD_DROPS]));
+	CELL(V_RING, TM_COL_RING, fmt_count(buf, sizeof(buf), r->v[TM_COL_RING]));
+	CELL(V_COAL, TM_COL_COAL_USECS, fmt_count(buf, sizeof(buf), r->v[TM_COL_COAL_USECS]));
 	CELL(V_STALLS, TM_COL_STALL_CNT, fmt_count(buf, sizeof(buf), r->v[TM_COL_STALL_CNT]));
 	CELL(V_STALLMAX, TM_COL_STALL_MAX,
 	     units_fmt_ms(buf, sizeof(buf),
@@ -463,7 +469,7 @@ static void draw_help(const struct tv_frame *f)
 		"  LIMIT INFLIGHT  limit, inflight    FILL      inflight / limit",
 		"  MIN MAX         limit_min, _max    TX RATE PKT/S  transmit rate",
 		"  STOP/S WAKE/S   queue stops/wakes per second (netdev qstats, if reported)",
-		"  QDISC QDROP/S   backlog and drops/s of the qdisc that feeds the queue",
+		"  QDISC QDROP/S   the queue's qdisc: backlog, drops/s; RING TX-USECS ethtool",
 		"  STALLS          stall_cnt          STALL MAX stall_max in ms",
 		"Flags",
 		"  STALL  the stall detector fired (kept about a second)",
@@ -503,7 +509,7 @@ void tv_draw(const struct tv_frame *f, size_t *scroll)
 		refresh();
 		return;
 	}
-	make_layout(&l, COLS, f->qstats, f->qdiscs);
+	make_layout(&l, COLS, f->qstats, f->qdiscs, f->ethtool);
 	draw_header(f, &l);
 	pen_on(PAIR_COLHDR, A_REVERSE);
 	mvhline(HEADER_ROWS, 0, ' ', COLS);

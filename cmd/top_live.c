@@ -308,6 +308,7 @@ int top_run_live(struct bql_ctx *c, struct sampler *s, const struct top_opts *o,
 			u.f.real_ns = s->real_ns;
 			u.f.qstats = s->qstats;
 			u.f.qdiscs = sampler_has_qdiscs(s);
+			u.f.ethtool = sampler_has_ethtool(s);
 			u.f.message = u.message[0] && now < u.message_until ? u.message : NULL;
 			tv_draw(&u.f, &u.scroll);
 			drawn = now;

@@ -72,6 +72,7 @@ struct tv_frame {
 	const char *message;
 	bool qstats;
 	bool qdiscs;		/* some queue's qdisc is known: its columns are shown */
+	bool ethtool;		/* some device's ring or coalescing is known */
 };
 
 /*

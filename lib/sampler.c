@@ -529,6 +529,15 @@ bool sampler_has_qdiscs(const struct sampler *s)
 	return false;
 }
 
+bool sampler_has_ethtool(const struct sampler *s)
+{
+	for (size_t i = 0; i < s->ndev; i++)
+		if ((s->dev[i].ring.present & BNL_RING_TX) ||
+		    (s->dev[i].coal.present & BNL_COAL_TX_USECS))
+			return true;
+	return false;
+}
+
 void sampler_free(struct sampler *s)
 {
 	for (size_t i = 0; i < s->ndev; i++)

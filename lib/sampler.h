@@ -232,6 +232,8 @@ bool sampler_dev_down(const struct sampler_dev *d);
 size_t sampler_nqueues(const struct sampler *s);
 /* some device or queue of the last sample has its qdisc known */
 bool sampler_has_qdiscs(const struct sampler *s);
+/* some device of the last sample has its TX ring or coalescing known */
+bool sampler_has_ethtool(const struct sampler *s);
 
 /* @i-th newest history sample (0 = the last); @i < q->hist_len */
 static inline uint64_t sampler_hist(const uint64_t *ring,

@@ -27,6 +27,8 @@ const struct tm_col_desc tm_cols[TM_COL_NR] = {
 	[TM_COL_STALL_MAX]  = { "STALL MAX",	"stall_max",	true },
 	[TM_COL_QD_BACKLOG] = { "QDISC",	"qdisc_backlog", true },
 	[TM_COL_QD_DROPS]   = { "QDROP/S",	"qdisc_drops",	true },
+	[TM_COL_RING]	    = { "RING",		"ring",		true },
+	[TM_COL_COAL_USECS] = { "TX-USECS",	"tx_usecs",	true },
 };
 
 void topmodel_init(struct topmodel *m)
@@ -253,6 +255,10 @@ static void dev_row(struct tm_row *r, const struct sampler_dev *d,
 	if ((r->valid & (1u << TM_COL_LIMIT)) && (r->valid & (1u << TM_COL_INFLIGHT)) &&
 	    r->v[TM_COL_LIMIT] > 0)
 		set(r, TM_COL_FILL, r->v[TM_COL_INFLIGHT] / r->v[TM_COL_LIMIT]);
+	if (d->ring.present & BNL_RING_TX)
+		set(r, TM_COL_RING, d->ring.tx);
+	if (d->coal.present & BNL_COAL_TX_USECS)
+		set(r, TM_COL_COAL_USECS, d->coal.tx_usecs);
 	/* one root qdisc over every queue: the device row shows its backlog */
 	if (d->qd_shared)
 		set(r, TM_COL_QD_BACKLOG, (double)d->qd.backlog);

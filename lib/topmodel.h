@@ -28,6 +28,8 @@ enum tm_col {
 	TM_COL_STALL_MAX,	/* jiffies */
 	TM_COL_QD_BACKLOG,	/* bytes waiting in the queue's qdisc */
 	TM_COL_QD_DROPS,	/* rate, qdisc drops/s */
+	TM_COL_RING,		/* device rows: TX ring descriptors (ethtool -g) */
+	TM_COL_COAL_USECS,	/* device rows: tx-usecs (ethtool -c) */
 	TM_COL_NR
 };
 

@@ -79,3 +79,17 @@ wait_pane() {
 	tmux -L "$SOCK" send-keys q
 	ip -n "$NS" link del m0
 }
+
+@test "host (read only): eth0's device row shows its TX ring and tx-usecs (ethtool -g / -c)" {
+	[ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limits ] || skip "no eth0 with BQL"
+	command -v ethtool >/dev/null || skip "ethtool not installed"
+	local ring usecs
+	ring=$(ethtool -g eth0 2>/dev/null | awk '/^Current/ { s = 1 } s && /^TX:/ { print $2; exit }') || true
+	usecs=$(ethtool -c eth0 2>/dev/null | awk '/^tx-usecs:/ { print $2 }') || true
+	[[ "$ring" =~ ^[0-9]+$ && "$usecs" =~ ^[0-9]+$ ]] || skip "eth0 reports no TX ring or tx-usecs"
+	tmux -L "$SOCK" -f /dev/null new-session -d -x 230 -y 20 \
+		"LANG=C.UTF-8 TERM=tmux-256color $BQLTOOL top -d 0.2 eth0; sleep 600"
+	wait_pane "RING +TX-USECS"
+	wait_pane "eth0 .* $ring +$usecs( |\$)"
+	tmux -L "$SOCK" send-keys q
+}
