@@ -239,3 +239,26 @@ tc_qdiscs() {
 	assert_success
 	assert_regex "$output" "ring tx $(jq '.[0].ring.tx' <<<"$("$BQLTOOL" -j show eth0)")"
 }
+
+@test "netns: qdisc trees and devices that change between dumps are never fatal" {
+	ip -n "$NS" link add c7 numtxqueues 4 type ifb
+	ip -n "$NS" link set c7 up
+	# churn: the qdisc tree of c7 replaced, a device created and deleted, in a loop
+	ip netns exec "$NS" bash -c '
+		for i in $(seq 400); do
+			tc qdisc replace dev c7 root handle 1: mq 2>/dev/null
+			tc qdisc replace dev c7 parent 1:2 handle 20: tbf rate 1mbit burst 1600 limit 10000 2>/dev/null
+			tc qdisc del dev c7 root 2>/dev/null
+			ip link add c8 type ifb 2>/dev/null; ip link del c8 2>/dev/null
+		done' &
+	local pid=$! n
+	for n in $(seq 25); do
+		run --separate-stderr "$BQLTOOL" -n "$NS" -j show c7 i0
+		assert_success
+		json_ok
+		assert_equal "$(jq 'length' <<<"$output")" 2
+	done
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	ip -n "$NS" link del c7
+}
