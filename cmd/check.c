@@ -53,6 +53,7 @@ struct seen {
 	uint64_t n, busy;		/* samples, and those with something in flight */
 	uint64_t lim_lo, lim_hi, changes, last_lim;
 	uint64_t infl_max, infl_max_lim;	/* the most in flight, and the limit then */
+	uint64_t falls, last_infl;	/* samples after which inflight fell: completions seen */
 };
 
 struct check {
@@ -275,8 +276,9 @@ static void check_seen(struct check *k, struct row *r, const struct snap_dev *d,
 		m += (size_t)snprintf(msg + m, sizeof(msg) - m, " (%.0f%% of the limit then)",
 				      100.0 * (double)sn->infl_max / (double)sn->infl_max_lim);
 	if (m < sizeof(msg))
-		m += (size_t)snprintf(msg + m, sizeof(msg) - m, ", busy in %.0f%% of samples",
-				      100.0 * (double)sn->busy / (double)sn->n);
+		m += (size_t)snprintf(msg + m, sizeof(msg) - m, ", busy in %.0f%% of samples, "
+				      "inflight fell %" PRIu64 " times (completions)", 100.0 * (double)sn->busy /
+				      (double)sn->n, sn->falls);
 	if (m < sizeof(msg) && q2 && (q->qs_present & SQ_TX_PACKETS) && (q2->qs_present & SQ_TX_PACKETS))
 		m += (size_t)snprintf(msg + m, sizeof(msg) - m, "; sent %" PRIu64 " packets",
 				      q2->tx_packets - q->tx_packets);
@@ -545,6 +547,7 @@ static void sample_one(struct check *k, const struct snap_dev *d, unsigned int q
 	if (!sn->n) {
 		sn->lim_lo = sn->lim_hi = sn->last_lim = lim;
 	} else {
+		sn->falls += infl < sn->last_infl;
 		sn->changes += lim != sn->last_lim;
 		sn->last_lim = lim;
 		sn->lim_lo = lim < sn->lim_lo ? lim : sn->lim_lo;
@@ -556,6 +559,7 @@ static void sample_one(struct check *k, const struct snap_dev *d, unsigned int q
 	}
 	sn->n++;
 	sn->busy += infl != 0;
+	sn->last_infl = infl;
 }
 
 /*
