@@ -16,7 +16,9 @@ _bqltool_opts()
 	_bqltool_optnames=()
 	_bqltool_optarg=()
 	while IFS= read -r line; do
-		[[ $line =~ ^\ +- ]] || continue
+		# an option line starts at most 6 blanks in; deeper ones continue
+		# a description (and may start with an option name: "--size also...")
+		[[ $line =~ ^\ {1,6}- ]] || continue
 		line=${line#"${line%%[! ]*}"}	# leading blanks
 		line=${line%%  *}		# the description
 		arg=

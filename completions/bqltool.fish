@@ -11,7 +11,7 @@
 # name, from the option lines of the help ("  -f, --format FMT   text...");
 # ARG is empty without an argument and starts with "?" when it is optional.
 function __bqltool_opts
-    $argv[1] help $argv[2..-1] 2>/dev/null | string match -r '^ +-.*' | while read -l line
+    $argv[1] help $argv[2..-1] 2>/dev/null | string match -r '^ {1,6}-.*' | while read -l line
         set -l parts (string split -m1 '  ' -- (string trim -- $line))
         set -l names $parts[1]
         set -l desc (string trim -- "$parts[2]")

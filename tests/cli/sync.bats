@@ -36,7 +36,7 @@ squeeze() {
 
 # options CMD: the option words of `bqltool help [CMD]`, one per line
 options() {
-	"$BQLTOOL" help ${1:+"$1"} | grep -E '^ +-' | sed -E 's/^ +//; s/  .*//' |
+	"$BQLTOOL" help ${1:+"$1"} | grep -E '^ {1,6}-' | sed -E 's/^ +//; s/  .*//' |
 		grep -oE -- '(^|[ ,])--?[a-zA-Z][-a-zA-Z]*' | tr -d ' ,' | sort -u
 }
 
@@ -168,6 +168,16 @@ options() {
 		fcomp "$BQLTOOL $c -"
 		for o in $opts; do assert_line --regexp "^$o=?\$"; done
 	done
+	# each option once: a description line that starts with an option name
+	# ("--size also covers...") is no option of its own
+	for c in $COMMANDS; do
+		bcomp "$BQLTOOL $c -"
+		assert_equal "$(sort <<<"$output" | uniq -d)" ""
+		fcomp "$BQLTOOL $c -"
+		assert_equal "$(sort <<<"$output" | uniq -d)" ""
+	done
+	zcomp "$BQLTOOL tune -"
+	assert_equal "$(grep -c -- '^--size$' <<<"$output")" 1
 	# zsh is slower to drive: one command with options is enough to prove
 	# that the specs are parsed from the help
 	zcomp "$BQLTOOL check -"
