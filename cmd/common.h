@@ -44,5 +44,7 @@ void cmd_state_free(struct cmd_state *st);
 
 /* Prometheus exposition of a snapshot on c->out; returns enum bql_exit. */
 int cmd_print_prometheus(struct bql_ctx *c, const struct snapshot *s);
+/* export: bql_export_timestamp_seconds, the wall time @real_ns of the write */
+int cmd_print_prometheus_written(struct bql_ctx *c, uint64_t real_ns);
 
 #endif

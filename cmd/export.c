@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,6 +62,13 @@ static int export_write(struct bql_ctx *c, struct ofile *o, const struct snapsho
 	}
 	c->out = f;
 	ret = cmd_print_prometheus(c, s);
+	if (!ret) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		ret = cmd_print_prometheus_written(c, (uint64_t)now.tv_sec * 1000000000u +
+						   (uint64_t)now.tv_nsec);
+	}
 	c->out = saved;
 	fclose(f);	/* a write error is the ofile's */
 	if (ret) {

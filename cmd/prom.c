@@ -308,3 +308,21 @@ int cmd_print_prometheus(struct bql_ctx *c, const struct snapshot *s)
 	/* the caller names what failed: main() standard output, export its file */
 	return fflush(f) || ferror(f) ? BQL_EXIT_FAIL : BQL_EXIT_OK;
 }
+
+/* export's own gauge: when the file was written, so that a stale file can be alerted on */
+int cmd_print_prometheus_written(struct bql_ctx *c, uint64_t real_ns)
+{
+	FILE *f = c->out;
+
+	put_family_header(f, "bql_export_timestamp_seconds", "gauge",
+			  "When bqltool export wrote this file (Unix time): alert when it stops moving.");
+	fputs("bql_export_timestamp_seconds", f);
+	if (c->netns) {
+		fputc('{', f);
+		put_label(f, "netns", c->netns, true);
+		fputc('}', f);
+	}
+	fprintf(f, " %" PRIu64 ".%03u\n", real_ns / 1000000000u,
+		(unsigned int)(real_ns % 1000000000u / 1000000u));
+	return fflush(f) || ferror(f) ? BQL_EXIT_FAIL : BQL_EXIT_OK;
+}

@@ -154,11 +154,22 @@ families() {
 	mkdir "$out"
 	bq show --format prometheus
 	expected=$output
+	local t0 t1 ts
+	t0=$(date +%s)
 	bq export --textfile "$out"
+	t1=$(date +%s)
 	assert_success
 	assert_output ""
 	assert_equal "$stderr" ""
-	assert_equal "$(cat "$out/bqltool.prom")" "$expected"
+	# show's exposition, then when the file was written (to alert on a stale file)
+	assert_equal "$(head -n -3 "$out/bqltool.prom")" "$expected"
+	assert_equal "$(tail -3 "$out/bqltool.prom" | head -2)" "# HELP bql_export_timestamp_seconds When bqltool export wrote this file (Unix time): alert when it stops moving.
+# TYPE bql_export_timestamp_seconds gauge"
+	ts=$(tail -1 "$out/bqltool.prom")
+	[[ "$ts" =~ ^bql_export_timestamp_seconds\ ([0-9]+)\.[0-9]{3}$ ]]
+	(( BASH_REMATCH[1] >= t0 && BASH_REMATCH[1] <= t1 ))
+	# show has no such gauge: it writes no file
+	refute_regex "$expected" "bql_export_timestamp_seconds"
 	assert_equal "$(stat -c %a "$out/bqltool.prom")" 644
 	assert_equal "$(ls -A "$out")" "bqltool.prom"
 }

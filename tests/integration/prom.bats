@@ -141,6 +141,8 @@ canon() {
 	[ "$output" -gt 0 ]
 	grep -v 'netns=' "$BATS_TEST_TMPDIR/served" | grep -q '^bql_kernel_hz{source=' ||
 		fail "no host series served"
+	# when each file was written: one gauge per file, to alert on a stale one
+	assert_equal "$(grep -c '^bql_export_timestamp_seconds' "$BATS_TEST_TMPDIR/served")" 2
 	assert_equal "$(grep -c "^bql_limit_bytes{device=\"i0\",netns=\"$NS\",queue=\"tx-[0-3]\"} " \
 		"$BATS_TEST_TMPDIR/served")" 4
 	grep -qx "bql_limit_max_bytes{device=\"i0\",netns=\"$NS\",queue=\"tx-2\"} 123456" \
