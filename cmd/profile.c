@@ -377,8 +377,28 @@ static int check_print(struct apply *ap)
 	}
 	if (cmd_output_done(c, out_end(c)))
 		return BQL_EXIT_FAIL;
-	if (!ndiff && c->verbose)
-		cmd_note(c, "the live state matches %s", ap->o->file);
+	if (!ndiff && !c->json && !ap->o->quiet) {
+		/* the queues and devices the comparison covered */
+		size_t nq = 0, nd = 0;
+
+		for (size_t i = 0; i < ap->plan.n; i++) {
+			const struct plan_item *it = &ap->plan.it[i];
+			bool newq = true, newd = true;
+
+			for (size_t k = 0; k < i && (newq || newd); k++) {
+				const struct plan_item *o = &ap->plan.it[k];
+				bool same_dev = !strcmp(o->ifname, it->ifname);
+
+				newd &= !same_dev;
+				newq &= !(same_dev && o->queue == it->queue);
+			}
+			nq += newq;
+			nd += newd;
+		}
+		fprintf(stderr, "bqltool: apply: the live state matches %s: every value in place "
+			"(%zu queue%s of %zu device%s)\n", ap->o->file, nq, nq == 1 ? "" : "s", nd,
+			nd == 1 ? "" : "s");
+	}
 	return ndiff ? BQL_EXIT_FAIL : BQL_EXIT_OK;
 }
 

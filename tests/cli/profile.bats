@@ -163,6 +163,13 @@ norm() {
 	bq apply --check "$BATS_TEST_TMPDIR/p.json"
 	assert_success
 	assert_output ""
+	# nothing to change is said, on stderr (standard output stays for the differences)
+	assert_regex "$stderr" "^bqltool: apply: the live state matches .*/p.json: every value in place \([0-9]+ queues of [0-9]+ devices\)$"
+	bq apply --check -q "$BATS_TEST_TMPDIR/p.json"
+	assert_success
+	assert_equal "$stderr" ""
+	bq -j apply --check "$BATS_TEST_TMPDIR/p.json"
+	assert_success
 	assert_equal "$stderr" ""
 	bq set eth0:2 limit_min=1514
 	bq set eth1 stall_thrs=100
