@@ -17,9 +17,17 @@ struct sp_pt {
 	uint64_t seq;		/* arrival order, to draw a bucket's points in order */
 };
 
-/* A bucket stands for `per` consecutive points by its 4 telling ones. */
+/*
+ * A bucket stands for `per` consecutive points by its telling ones: first,
+ * last, lowest, highest, and the two ends of its widest x gap. Without the
+ * gap's ends a bucket that spans an idle period (a burst that drains to 0,
+ * nothing, the next burst) could keep the burst's maximum and the next
+ * burst's values and lose the drain: the line then carried the maximum
+ * across the gap.
+ */
 struct sp_bucket {
-	struct sp_pt first, last, lo, hi;
+	struct sp_pt first, last, lo, hi, gap_a, gap_b;
+	double gap;		/* gap_b.x - gap_a.x, 0 while none */
 	uint64_t n;
 };
 
@@ -146,8 +154,20 @@ static void bucket_merge(struct sp_bucket *out, const struct sp_bucket *a,
 			 const struct sp_bucket *b)
 {
 	struct sp_bucket m = *a;
+	double join = b->first.x - a->last.x;
 
 	m.last = b->last;
+	/* the widest gap: inside a, inside b, or between them */
+	if (b->gap > m.gap) {
+		m.gap = b->gap;
+		m.gap_a = b->gap_a;
+		m.gap_b = b->gap_b;
+	}
+	if (join > m.gap) {
+		m.gap = join;
+		m.gap_a = a->last;
+		m.gap_b = b->first;
+	}
 	if (b->lo.y < m.lo.y)
 		m.lo = b->lo;
 	if (b->hi.y > m.hi.y)
@@ -173,6 +193,11 @@ void svgplot_point(struct svgplot *p, int s, double x, double y)
 	sr->count++;
 	if (sr->left) {
 		b = &sr->b[sr->nb - 1];
+		if (x - b->last.x > b->gap) {
+			b->gap = x - b->last.x;
+			b->gap_a = b->last;
+			b->gap_b = pt;
+		}
 		b->last = pt;
 		if (y < b->lo.y)
 			b->lo = pt;
@@ -190,7 +215,8 @@ void svgplot_point(struct svgplot *p, int s, double x, double y)
 		sr->per *= 2;
 	}
 	b = &sr->b[sr->nb++];
-	b->first = b->last = b->lo = b->hi = pt;
+	b->first = b->last = b->lo = b->hi = b->gap_a = b->gap_b = pt;
+	b->gap = 0;
 	b->n = 1;
 	sr->left = sr->per - 1;
 }
@@ -207,12 +233,12 @@ static void series_yrange(const struct sp_series *sr, double *lo, double *hi)
 }
 
 /* The distinct telling points of @b in arrival order; returns how many. */
-static int bucket_points(const struct sp_bucket *b, struct sp_pt out[4])
+static int bucket_points(const struct sp_bucket *b, struct sp_pt out[6])
 {
-	const struct sp_pt *c[4] = { &b->first, &b->lo, &b->hi, &b->last };
+	const struct sp_pt *c[6] = { &b->first, &b->lo, &b->hi, &b->gap_a, &b->gap_b, &b->last };
 	int n = 0;
 
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 6; i++) {
 		int j = n;
 		bool dup = false;
 
@@ -232,7 +258,7 @@ static int bucket_points(const struct sp_bucket *b, struct sp_pt out[4])
 
 size_t svgplot_npoints(const struct svgplot *p, int s)
 {
-	struct sp_pt pts[4];
+	struct sp_pt pts[6];
 	size_t n = 0;
 
 	if (s < 0 || s >= p->ns)
@@ -548,7 +574,7 @@ static void put_points(struct sp_out *o, const struct sp_series *sr, const struc
 	double prev_py = 0;
 
 	for (size_t b = 0; b < sr->nb; b++) {
-		struct sp_pt pts[4];
+		struct sp_pt pts[6];
 		int n = bucket_points(&sr->b[b], pts);
 
 		for (int k = 0; k < n; k++) {

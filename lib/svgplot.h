@@ -15,10 +15,13 @@
 
 #include "dql/err.h"
 
-/* Buckets kept per series; each bucket gives at most 4 points. */
+/*
+ * Buckets kept per series; each bucket gives at most 6 points: its first
+ * and last, its minimum and maximum, and the two ends of its widest x gap.
+ */
 #define SVGPLOT_BUCKETS		512
 /* Upper bound of the points one series draws (before SVGPLOT_STEP doubling). */
-#define SVGPLOT_MAX_POINTS	(4 * SVGPLOT_BUCKETS)
+#define SVGPLOT_MAX_POINTS	(6 * SVGPLOT_BUCKETS)
 
 /* Series flags. */
 enum {

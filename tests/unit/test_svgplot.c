@@ -400,6 +400,55 @@ static void test_many_series_legend(void **state)
 	svgplot_free(p);
 }
 
+
+/*
+ * Bursts that drain to 0, then an idle gap, many times over and far more
+ * points than the buckets hold: across every gap the line must hold the
+ * last value before it (0), never the burst's maximum. Before the gap's
+ * ends were kept, a bucket spanning a gap kept the maximum and the next
+ * burst's values, and drew the maximum across the idle time.
+ */
+static void test_bursts_gaps(void **state)
+{
+	struct svgplot *p = svgplot_new("bursts", "time (s)", "bytes");
+	int s = svgplot_series(p, "inflight");
+	uint64_t seed = 12345;
+	struct poly pl;
+	double t = 0;
+	size_t gaps = 0;
+	char *svg;
+
+	(void)state;
+	svgplot_series_flags(p, s, SVGPLOT_STEP);
+	for (int burst = 0; burst < 40; burst++) {
+		/*
+		 * a burst that empties now and then (0s the bucket's minimum may
+		 * keep), peaks just before it drains to exactly 0
+		 */
+		for (int k = 0; k < 700; k++) {
+			t += 1e-6;
+			svgplot_point(p, s, t, k % 50 == 0 ? 0 : (double)(1000 + rnd(&seed) % 56000));
+		}
+		t += 1e-6;
+		svgplot_point(p, s, t, 60000);
+		t += 1e-6;
+		svgplot_point(p, s, t, 0);
+		t += 15e-3;	/* idle */
+	}
+	svg = render(p);
+	parse_poly(svg, 0, &pl);
+	for (size_t i = 1; i < pl.n; i++)
+		if (pl.x[i] - pl.x[i - 1] > 5e-3) {
+			gaps++;
+			assert_true(pl.y[i - 1] == 0);
+		}
+	assert_int_equal(gaps, 39);
+	assert_true(pl.n <= SVGPLOT_MAX_POINTS);
+	poly_free(&pl);
+	free(svg);
+	svgplot_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_ticks),
 		cmocka_unit_test(test_many_series_legend),
 		cmocka_unit_test(test_keep),
+		cmocka_unit_test(test_bursts_gaps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
