@@ -111,24 +111,16 @@ void cmd_json_qdisc(struct bql_ctx *c, const char *key, const struct bnl_qdisc *
 static void json_coal(struct bql_ctx *c, const struct bnl_coal *k)
 {
 	out_open_obj(c, "coalesce");
-	if (k->present & BNL_COAL_TX_USECS)
-		out_u64(c, OUT_JSON, "tx_usecs", NULL, k->tx_usecs);
-	if (k->present & BNL_COAL_TX_MAX_FRAMES)
-		out_u64(c, OUT_JSON, "tx_max_frames", NULL, k->tx_max_frames);
-	if (k->present & BNL_COAL_TX_USECS_IRQ)
-		out_u64(c, OUT_JSON, "tx_usecs_irq", NULL, k->tx_usecs_irq);
-	if (k->present & BNL_COAL_TX_MAX_FRAMES_IRQ)
-		out_u64(c, OUT_JSON, "tx_max_frames_irq", NULL, k->tx_max_frames_irq);
-	if (k->present & BNL_COAL_USE_ADAPTIVE_TX)
-		out_bool(c, OUT_JSON, "use_adaptive_tx", NULL, k->use_adaptive_tx);
-	if (k->present & BNL_COAL_USE_CQE_MODE_TX)
-		out_bool(c, OUT_JSON, "use_cqe_mode_tx", NULL, k->use_cqe_mode_tx);
-	if (k->present & BNL_COAL_TX_AGGR_MAX_BYTES)
-		out_u64(c, OUT_JSON, "tx_aggr_max_bytes", NULL, k->tx_aggr_max_bytes);
-	if (k->present & BNL_COAL_TX_AGGR_MAX_FRAMES)
-		out_u64(c, OUT_JSON, "tx_aggr_max_frames", NULL, k->tx_aggr_max_frames);
-	if (k->present & BNL_COAL_TX_AGGR_TIME_USECS)
-		out_u64(c, OUT_JSON, "tx_aggr_time_usecs", NULL, k->tx_aggr_time_usecs);
+	for (int i = 0; i < BNL_COAL_NFIELDS; i++) {
+		const struct bnl_coal_field *f = &bnl_coal_fields[i];
+
+		if (!(k->present & f->bit))
+			continue;
+		if (f->boolean)
+			out_bool(c, OUT_JSON, f->key, NULL, bnl_coal_value(k, f));
+		else
+			out_u64(c, OUT_JSON, f->key, NULL, bnl_coal_value(k, f));
+	}
 	out_close_obj(c);
 }
 

@@ -112,24 +112,17 @@ static void text_ring_coal(struct bql_ctx *c, const struct snap_dev *d)
 	}
 	if (k->present) {
 		out_text(c, "  coalesce");
-		if (k->present & BNL_COAL_TX_USECS)
-			out_text(c, " tx-usecs %u", k->tx_usecs);
-		if (k->present & BNL_COAL_TX_MAX_FRAMES)
-			out_text(c, " tx-frames %u", k->tx_max_frames);
-		if (k->present & BNL_COAL_TX_USECS_IRQ)
-			out_text(c, " tx-usecs-irq %u", k->tx_usecs_irq);
-		if (k->present & BNL_COAL_TX_MAX_FRAMES_IRQ)
-			out_text(c, " tx-frames-irq %u", k->tx_max_frames_irq);
-		if (k->present & BNL_COAL_USE_ADAPTIVE_TX)
-			out_text(c, " adaptive-tx %s", k->use_adaptive_tx ? "on" : "off");
-		if (k->present & BNL_COAL_USE_CQE_MODE_TX)
-			out_text(c, " cqe-mode-tx %s", k->use_cqe_mode_tx ? "on" : "off");
-		if (k->present & BNL_COAL_TX_AGGR_MAX_BYTES)
-			out_text(c, " tx-aggr-max-bytes %u", k->tx_aggr_max_bytes);
-		if (k->present & BNL_COAL_TX_AGGR_MAX_FRAMES)
-			out_text(c, " tx-aggr-max-frames %u", k->tx_aggr_max_frames);
-		if (k->present & BNL_COAL_TX_AGGR_TIME_USECS)
-			out_text(c, " tx-aggr-time-usecs %u", k->tx_aggr_time_usecs);
+		for (int i = 0; i < BNL_COAL_NFIELDS; i++) {
+			const struct bnl_coal_field *f = &bnl_coal_fields[i];
+			uint32_t v = bnl_coal_value(k, f);
+
+			if (!(k->present & f->bit))
+				continue;
+			if (f->boolean)
+				out_text(c, " %s %s", f->word, v ? "on" : "off");
+			else
+				out_text(c, " %s %u", f->word, v);
+		}
 	}
 	out_nl(c);
 }

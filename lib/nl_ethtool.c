@@ -364,3 +364,30 @@ int bnl_coal_get(struct bnl *h, int ifindex, struct bnl_coal *out,
 {
 	return et_get(h, &coal_kind, ifindex, out, e);
 }
+
+const struct bnl_coal_field bnl_coal_fields[BNL_COAL_NFIELDS] = {
+	{ BNL_COAL_TX_USECS,		"tx_usecs",		"tx-usecs",		false },
+	{ BNL_COAL_TX_MAX_FRAMES,	"tx_max_frames",	"tx-frames",		false },
+	{ BNL_COAL_TX_USECS_IRQ,	"tx_usecs_irq",		"tx-usecs-irq",		false },
+	{ BNL_COAL_TX_MAX_FRAMES_IRQ,	"tx_max_frames_irq",	"tx-frames-irq",	false },
+	{ BNL_COAL_USE_ADAPTIVE_TX,	"use_adaptive_tx",	"adaptive-tx",		true },
+	{ BNL_COAL_USE_CQE_MODE_TX,	"use_cqe_mode_tx",	"cqe-mode-tx",		true },
+	{ BNL_COAL_TX_AGGR_MAX_BYTES,	"tx_aggr_max_bytes",	"tx-aggr-max-bytes",	false },
+	{ BNL_COAL_TX_AGGR_MAX_FRAMES,	"tx_aggr_max_frames",	"tx-aggr-max-frames",	false },
+	{ BNL_COAL_TX_AGGR_TIME_USECS,	"tx_aggr_time_usecs",	"tx-aggr-time-usecs",	false },
+};
+
+uint32_t bnl_coal_value(const struct bnl_coal *c, const struct bnl_coal_field *f)
+{
+	switch (f->bit) {
+	case BNL_COAL_TX_USECS:		return c->tx_usecs;
+	case BNL_COAL_TX_MAX_FRAMES:	return c->tx_max_frames;
+	case BNL_COAL_TX_USECS_IRQ:	return c->tx_usecs_irq;
+	case BNL_COAL_TX_MAX_FRAMES_IRQ: return c->tx_max_frames_irq;
+	case BNL_COAL_USE_ADAPTIVE_TX:	return c->use_adaptive_tx;
+	case BNL_COAL_USE_CQE_MODE_TX:	return c->use_cqe_mode_tx;
+	case BNL_COAL_TX_AGGR_MAX_BYTES: return c->tx_aggr_max_bytes;
+	case BNL_COAL_TX_AGGR_MAX_FRAMES: return c->tx_aggr_max_frames;
+	default:			return c->tx_aggr_time_usecs;
+	}
+}

@@ -76,6 +76,22 @@ struct bnl_coal {
  * when one was taken (bnl_refresh, bnl_link_get...), else "ifindex N";
  * no dump is made for that.
  */
+/*
+ * The coalescing fields, one row each, in ethtool's order: the bit, the
+ * JSON key (the kernel attribute's name in lower case), ethtool -c's word,
+ * a boolean (on/off) or a count.
+ */
+struct bnl_coal_field {
+	unsigned int bit;		/* BNL_COAL_* */
+	const char *key;		/* "tx_usecs" */
+	const char *word;		/* "tx-usecs" */
+	bool boolean;
+};
+#define BNL_COAL_NFIELDS	9
+extern const struct bnl_coal_field bnl_coal_fields[BNL_COAL_NFIELDS];
+/* the value of field @f of @c (a boolean as 0/1) */
+uint32_t bnl_coal_value(const struct bnl_coal *c, const struct bnl_coal_field *f);
+
 int bnl_ring_get(struct bnl *h, int ifindex, struct bnl_ring *out, struct bql_err *e);
 int bnl_coal_get(struct bnl *h, int ifindex, struct bnl_coal *out, struct bql_err *e);
 

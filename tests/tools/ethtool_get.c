@@ -52,21 +52,9 @@ static int do_coal(struct bnl *h, int ifindex)
 		return 1;
 	}
 	printf("coalesce");
-	put("tx_usecs", c.present, BNL_COAL_TX_USECS, c.tx_usecs);
-	put("tx_max_frames", c.present, BNL_COAL_TX_MAX_FRAMES, c.tx_max_frames);
-	put("tx_usecs_irq", c.present, BNL_COAL_TX_USECS_IRQ, c.tx_usecs_irq);
-	put("tx_max_frames_irq", c.present, BNL_COAL_TX_MAX_FRAMES_IRQ,
-	    c.tx_max_frames_irq);
-	put("use_adaptive_tx", c.present, BNL_COAL_USE_ADAPTIVE_TX,
-	    c.use_adaptive_tx);
-	put("use_cqe_mode_tx", c.present, BNL_COAL_USE_CQE_MODE_TX,
-	    c.use_cqe_mode_tx);
-	put("tx_aggr_max_bytes", c.present, BNL_COAL_TX_AGGR_MAX_BYTES,
-	    c.tx_aggr_max_bytes);
-	put("tx_aggr_max_frames", c.present, BNL_COAL_TX_AGGR_MAX_FRAMES,
-	    c.tx_aggr_max_frames);
-	put("tx_aggr_time_usecs", c.present, BNL_COAL_TX_AGGR_TIME_USECS,
-	    c.tx_aggr_time_usecs);
+	for (int i = 0; i < BNL_COAL_NFIELDS; i++)
+		put(bnl_coal_fields[i].key, c.present, bnl_coal_fields[i].bit,
+		    bnl_coal_value(&c, &bnl_coal_fields[i]));
 	printf("\n");
 	return 0;
 }

@@ -413,9 +413,32 @@ static void test_live_lo(void **state)
 	bnl_close(h);
 }
 
+/* the field table: each key reads its own field, every bit once */
+static void test_coal_fields(void **state)
+{
+	struct bnl_coal c = {
+		.tx_usecs = 1, .tx_max_frames = 2, .tx_usecs_irq = 3, .tx_max_frames_irq = 4,
+		.use_adaptive_tx = true, .use_cqe_mode_tx = false, .tx_aggr_max_bytes = 7,
+		.tx_aggr_max_frames = 8, .tx_aggr_time_usecs = 9,
+	};
+	static const uint32_t want[BNL_COAL_NFIELDS] = { 1, 2, 3, 4, 1, 0, 7, 8, 9 };
+	unsigned int bits = 0;
+
+	(void)state;
+	for (int i = 0; i < BNL_COAL_NFIELDS; i++) {
+		assert_int_equal(bnl_coal_value(&c, &bnl_coal_fields[i]), want[i]);
+		assert_int_equal(bits & bnl_coal_fields[i].bit, 0);
+		bits |= bnl_coal_fields[i].bit;
+	}
+	assert_int_equal(bits, (1u << BNL_COAL_NFIELDS) - 1);
+	assert_string_equal(bnl_coal_fields[1].key, "tx_max_frames");
+	assert_string_equal(bnl_coal_fields[1].word, "tx-frames");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_coal_fields),
 		cmocka_unit_test(test_ring_all),
 		cmocka_unit_test(test_ring_absent),
 		cmocka_unit_test(test_ring_tx_only),
