@@ -5,7 +5,6 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cmd/cmd.h"
 #include "cmd/common.h"
@@ -75,21 +74,24 @@ static const struct prom_family families[] = {
 	  "Overlimit events of the qdisc that feeds the TX queue." },
 };
 
-/* Milliseconds as exact decimal seconds: 1000 -> "1", 250 -> "0.25". */
-static void fmt_ms_as_seconds(char *buf, size_t n, uint64_t ms)
+/*
+ * @v units of 1/@per second (@per 1000 or 1000000) as exact decimal
+ * seconds, no trailing zeros: 1000 ms -> "1", 250 ms -> "0.25", 50 us -> "0.00005".
+ */
+static void fmt_as_seconds(char *buf, size_t n, uint64_t v, unsigned int per)
 {
-	unsigned int frac = (unsigned int)(ms % 1000);
-	int digits = 3;
+	unsigned int frac = (unsigned int)(v % per);
+	int digits = per == 1000 ? 3 : 6;
 
 	if (!frac) {
-		snprintf(buf, n, "%" PRIu64, ms / 1000);
+		snprintf(buf, n, "%" PRIu64, v / per);
 		return;
 	}
 	while (frac % 10 == 0) {
 		frac /= 10;
 		digits--;
 	}
-	snprintf(buf, n, "%" PRIu64 ".%0*u", ms / 1000, digits, frac);
+	snprintf(buf, n, "%" PRIu64 ".%0*u", v / per, digits, frac);
 }
 
 static uint64_t qstat(const struct snap_queue *q, int bit)
@@ -134,7 +136,7 @@ static bool family_value(const struct prom_family *fam, const struct snap_queue 
 	if (fam->src == SRC_RAW)
 		snprintf(buf, n, "%" PRIu64, v);
 	else
-		fmt_ms_as_seconds(buf, n, fam->src == SRC_MS ? v : dql_jiffies_to_msecs(v, hz));
+		fmt_as_seconds(buf, n, fam->src == SRC_MS ? v : dql_jiffies_to_msecs(v, hz), 1000);
 	return true;
 }
 
@@ -212,15 +214,7 @@ static bool dev_value(const struct snap_dev *d, int what, char *buf, size_t n)
 	case DV_COAL_USECS:
 		if (!(d->coal.present & BNL_COAL_TX_USECS))
 			return false;
-		/* microseconds as exact decimal seconds */
-		if (d->coal.tx_usecs % 1000000)
-			snprintf(buf, n, "%u.%06u", d->coal.tx_usecs / 1000000,
-				 d->coal.tx_usecs % 1000000);
-		else
-			snprintf(buf, n, "%u", d->coal.tx_usecs / 1000000);
-		if (strchr(buf, '.'))
-			for (size_t k = strlen(buf); buf[k - 1] == '0'; k--)
-				buf[k - 1] = 0;
+		fmt_as_seconds(buf, n, d->coal.tx_usecs, 1000000);
 		return true;
 	default:
 		if (!(d->coal.present & BNL_COAL_TX_MAX_FRAMES))

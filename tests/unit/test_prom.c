@@ -182,8 +182,17 @@ static void test_ms_as_seconds(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		fmt_ms_as_seconds(buf, sizeof(buf), v[i].ms);
+		fmt_as_seconds(buf, sizeof(buf), v[i].ms, 1000);
 		assert_string_equal(buf, v[i].s);
+	}
+	/* microseconds (tx-usecs) the same way */
+	static const struct { uint64_t us; const char *s; } u[] = {
+		{ 0, "0" }, { 50, "0.00005" }, { 1500000, "1.5" }, { 1000000, "1" },
+		{ 123456, "0.123456" },
+	};
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		fmt_as_seconds(buf, sizeof(buf), u[i].us, 1000000);
+		assert_string_equal(buf, u[i].s);
 	}
 }
 
