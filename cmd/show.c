@@ -76,17 +76,26 @@ static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 }
 
 /* One text cell per attribute in human units; the limit also as wire time. */
+/* "180 KiB", or "180 KiB = 1.47 ms" where the link speed is known */
+static const char *sized(char *buf, size_t n, uint64_t bytes, const struct snap_dev *d)
+{
+	char b[32], w[32];
+
+	units_fmt_bytes(b, sizeof(b), bytes);
+	if (d->present & SD_SPEED)
+		snprintf(buf, n, "%s = %s", b, units_fmt_wire(w, sizeof(w), bytes, d->speed_mbps));
+	else
+		snprintf(buf, n, "%s", b);
+	return buf;
+}
+
 static void text_attr(char *buf, size_t n, enum bql_attr a, uint64_t v,
 		      const struct snap_dev *d, unsigned int hz)
 {
-	char tmp[32], wire[32];
-
-	if (a != BQL_LIMIT || !(d->present & SD_SPEED)) {
+	if (a != BQL_LIMIT || !(d->present & SD_SPEED))
 		bql_fmt_human(buf, n, a, v, hz);
-		return;
-	}
-	snprintf(buf, n, "%s = %s", units_fmt_bytes(tmp, sizeof(tmp), v),
-		 units_fmt_wire(wire, sizeof(wire), v, d->speed_mbps));
+	else
+		sized(buf, n, v, d);
 }
 
 /*
@@ -163,19 +172,6 @@ static void text_dev_header(struct bql_ctx *c, const struct snap_dev *d)
 			 d->tx_packets, d->tx_errors, d->tx_dropped);
 	text_ring_coal(c, d);
 	(void)b2;
-}
-
-/* "180 KiB", or "180 KiB = 1.47 ms" where the link speed is known */
-static const char *sized(char *buf, size_t n, uint64_t bytes, const struct snap_dev *d)
-{
-	char b[32], w[32];
-
-	units_fmt_bytes(b, sizeof(b), bytes);
-	if (d->present & SD_SPEED)
-		snprintf(buf, n, "%s = %s", b, units_fmt_wire(w, sizeof(w), bytes, d->speed_mbps));
-	else
-		snprintf(buf, n, "%s", b);
-	return buf;
 }
 
 static void text_qdisc_line(struct bql_ctx *c, const struct bnl_qdisc *q,
