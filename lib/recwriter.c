@@ -189,6 +189,17 @@ static int on_c(struct recw *w, struct recw_queue *q, const struct rec_event *ev
 	return w->err;
 }
 
+/* one Q record of @bytes (none for 0) */
+static int put_q_bytes(struct recw *w, struct recw_queue *q, uint64_t t, uint32_t bytes,
+		       uint64_t j)
+{
+	if (!bytes)
+		return 0;
+	q->n_q++;
+	w->lines++;
+	return line(w, "%" PRIu64 " %s Q %u j=%" PRIu64, t, q->name, bytes, j);
+}
+
 static int put_q(struct recw *w, struct recw_queue *q, uint64_t t,
 		 const struct rec_event *ev)
 {
@@ -198,9 +209,7 @@ static int put_q(struct recw *w, struct recw_queue *q, uint64_t t,
 	if ((int32_t)bytes <= 0)
 		return 0;
 	q->last.num_queued = ev->s.num_queued;
-	q->n_q++;
-	w->lines++;
-	return line(w, "%" PRIu64 " %s Q %u j=%" PRIu64, t, q->name, bytes, ev->jiffies);
+	return put_q_bytes(w, q, t, bytes, ev->jiffies);
 }
 
 static int on_check(struct recw *w, struct recw_queue *q, const struct rec_event *ev)
@@ -409,16 +418,6 @@ static int reseed(struct recw *w, struct recw_queue *q, uint64_t t,
 	hist_push(q, &ev->s);
 	w->lines++;
 	return put_s(w, q, t, ev);
-}
-
-static int put_q_bytes(struct recw *w, struct recw_queue *q, uint64_t t, uint32_t bytes,
-		       uint64_t j)
-{
-	if (!bytes)
-		return 0;
-	q->n_q++;
-	w->lines++;
-	return line(w, "%" PRIu64 " %s Q %u j=%" PRIu64, t, q->name, bytes, j);
 }
 
 static int on_obs(struct recw *w, struct recw_queue *q, const struct rec_event *ev)
