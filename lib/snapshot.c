@@ -101,15 +101,22 @@ static void apply_qstats(struct snapshot *s, const struct bnl_qstats *qs,
 	}
 }
 
+/* add @msg to the note (for -v), once, after what is already there */
+static void note_add(struct snapshot *s, const char *msg)
+{
+	size_t k = strlen(s->note);
+
+	if (!strstr(s->note, msg))
+		snprintf(s->note + k, sizeof(s->note) - k, "%s%s", k ? "; " : "", msg);
+}
+
 /* the qdisc feeding each queue (one dump for every device); none if the dump fails */
 static void apply_qdiscs(struct bnl *nl, struct snapshot *s)
 {
 	struct bql_err qe;
 
 	if (bnl_qdisc_refresh(nl, &qe)) {
-		size_t k = strlen(s->note);
-
-		snprintf(s->note + k, sizeof(s->note) - k, "%s%s", k ? "; " : "", qe.msg);
+		note_add(s, qe.msg);
 		return;
 	}
 	s->qdiscs = true;
@@ -138,20 +145,13 @@ static void apply_qdiscs(struct bnl *nl, struct snapshot *s)
 static void apply_ethtool(struct bnl *nl, struct snapshot *s, struct snap_dev *d)
 {
 	struct bql_err ee;
-	size_t k;
 
 	if (!(d->present & SD_IFINDEX))
 		return;
-	if (bnl_ring_get(nl, d->ifindex, &d->ring, &ee) && ee.code != EOPNOTSUPP &&
-	    !strstr(s->note, ee.msg)) {
-		k = strlen(s->note);
-		snprintf(s->note + k, sizeof(s->note) - k, "%s%s", k ? "; " : "", ee.msg);
-	}
-	if (bnl_coal_get(nl, d->ifindex, &d->coal, &ee) && ee.code != EOPNOTSUPP &&
-	    !strstr(s->note, ee.msg)) {
-		k = strlen(s->note);
-		snprintf(s->note + k, sizeof(s->note) - k, "%s%s", k ? "; " : "", ee.msg);
-	}
+	if (bnl_ring_get(nl, d->ifindex, &d->ring, &ee) && ee.code != EOPNOTSUPP)
+		note_add(s, ee.msg);
+	if (bnl_coal_get(nl, d->ifindex, &d->coal, &ee) && ee.code != EOPNOTSUPP)
+		note_add(s, ee.msg);
 }
 
 int snapshot_take(const struct bql_ctx *c, struct bnl *nl,
