@@ -308,6 +308,15 @@ int bnl_link_foreach(struct bnl *h,
 
 /* --------------------------------------------------------- genl qstats */
 
+struct nl_cb *bnl_genl_cb(struct bnl *h)
+{
+	struct nl_cb *base = nl_socket_get_cb(h->gn);	/* honours NLCB=debug */
+	struct nl_cb *cb = nl_cb_clone(base);
+
+	nl_cb_put(base);
+	return cb;
+}
+
 int bnl_genl_family(struct bnl *h, const char *name, struct bql_err *e)
 {
 	int id;
@@ -465,7 +474,7 @@ static int qs_finish_cb(struct nl_msg *msg, void *arg)
 /* One dump; returns 0 or a negative NLE_* code (the request or the ack). */
 static int qs_dump_once(struct bnl *h, int family, struct qs_dump *d)
 {
-	struct nl_cb *base, *cb;
+	struct nl_cb *cb;
 	struct nl_msg *msg;
 	int ret;
 
@@ -481,9 +490,7 @@ static int qs_dump_once(struct bnl *h, int family, struct qs_dump *d)
 		return -NLE_NOMEM;
 	}
 
-	base = nl_socket_get_cb(h->gn);	/* honours NLCB=debug */
-	cb = nl_cb_clone(base);
-	nl_cb_put(base);
+	cb = bnl_genl_cb(h);
 	if (!cb) {
 		nlmsg_free(msg);
 		return -NLE_NOMEM;

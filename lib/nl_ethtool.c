@@ -261,7 +261,7 @@ static int et_ack_cb(struct nl_msg *msg, void *arg)
 static int et_request(struct bnl *h, int family, int ifindex,
 		      struct et_reply *r)
 {
-	struct nl_cb *base, *cb;
+	struct nl_cb *cb;
 	struct nlattr *hdr;
 	struct nl_msg *msg;
 	int ret;
@@ -278,9 +278,7 @@ static int et_request(struct bnl *h, int family, int ifindex,
 	}
 	nla_nest_end(msg, hdr);
 
-	base = nl_socket_get_cb(h->gn);	/* honours NLCB=debug */
-	cb = nl_cb_clone(base);
-	nl_cb_put(base);
+	cb = bnl_genl_cb(h);
 	if (!cb) {
 		nlmsg_free(msg);
 		return -NLE_NOMEM;

@@ -30,6 +30,10 @@ struct bnl {
 	size_t nqd, qd_cap;
 };
 
+struct nl_cb;
+/* a callback set for one request on the genl socket (a clone of the socket's); NULL: no memory */
+struct nl_cb *bnl_genl_cb(struct bnl *h);
+
 /* "WHAT: libnl text" with the mapped errno in @e; returns -errno */
 int bnl_err(struct bql_err *e, int nlerr, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
