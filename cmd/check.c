@@ -25,6 +25,7 @@
 #include "lib/esc.h"
 #include "lib/out.h"
 #include "lib/rules.h"
+#include "lib/sampler.h"
 #include "lib/sysfs.h"
 #include "lib/units.h"
 
@@ -209,9 +210,8 @@ static const struct bnl_qdisc *queue_qdisc(const struct snap_dev *d, const struc
 }
 
 /* the findings that need the transmit path: qdisc, ring, coalescing (lib/rules.c) */
-static void check_path(struct check *k, struct row *r, const struct snap_dev *d,
-		       const struct snap_queue *q, const struct snap_dev *d2,
-		       const struct snap_queue *q2)
+static void check_path(struct row *r, const struct snap_dev *d, const struct snap_queue *q,
+		       const struct snap_dev *d2, const struct snap_queue *q2)
 {
 	static const enum level lv[] = { [RULE_INFO] = LV_INFO, [RULE_WARN] = LV_WARN,
 					 [RULE_FAIL] = LV_FAIL };
@@ -239,7 +239,6 @@ static void check_path(struct check *k, struct row *r, const struct snap_dev *d,
 	char where[32] = "root", h[16];
 	int n;
 
-	(void)k;
 	if (qd && qd->parent != BNL_TC_H_ROOT)
 		snprintf(where, sizeof(where), "parent %s", bnl_tc_handle_str(qd->parent, h, sizeof(h)));
 	in.qdisc_where = where;
@@ -372,7 +371,7 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 				   bql_fmt_human(h1, sizeof(h1), BQL_INFLIGHT, v[BQL_INFLIGHT], 0),
 				   bql_fmt_human(h2, sizeof(h2), BQL_LIMIT, v[BQL_LIMIT], 0));
 	}
-	check_path(k, r, d, q, d2, q2);
+	check_path(r, d, q, d2, q2);
 }
 
 /* The stall_thrs range (ms) that the kernel accepts at @hz: 4..128 jiffies. */
@@ -579,8 +578,7 @@ static int sample_interval(struct check *k, const struct snapshot *s)
 	k->seen = calloc(nq ? nq : 1, sizeof(*k->seen));
 	if (!k->seen)
 		return -ENOMEM;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	end = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + k->interval_ns;
+	end = sampler_clock_system.mono_ns(NULL) + k->interval_ns;
 	for (;;) {
 		uint64_t now, left;
 
@@ -588,8 +586,7 @@ static int sample_interval(struct check *k, const struct snapshot *s)
 		for (size_t d = 0; d < s->n; d++)
 			for (unsigned int q = 0; q < s->dev[d].nq; q++)
 				sample_one(k, &s->dev[d], s->dev[d].q[q].bql.index, &k->seen[i++]);
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		now = sampler_clock_system.mono_ns(NULL);
 		if (now >= end)
 			return 0;
 		left = end - now < period ? end - now : period;
