@@ -92,17 +92,14 @@ int bnl_qdisc_refresh(struct bnl *h, struct bql_err *e)
 {
 	int ret, n;
 
-	if (!h->qdiscs) {
-		ret = rtnl_qdisc_alloc_cache(h->rt, &h->qdiscs);
-		if (ret < 0) {
-			h->qdiscs = NULL;
-			return bnl_err(e, ret, "rtnetlink qdisc dump");
-		}
-	} else {
-		ret = nl_cache_refill(h->rt, h->qdiscs);
-		if (ret < 0)
-			return bnl_err(e, ret, "rtnetlink qdisc dump");
+	/* an empty cache first (no socket: no dump), as bnl_open makes the link cache */
+	if (!h->qdiscs && (ret = rtnl_qdisc_alloc_cache(NULL, &h->qdiscs)) < 0) {
+		h->qdiscs = NULL;
+		return bnl_err(e, ret, "rtnetlink qdisc cache");
 	}
+	ret = nl_cache_refill(h->rt, h->qdiscs);
+	if (ret < 0)
+		return bnl_err(e, ret, "rtnetlink qdisc dump");
 	n = nl_cache_nitems(h->qdiscs);
 	if ((size_t)n > h->qd_cap) {
 		struct bnl_qdisc *qd = realloc(h->qd, (size_t)n * sizeof(*qd));
