@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * replay -J N: the trace is cut into chunks of whole lines, which threads
- * scan ahead (bqlt_scan() with a clone of the parser), while one thread,
+ * scan ahead (bqlt_scan() with the parser's own queue table, shared, not
+ * copied: memory grows with the queues, not with the threads), while one thread,
  * the consumer, takes the records in file order (bqlt_accept_run()) and
  * replays them. Every record, warning, error and its line is exactly what
  * the single-threaded path (replay.c) produces on the same input.
@@ -17,7 +18,9 @@
  * a line too long end the chunk stream like the end of the input: the
  * consumer reports them after the lines before them, as replay.c does, so
  * the first error in file order wins. Memory: 2N + 2 slots, a few times
- * the chunk size each.
+ * the chunk size each. Where scanning cannot win (queues declared as the
+ * records come, lines that are no records) the threads rest and the
+ * consumer reads alone (judge()).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -32,17 +35,10 @@
 #include "lib/tinput.h"
 
 #define PAR_CHUNK	(256u << 10)	/* bytes of lines per chunk, about */
+#define PAR_BACKOFF_MAX	256		/* chunks the threads rest, at most */
 
 /* how a chunk ends the input (after its lines) */
 enum { END_NONE, END_EOF, END_READ, END_LONG };
-
-/* a clone of the parser for scanning, shared by the chunks scanned with it */
-struct psnap {
-	struct bqlt_parser *p;
-	unsigned int refs;	/* chunks scanned with it, +1 while current */
-	unsigned int nq;	/* queues it knows */
-	bool magic;		/* the parser had seen "bqltrace 1" */
-};
 
 struct pchunk {
 	char *buf;
@@ -50,7 +46,9 @@ struct pchunk {
 	uint64_t bytes;		/* bytes read into it (progress) */
 	struct bqlt_fast *ent;	/* bqlt_scan() of [buf, buf + len) */
 	unsigned int nent, cap;
-	struct psnap *snap;	/* scanned with; NULL: not scanned */
+	bool scanned;		/* ent[] holds its scan; else parse it all */
+	bool scanning;		/* a thread scans it (with the table of gen) */
+	uint64_t gen;		/* bqlt_parser_gen() before its scan */
 	uint64_t seq;
 	bool ready;		/* filled and scanned: the consumer's */
 	int end;		/* END_* */
@@ -74,7 +72,23 @@ struct par {
 	char *carry;		/* the partial line after the last chunk */
 	size_t ncarry;
 	bool eof;
-	struct psnap *snap;	/* current; NULL without one (no memory) */
+	bool scan_ok;		/* the parser is shared: threads may scan */
+	/*
+	 * Chunks before scan_from are not scanned (UINT64_MAX: until told).
+	 * Two chunks in a row whose scan came to nothing (7/8 of their bytes
+	 * parsed here: no records, or records of queues the parser had not
+	 * declared yet when they were scanned) rest the threads: the
+	 * consumer parses on alone, for at least @backoff chunks (twice as
+	 * many each time a rest follows a rest), and until a chunk declares
+	 * no queue. A trace that declares its queues as they appear is thus
+	 * read by one thread, as fast as -J 1; one that declares a million
+	 * queues up front is, after them.
+	 */
+	uint64_t scan_from;
+	uint64_t rest_until;	/* the consumer's: the rest lasts until then */
+	bool resting;
+	unsigned int backoff, misses;
+	uint64_t nscanned, nparsed;	/* bytes taken from scans; parsed here */
 	pthread_t th[RX_JOBS_MAX];
 	unsigned int nth;
 };
@@ -84,61 +98,6 @@ unsigned int rx_jobs_default(void)
 	unsigned int n = (unsigned int)cpus_usable();
 
 	return n > RX_JOBS_DEFAULT_MAX ? RX_JOBS_DEFAULT_MAX : n;
-}
-
-/* ------------------------------------------------------------ snapshots */
-
-static struct psnap *snap_new(const struct bqlt_parser *p)
-{
-	struct psnap *s = calloc(1, sizeof(*s));
-	struct bql_err e;
-
-	if (!s)
-		return NULL;
-	s->p = bqlt_parser_clone(p);
-	if (!s->p) {
-		free(s);
-		return NULL;
-	}
-	s->refs = 1;
-	s->nq = bqlt_queue_count(p);
-	/* side-effect free: says whether the magic line was seen */
-	s->magic = !bqlt_parse_end(s->p, &e);
-	return s;
-}
-
-/* under mu (or before the threads run) */
-static void snap_put(struct psnap *s)
-{
-	if (s && !--s->refs) {
-		bqlt_parser_clone_free(s->p);
-		free(s);
-	}
-}
-
-/*
- * After a chunk in which the consumer parsed many lines itself: if the
- * parser knows more than the clone (queues declared since, the magic
- * line), scanning with a new clone turns them into records again.
- */
-static void snap_refresh(struct par *pp, unsigned int nent, unsigned int nself)
-{
-	struct bqlt_parser *p = &pp->f->p;
-	struct psnap *cur = pp->snap, *s;
-	struct bql_err e;
-
-	if (!cur || nself * 8 <= nent)
-		return;
-	if (cur->nq == bqlt_queue_count(p) &&
-	    (cur->magic || bqlt_parse_end(p, &e)))
-		return;
-	s = snap_new(p);
-	if (!s)
-		return;
-	pthread_mutex_lock(&pp->mu);
-	pp->snap = s;
-	snap_put(cur);
-	pthread_mutex_unlock(&pp->mu);
 }
 
 /* ------------------------------------------------------------ reading */
@@ -203,12 +162,12 @@ long_line:
 }
 
 /* bqlt_scan() @ck into its entries, grown as needed (this thread's now) */
-static void scan(struct pchunk *ck)
+static void scan(struct par *pp, struct pchunk *ck)
 {
 	const char *pos = ck->buf, *end = ck->buf + ck->len;
 
 	ck->nent = 0;
-	if (!ck->snap)
+	if (!ck->scanned)
 		return;
 	while (pos < end) {
 		if (ck->nent == ck->cap) {
@@ -216,13 +175,13 @@ static void scan(struct pchunk *ck)
 			struct bqlt_fast *ent = realloc(ck->ent, (size_t)cap * sizeof(*ent));
 
 			if (!ent) {	/* the consumer parses the whole chunk */
-				ck->snap = NULL;
+				ck->scanned = false;
 				return;
 			}
 			ck->ent = ent;
 			ck->cap = cap;
 		}
-		ck->nent += bqlt_scan(ck->snap->p, &pos, end, ck->ent + ck->nent,
+		ck->nent += bqlt_scan(&pp->f->p, &pos, end, ck->ent + ck->nent,
 				      ck->cap - ck->nent);
 	}
 }
@@ -233,7 +192,6 @@ static void scan(struct pchunk *ck)
  */
 static bool step(struct par *pp, bool scan_it)
 {
-	struct psnap *snap = NULL;
 	struct pchunk *ck;
 
 	pthread_mutex_lock(&pp->rd);
@@ -245,10 +203,10 @@ static bool step(struct par *pp, bool scan_it)
 	}
 	ck = &pp->ck[pp->next_read % pp->nck];
 	ck->seq = pp->next_read++;
-	if (pp->snap && scan_it) {
-		snap = pp->snap;
-		snap->refs++;
-	}
+	ck->scanned = ck->scanning = scan_it && pp->scan_ok && ck->seq >= pp->scan_from;
+	/* before the scan reads the table: reclaim() keeps that one */
+	if (ck->scanning)
+		ck->gen = bqlt_parser_gen(&pp->f->p);
 	pthread_mutex_unlock(&pp->mu);
 	fill(pp, ck);
 	if (ck->end) {
@@ -257,15 +215,19 @@ static bool step(struct par *pp, bool scan_it)
 		pthread_mutex_unlock(&pp->mu);
 	}
 	pthread_mutex_unlock(&pp->rd);
-	ck->snap = snap;
-	scan(ck);
+	scan(pp, ck);
 	pthread_mutex_lock(&pp->mu);
-	if (snap && !ck->snap)	/* gave up scanning: drop the reference now */
-		snap_put(snap);
+	ck->scanning = false;
 	ck->ready = true;
 	pthread_cond_broadcast(&pp->cv);
 	pthread_mutex_unlock(&pp->mu);
 	return true;
+}
+
+/* under mu: whether a thread would claim the next chunk */
+static bool worker_may(const struct par *pp)
+{
+	return pp->next_read - pp->next_use < pp->nck && pp->next_read >= pp->scan_from;
 }
 
 static void *worker(void *arg)
@@ -274,7 +236,7 @@ static void *worker(void *arg)
 
 	pthread_mutex_lock(&pp->mu);
 	while (!pp->stop && !pp->in_done) {
-		if (pp->next_read - pp->next_use >= pp->nck) {
+		if (!worker_may(pp)) {
 			pthread_cond_wait(&pp->cv, &pp->mu);
 			continue;
 		}
@@ -291,9 +253,9 @@ static void *worker(void *arg)
 /*
  * Replay the lines of @ck: the scanned records the parser accepts, and
  * the other lines parsed here (bqlt_parse_batch() up to the entry's end),
- * in file order, RX_BATCH records at a time. *@nself: entries parsed here.
+ * in file order, RX_BATCH records at a time. *@nself: bytes parsed here.
  */
-static int consume(struct par *pp, struct pchunk *ck, unsigned int *nself)
+static int consume(struct par *pp, struct pchunk *ck, size_t *nself)
 {
 	struct rx *x = pp->x;
 	struct rfile *f = pp->f;
@@ -304,9 +266,10 @@ static int consume(struct par *pp, struct pchunk *ck, unsigned int *nself)
 	int perr = 0, ret;
 
 	x->bytes += ck->bytes;
-	*nself = 0;
-	if (!ck->snap)
+	*nself = ck->len;
+	if (!ck->scanned)
 		return rx_feed_block(x, f, ck->buf, ck->buf + ck->len);
+	*nself = 0;
 	for (i = 0; i < ck->nent;) {
 		const char *stop;
 		unsigned int k, want;
@@ -328,7 +291,7 @@ static int consume(struct par *pp, struct pchunk *ck, unsigned int *nself)
 		}
 		/* a run of lines (or a record the parser refused): parse them */
 		stop = pos + ck->ent[i++].len;
-		(*nself)++;
+		*nself += (size_t)(stop - pos);
 		while (pos < stop && perr >= 0) {
 			if (n == RX_BATCH) {
 				ret = rx_replay_recs(x, f, recs, n, NULL);
@@ -381,13 +344,59 @@ static struct pchunk *take(struct par *pp)
 	return ck;
 }
 
+/*
+ * After the consumer took @ck, scanned if @ck->scanned, @nself of its
+ * @ck->len bytes parsed here, @declared queues declared in it: rest the
+ * threads, or wake them (see struct par).
+ */
+static void judge(struct par *pp, struct pchunk *ck, size_t nself, unsigned int declared)
+{
+	pp->nparsed += nself;
+	if (!ck->scanned) {
+		if (!pp->resting || ck->seq < pp->rest_until || declared)
+			return;
+		pp->resting = false;
+		pthread_mutex_lock(&pp->mu);
+		pp->scan_from = pp->next_read;
+		pthread_cond_broadcast(&pp->cv);
+		pthread_mutex_unlock(&pp->mu);
+		return;
+	}
+	pp->nscanned += ck->len - nself;
+	if (nself * 8 < (size_t)ck->len * 7) {
+		pp->misses = 0;
+		pp->backoff = 0;
+		return;
+	}
+	if (++pp->misses < 2 || pp->resting)
+		return;
+	pp->misses = 0;
+	pp->backoff = pp->backoff ? 2 * pp->backoff : 4;
+	if (pp->backoff > PAR_BACKOFF_MAX)
+		pp->backoff = PAR_BACKOFF_MAX;
+	pp->resting = true;
+	pp->rest_until = ck->seq + pp->backoff;
+	pthread_mutex_lock(&pp->mu);
+	pp->scan_from = UINT64_MAX;
+	pthread_mutex_unlock(&pp->mu);
+}
+
 static void release(struct par *pp, struct pchunk *ck)
 {
+	struct bqlt_parser *p = &pp->f->p;
+	uint64_t gen = UINT64_MAX;
+	unsigned int i;
+
 	pthread_mutex_lock(&pp->mu);
-	snap_put(ck->snap);
-	ck->snap = NULL;
 	ck->ready = false;
 	pp->next_use++;
+	/* tables the parser outgrew, that no scan still running may read */
+	if (bqlt_parser_retired(p)) {
+		for (i = 0; i < pp->nck; i++)
+			if (pp->ck[i].scanning && pp->ck[i].gen < gen)
+				gen = pp->ck[i].gen;
+		bqlt_parser_reclaim(p, gen);
+	}
 	pthread_cond_broadcast(&pp->cv);
 	pthread_mutex_unlock(&pp->mu);
 }
@@ -429,11 +438,9 @@ static void par_free(struct par *pp)
 	unsigned int i;
 
 	for (i = 0; pp->ck && i < pp->nck; i++) {
-		snap_put(pp->ck[i].snap);
 		free(pp->ck[i].buf);
 		free(pp->ck[i].ent);
 	}
-	snap_put(pp->snap);
 	free(pp->ck);
 	free(pp->carry);
 	pthread_mutex_destroy(&pp->rd);
@@ -466,7 +473,8 @@ int rx_replay_par(struct rx *x, struct rfile *f, struct tinput *in, unsigned int
 {
 	struct par pp = { .x = x, .f = f, .in = in };
 	struct pchunk *ck;
-	unsigned int i, nself;
+	unsigned int i;
+	size_t nself;
 	int ret;
 
 	pthread_mutex_init(&pp.rd, NULL);
@@ -478,12 +486,15 @@ int rx_replay_par(struct rx *x, struct rfile *f, struct tinput *in, unsigned int
 	}
 	/*
 	 * The first chunk (the header: magic, hz, queues) is read and parsed
-	 * here, then cloned for the threads; a trace of one chunk needs none.
+	 * here; then the threads scan with the parser's own queue table
+	 * (bqlt_parser_share()); a trace of one chunk needs none.
 	 */
 	ck = take(&pp);
 	ret = consume(&pp, ck, &nself);
+	pp.nparsed += nself;
 	if (!ret && !ck->end) {
-		pp.snap = snap_new(&f->p);	/* NULL: the consumer parses all */
+		bqlt_parser_share(&f->p);
+		pp.scan_ok = true;
 		/* -J N: N threads, this one and N - 1 that scan ahead */
 		for (i = 0; i + 1 < jobs && i < RX_JOBS_MAX; i++) {
 			if (pthread_create(&pp.th[pp.nth], NULL, worker, &pp))
@@ -492,12 +503,14 @@ int rx_replay_par(struct rx *x, struct rfile *f, struct tinput *in, unsigned int
 		}
 	}
 	while (!ret && !ck->end) {
+		unsigned int nq = bqlt_queue_count(&f->p);
+
 		release(&pp, ck);
 		ck = take(&pp);
 		ret = consume(&pp, ck, &nself);
 		rx_progress(x);
 		if (!ret)
-			snap_refresh(&pp, ck->nent, nself);
+			judge(&pp, ck, nself, bqlt_queue_count(&f->p) - nq);
 	}
 	if (!ret)
 		ret = finish(&pp, ck);
@@ -507,6 +520,11 @@ int rx_replay_par(struct rx *x, struct rfile *f, struct tinput *in, unsigned int
 	pthread_mutex_unlock(&pp.mu);
 	for (i = 0; i < pp.nth; i++)
 		pthread_join(pp.th[i], NULL);
+	bqlt_parser_reclaim(&f->p, UINT64_MAX);
+	if (!ret && pp.nth && x->c->verbose)
+		cmd_note(x->c, "replay: %s: %.0f%% of the trace scanned ahead by the threads",
+			 f->path, pp.nscanned + pp.nparsed ?
+			 100.0 * (double)pp.nscanned / (double)(pp.nscanned + pp.nparsed) : 0.0);
 	par_free(&pp);
 	return ret;
 }

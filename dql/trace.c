@@ -104,19 +104,71 @@ static int lookup(const struct bqlt_parser *p, const char *s, size_t n)
 	return queue_find(p, s, n, w0, w1);
 }
 
-static void hash_insert(struct bqlt_parser *p, unsigned int idx)
+/* a table of @size slots (a power of two), all free */
+static struct bqlt_htab *ht_new(unsigned int size)
 {
-	const struct bqlt_queue_ent *q = &p->queues[idx];
-	struct bqlt_slot sl = { .len = (uint32_t)q->len, .idx1 = idx + 1 };
+	struct bqlt_htab *ht = calloc(1, sizeof(*ht) + (size_t)size * sizeof(ht->slot[0]));
+
+	if (!ht)
+		return NULL;
+	ht->mask = size - 1;
+	ht->shift = 64 - (unsigned int)__builtin_ctz(size);
+	return ht;
+}
+
+/*
+ * Fill a free slot of @ht for queue @idx, its index last: a scan in
+ * another thread that sees the index sees the rest.
+ */
+static void hash_insert(struct bqlt_htab *ht, const struct bqlt_queue_ent *q,
+			unsigned int idx)
+{
+	struct bqlt_slot *sl;
+	uint64_t w0, w1, wm = 0;
 	unsigned int i;
 
-	name_words(q->name, q->len, &sl.w0, &sl.w1);
+	name_words(q->name, q->len, &w0, &w1);
 	if (q->len > 16)	/* lets the fast path compare most names in the slot */
-		memcpy(&sl.wm, q->name + 8, 8);
-	i = name_slot(p, sl.w0, sl.w1, q->len);
-	while (p->hash[i].idx1)
-		i = (i + 1) & p->hash_mask;
-	p->hash[i] = sl;
+		memcpy(&wm, q->name + 8, 8);
+	i = name_slot(ht, w0, w1, q->len);
+	while (ht->slot[i].idx1)
+		i = (i + 1) & ht->mask;
+	sl = &ht->slot[i];
+	sl->w0 = w0;
+	sl->w1 = w1;
+	sl->wm = wm;
+	sl->name = q->name;
+	sl->len = (uint32_t)q->len;
+	__atomic_store_n(&sl->idx1, idx + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Replace the table with one twice as big (the first: 64 slots), filled
+ * before it is published. The old one is freed, or, while scans may read
+ * it (bqlt_parser_share()), kept until bqlt_parser_reclaim().
+ */
+static int hash_grow(struct bqlt_parser *p)
+{
+	struct bqlt_htab *old = p->ht, *ht = ht_new(old ? (old->mask + 1) * 2 : 64);
+	unsigned int i;
+
+	if (!ht)
+		return -ENOMEM;
+	for (i = 0; i < p->nqueues; i++)
+		hash_insert(ht, &p->queues[i], i);
+	__atomic_store_n(&p->ht, ht, __ATOMIC_RELEASE);
+	if (!old)
+		return 0;
+	if (!p->shared) {
+		free(old);
+		return 0;
+	}
+	old->gen = p->gen + 1;
+	old->next = p->retired;
+	p->retired = old;
+	/* after the new table is published: a scan that sees gen sees it */
+	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE);
+	return 0;
 }
 
 /* append a queue; the only allocations of the parser */
@@ -124,7 +176,6 @@ static int add_queue(struct bqlt_parser *p, struct bql_err *e, const char *s,
 		     size_t n)
 {
 	struct bqlt_queue_ent *q;
-	unsigned int i;
 
 	if (p->nqueues == p->cap) {
 		unsigned int cap = p->cap ? p->cap * 2 : 8;
@@ -135,18 +186,9 @@ static int add_queue(struct bqlt_parser *p, struct bql_err *e, const char *s,
 		p->queues = q;
 		p->cap = cap;
 	}
-	if ((p->nqueues + 1) * 4 > p->hash_mask + 1 || !p->hash) {
-		unsigned int size = p->hash ? (p->hash_mask + 1) * 2 : 64;
-		struct bqlt_slot *h = calloc(size, sizeof(*h));
-
-		if (!h)
+	if (!p->ht || (p->nqueues + 1) * 4 > p->ht->mask + 1) {
+		if (hash_grow(p))
 			return bqlt_perr(p, e, ENOMEM, "queue: out of memory");
-		free(p->hash);
-		p->hash = h;
-		p->hash_mask = size - 1;
-		p->hash_shift = 64 - (unsigned int)__builtin_ctz(size);
-		for (i = 0; i < p->nqueues; i++)
-			hash_insert(p, i);
 	}
 	q = &p->queues[p->nqueues];
 	q->name = malloc(n + 1);
@@ -158,7 +200,7 @@ static int add_queue(struct bqlt_parser *p, struct bql_err *e, const char *s,
 	q->decl_line = p->line;
 	q->last_t_ns = 0;
 	q->seen = false;
-	hash_insert(p, p->nqueues);
+	hash_insert(p->ht, q, p->nqueues);
 	return (int)p->nqueues++;
 }
 
@@ -556,11 +598,43 @@ void bqlt_parser_free(struct bqlt_parser *p)
 {
 	unsigned int i;
 
+	bqlt_parser_reclaim(p, UINT64_MAX);
 	for (i = 0; i < p->nqueues; i++)
 		free(p->queues[i].name);
 	free(p->queues);
-	free(p->hash);
+	free(p->ht);
 	memset(p, 0, sizeof(*p));
+}
+
+void bqlt_parser_share(struct bqlt_parser *p)
+{
+	p->shared = true;
+}
+
+uint64_t bqlt_parser_gen(const struct bqlt_parser *p)
+{
+	return __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE);
+}
+
+void bqlt_parser_reclaim(struct bqlt_parser *p, uint64_t gen)
+{
+	struct bqlt_htab **pp = &p->retired, *ht;
+
+	/* newest first: the ones that ended at or before @gen are the tail */
+	while ((ht = *pp) && ht->gen > gen)
+		pp = &ht->next;
+	*pp = NULL;
+	while (ht) {
+		struct bqlt_htab *next = ht->next;
+
+		free(ht);
+		ht = next;
+	}
+}
+
+bool bqlt_parser_retired(const struct bqlt_parser *p)
+{
+	return p->retired;
 }
 
 struct bqlt_parser *bqlt_parser_clone(const struct bqlt_parser *p)
@@ -572,7 +646,9 @@ struct bqlt_parser *bqlt_parser_clone(const struct bqlt_parser *p)
 		return NULL;
 	*c = *p;
 	c->queues = NULL;
-	c->hash = NULL;
+	c->ht = NULL;
+	c->retired = NULL;
+	c->shared = false;
 	c->nqueues = c->cap = 0;
 	if (p->nqueues) {
 		c->queues = calloc(p->nqueues, sizeof(*c->queues));
@@ -588,13 +664,18 @@ struct bqlt_parser *bqlt_parser_clone(const struct bqlt_parser *p)
 			c->nqueues = i + 1;
 		}
 	}
-	if (p->hash) {
-		size_t size = (size_t)p->hash_mask + 1;
+	if (p->ht) {
+		size_t size = (size_t)p->ht->mask + 1;
 
-		c->hash = malloc(size * sizeof(*c->hash));
-		if (!c->hash)
+		c->ht = malloc(sizeof(*c->ht) + size * sizeof(c->ht->slot[0]));
+		if (!c->ht)
 			goto fail;
-		memcpy(c->hash, p->hash, size * sizeof(*c->hash));
+		memcpy(c->ht, p->ht, sizeof(*c->ht) + size * sizeof(c->ht->slot[0]));
+		c->ht->next = NULL;
+		/* the names the clone's slots compare are its own */
+		for (i = 0; i < size; i++)
+			if (c->ht->slot[i].idx1)
+				c->ht->slot[i].name = c->queues[c->ht->slot[i].idx1 - 1].name;
 	}
 	return c;
 fail:

@@ -123,12 +123,26 @@ struct bqlt_queue_ent {
 	bool seen;			/* a record named it */
 };
 
-/* a queue in the name hash: the name's words (trace_int.h), its index */
+/*
+ * A queue in the name hash: the name's words (trace_int.h), the declared
+ * name and its index. A slot is filled once, @idx1 last: bqlt_scan() in
+ * other threads reads the table while the parser adds to it.
+ */
 struct bqlt_slot {
 	uint64_t w0, w1;
 	uint64_t wm;			/* names of 17+ bytes: bytes 8..15 */
+	const char *name;		/* the declared name (never moves) */
 	uint32_t len;
 	uint32_t idx1;			/* index + 1, 0 = free */
+};
+
+/* the name hash: open addressing, at most 1/4 full */
+struct bqlt_htab {
+	unsigned int mask;
+	unsigned int shift;		/* 64 - log2(table size) */
+	uint64_t gen;			/* retired: the generation it ended */
+	struct bqlt_htab *next;		/* retired: the one retired before */
+	struct bqlt_slot slot[];
 };
 
 /* struct bqlt_parser - all fields private; use the functions below */
@@ -139,11 +153,12 @@ struct bqlt_parser {
 	uint64_t hz_line;		/* line of the "hz" directive, 0 = none */
 	bool magic;			/* "bqltrace 1" seen */
 	bool any_record;
+	bool shared;			/* bqlt_parser_share(): tables retired */
 	unsigned int nqueues, cap;
 	struct bqlt_queue_ent *queues;
-	struct bqlt_slot *hash;		/* open addressing, at most 1/4 full */
-	unsigned int hash_mask;
-	unsigned int hash_shift;	/* 64 - log2(table size) */
+	struct bqlt_htab *ht;		/* NULL before the first queue */
+	struct bqlt_htab *retired;	/* outgrown while shared, newest first */
+	uint64_t gen;			/* tables retired so far */
 	/* jiffies cache: t_ns in [jc_lo, jc_lo + jc_span) gives jc_j */
 	uint64_t jc_lo, jc_span, jc_j;
 };
@@ -192,7 +207,7 @@ unsigned int bqlt_parse_batch(struct bqlt_parser *p, const char **pos,
 
 /*
  * Scanning ahead, in other threads: bqlt_scan() reads a block of lines
- * with a read-only clone of the parser's queue table and turns the
+ * with the parser's queue table (shared, or a clone) and turns the
  * ordinary Q and C lines into struct bqlt_fast; the parser then takes
  * them in file order with bqlt_accept(), which alone changes its state.
  * The records and messages are exactly bqlt_parse_next()'s on the same
@@ -218,19 +233,41 @@ struct bqlt_fast {
 
 /*
  * bqlt_parser_clone - a copy of @p's queue table and settings for
- * bqlt_scan() in another thread (its own allocation: free it with
- * bqlt_parser_clone_free()). NULL when out of memory. Queues declared in @p
- * later are not in the clone: their records come out as lines for the
- * parser, which is slower but gives the same result.
+ * bqlt_scan() (its own allocation: free it with bqlt_parser_clone_free()).
+ * NULL when out of memory. Queues declared in @p later are not in the
+ * clone: their records come out as lines for the parser, which is slower
+ * but gives the same result. A copy costs memory and time in proportion
+ * to the queues: to scan in other threads, share @p instead.
  */
 struct bqlt_parser *bqlt_parser_clone(const struct bqlt_parser *p);
 void bqlt_parser_clone_free(struct bqlt_parser *clone);
 
 /*
+ * Scanning with the parser itself, in other threads, while it parses on
+ * in its own: after bqlt_parser_share(@p), bqlt_scan(@p, ...) may run in
+ * any number of threads at once, each reading the one queue table @p
+ * holds (no copy). A scan may see queues that @p declares while it runs,
+ * even those declared after the lines it scans: bqlt_accept() takes a
+ * record only if @p knows its queue by then, so the records are the
+ * same. A table @p outgrows is kept, not freed, until
+ * bqlt_parser_reclaim(@p, G) with G no less than the generation it ended
+ * in: a scanning thread notes G = bqlt_parser_gen(@p) before it starts,
+ * and @p's thread reclaims with the least G of the scans still running,
+ * or UINT64_MAX when none runs. bqlt_parser_gen() may be called from any
+ * thread; the others only from @p's.
+ */
+void bqlt_parser_share(struct bqlt_parser *p);
+uint64_t bqlt_parser_gen(const struct bqlt_parser *p);
+void bqlt_parser_reclaim(struct bqlt_parser *p, uint64_t gen);
+/* whether a table waits for bqlt_parser_reclaim() */
+bool bqlt_parser_retired(const struct bqlt_parser *p);
+
+/*
  * bqlt_scan - scan the lines from *@pos (complete lines, as for
  * bqlt_parse_next()) into @out until @max entries are filled or *@pos
- * reaches @end. Reads @snap only; safe to run in many threads at once
- * on one clone. Returns the entries filled; *@pos moves past their lines.
+ * reaches @end. Reads @snap's queue table only (a clone, or a parser
+ * shared with bqlt_parser_share()); safe to run in many threads at once.
+ * Returns the entries filled; *@pos moves past their lines.
  */
 unsigned int bqlt_scan(const struct bqlt_parser *snap, const char **pos,
 		       const char *end, struct bqlt_fast *out, unsigned int max);

@@ -111,8 +111,10 @@ static int __attribute__((noinline))
 fast_queue_long(const struct bqlt_parser *p, const char *q, const char *end,
 		uint64_t w0, uint64_t wm, size_t *n)
 {
+	const struct bqlt_htab *ht;
 	const struct bqlt_slot *sl;
 	uint64_t m, wl;
+	uint32_t idx1;
 	size_t len;
 
 	if ((size_t)(end - q) >= BQLT_NAME_MAX + 24) {	/* no bound to check */
@@ -128,23 +130,23 @@ fast_queue_long(const struct bqlt_parser *p, const char *q, const char *end,
 		}
 	}
 	len += (size_t)__builtin_ctzll(m) >> 3;
-	if (len > BQLT_NAME_MAX || !is_blank(q[len]) || !p->hash)
+	if (len > BQLT_NAME_MAX || !is_blank(q[len]) || !(ht = ht_get(p)))
 		return -1;
 	*n = len;
 	wl = load8(q + len - 8);
-	for (unsigned int i = name_slot(p, w0, wl, len); (sl = &p->hash[i])->idx1;
-	     i = (i + 1) & p->hash_mask) {
+	for (unsigned int i = name_slot(ht, w0, wl, len); (idx1 = slot_idx1(sl = &ht->slot[i]));
+	     i = (i + 1) & ht->mask) {
 		const char *d;
 		size_t k;
 
 		if (sl->w0 != w0 || sl->w1 != wl || sl->len != len || sl->wm != wm)
 			continue;
 		/* bytes 16..len-9, 8 at a time (the last word may overlap wl) */
-		d = p->queues[sl->idx1 - 1].name;
+		d = sl->name;
 		for (k = 16; k < len - 8 && load8(d + k) == load8(q + k); k += 8)
 			;
 		if (k >= len - 8)
-			return (int)sl->idx1 - 1;
+			return (int)idx1 - 1;
 	}
 	return -1;
 }
@@ -159,9 +161,11 @@ static int __attribute__((noinline))
 fast_queue_mid(const struct bqlt_parser *p, const char *q, const char *end,
 	       uint64_t w0, uint64_t w1, size_t *n)
 {
+	const struct bqlt_htab *ht;
 	const struct bqlt_slot *sl;
 	uint64_t m, wm;
 	unsigned int i;
+	uint32_t idx1;
 	size_t len;
 
 	m = ctl_or_blank_bytes(load8(q + 16));
@@ -173,13 +177,13 @@ fast_queue_mid(const struct bqlt_parser *p, const char *q, const char *end,
 		wm = w1;
 		w1 = load8(q + len - 8);
 	}
-	if (!is_blank(q[len]) || !p->hash)
+	if (!is_blank(q[len]) || !(ht = ht_get(p)))
 		return -1;
 	*n = len;
 	/* 16..23 bytes: the words and bytes 8..15 are the name */
-	for (i = name_slot(p, w0, w1, len); (sl = &p->hash[i])->idx1; i = (i + 1) & p->hash_mask)
+	for (i = name_slot(ht, w0, w1, len); (idx1 = slot_idx1(sl = &ht->slot[i])); i = (i + 1) & ht->mask)
 		if (sl->w0 == w0 && sl->w1 == w1 && sl->len == len && sl->wm == wm)
-			return (int)sl->idx1 - 1;
+			return (int)idx1 - 1;
 	return -1;
 }
 
@@ -194,9 +198,11 @@ fast_queue_mid(const struct bqlt_parser *p, const char *q, const char *end,
 static HOT int fast_queue(const struct bqlt_parser *p, const char *q,
 			  const char *end, size_t *n)
 {
+	const struct bqlt_htab *ht;
 	const struct bqlt_slot *sl;
 	uint64_t w0 = load8(q), w1 = 0, m;
 	unsigned int i;
+	uint32_t idx1;
 	size_t len;
 
 	if ((m = ctl_or_blank_bytes(w0))) {
@@ -210,13 +216,13 @@ static HOT int fast_queue(const struct bqlt_parser *p, const char *q,
 	} else {
 		return fast_queue_mid(p, q, end, w0, w1, n);
 	}
-	if (!is_blank(q[len]) || !p->hash)
+	if (!is_blank(q[len]) || !(ht = ht_get(p)))
 		return -1;
 	*n = len;
 	/* names of up to 15 bytes: the words are the name (queue_find) */
-	for (i = name_slot(p, w0, w1, len); (sl = &p->hash[i])->idx1; i = (i + 1) & p->hash_mask)
+	for (i = name_slot(ht, w0, w1, len); (idx1 = slot_idx1(sl = &ht->slot[i])); i = (i + 1) & ht->mask)
 		if (sl->w0 == w0 && sl->w1 == w1 && sl->len == len)
-			return (int)sl->idx1 - 1;
+			return (int)idx1 - 1;
 	return -1;
 }
 
@@ -271,6 +277,17 @@ static HOT bool fast_ok(const struct bqlt_parser *p, const char *s,
 {
 	return BQLT_SWAR && p->magic && end - s >= WIN &&
 	       (unsigned int)(unsigned char)*s - '0' <= 9;
+}
+
+/*
+ * fast_ok() for bqlt_scan(), which does not read @p->magic (a shared
+ * parser changes it in another thread): no queue is declared before the
+ * magic line, so a record whose queue the parser knows at bqlt_accept()
+ * comes after it.
+ */
+static HOT bool scan_ok(const char *s, const char *end)
+{
+	return BQLT_SWAR && end - s >= WIN && (unsigned int)(unsigned char)*s - '0' <= 9;
 }
 
 /* ------------------------------------------------------ the variants */

@@ -181,7 +181,7 @@ static VT unsigned int V(scan)(const struct bqlt_parser *snap, const char **pos,
 	while (n < max && s < end) {
 		struct bqlt_fast *f = &out[n];
 
-		if (fast_ok(snap, s, end) && (q = V(fast_scan)(snap, s, end, f))) {
+		if (scan_ok(s, end) && (q = V(fast_scan)(snap, s, end, f))) {
 			f->len = (uint32_t)(q - s);
 			s = q;
 			n++;

@@ -121,27 +121,44 @@ static inline void name_words(const char *s, size_t n, uint64_t *w0,
 }
 
 /* the hash table slot of a name: the top bits of a multiplicative hash */
-static inline unsigned int name_slot(const struct bqlt_parser *p, uint64_t w0,
+static inline unsigned int name_slot(const struct bqlt_htab *ht, uint64_t w0,
 				     uint64_t w1, size_t n)
 {
 	uint64_t h = (w0 ^ (w1 * 0x9E3779B97F4A7C15ull) ^ n) * 0xC2B2AE3D27D4EB4Full;
 
-	return (unsigned int)(h >> p->hash_shift);
+	return (unsigned int)(h >> ht->shift);
+}
+
+/*
+ * The parser's table and a slot's index + 1 (0: free), as bqlt_scan()
+ * in another thread reads them while the parser adds queues: a table is
+ * published, and a slot's @idx1 written, after what they hold (trace.c).
+ */
+static inline const struct bqlt_htab *ht_get(const struct bqlt_parser *p)
+{
+	return __atomic_load_n(&p->ht, __ATOMIC_ACQUIRE);
+}
+
+static inline uint32_t slot_idx1(const struct bqlt_slot *sl)
+{
+	return __atomic_load_n(&sl->idx1, __ATOMIC_ACQUIRE);
 }
 
 /* index of the declared queue @s/@n (words from name_words()), or -1 */
 static inline int queue_find(const struct bqlt_parser *p, const char *s,
 			     size_t n, uint64_t w0, uint64_t w1)
 {
+	const struct bqlt_htab *ht = ht_get(p);
 	const struct bqlt_slot *sl;
 	unsigned int i;
+	uint32_t idx1;
 
-	if (!p->hash)
+	if (!ht)
 		return -1;
-	for (i = name_slot(p, w0, w1, n); (sl = &p->hash[i])->idx1; i = (i + 1) & p->hash_mask) {
+	for (i = name_slot(ht, w0, w1, n); (idx1 = slot_idx1(sl = &ht->slot[i])); i = (i + 1) & ht->mask) {
 		if (sl->w0 == w0 && sl->w1 == w1 && sl->len == n &&
-		    (n <= 16 || !memcmp(p->queues[sl->idx1 - 1].name, s, n)))
-			return (int)sl->idx1 - 1;
+		    (n <= 16 || !memcmp(sl->name, s, n)))
+			return (int)idx1 - 1;
 	}
 	return -1;
 }

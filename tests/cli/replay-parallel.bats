@@ -155,6 +155,79 @@ gen_mixed() {
 	done
 }
 
+# shapegen SHAPE QUEUES RECORDS FILE: tests/tools/shapegen.awk's trace
+shapegen() {
+	awk -v shape="$1" -v queues="$2" -v n="$3" -f "$BATS_TEST_DIRNAME/../tools/shapegen.awk" >"$4"
+}
+
+@test "replay -J: many queues, declared up front or as they appear (issue #23)" {
+	local t=$BATS_TEST_TMPDIR
+	shapegen manyq 3000 12000 "$t/up.bqlt"
+	shapegen manyq-late 3000 12000 "$t/late.bqlt"
+	# the fixtures are what they claim: 3000 queues, before or among records
+	[ "$(grep -c '^queue ' "$t/up.bqlt")" -eq 3000 ]
+	[ "$(sed -n '4,3003p' "$t/up.bqlt" | grep -vc '^queue ')" -eq 0 ]
+	[ "$(sed -n '4,6p' "$t/late.bqlt" | cut -d' ' -f2-)" = "$(printf 'q0\nq0 Q 60\nq0 C 60')" ]
+	for f in up late; do
+		all_modes "$t/$f.bqlt" "2:1000 3:4096 4:30000 8:65536 2:" || return 1
+	done
+	# a queue declared after records that name it: the same first error
+	{ sed -n '1,3p' "$t/late.bqlt"; echo "5 q1 Q 60"; sed -n '4,$p' "$t/late.bqlt"; } >"$t/bad.bqlt"
+	run "$BQLTOOL" replay -J 1 "$t/bad.bqlt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"bad.bqlt:4: record: queue 'q1' is not declared"* ]]
+	same_as_j1 "$t/bad.bqlt" "2:100 3:4096 2:" || return 1
+}
+
+# vm_floor_mb ARGS...: the least address space, in steps of 16 MiB, under
+# which bqltool ARGS succeeds (one malloc arena, so that threads do not
+# each reserve their own); 0 if not even 2 GiB do
+vm_floor_mb() {
+	local mb
+	for ((mb = 64; mb <= 2048; mb += 16)); do
+		if (ulimit -v $((mb * 1024)) && MALLOC_ARENA_MAX=1 exec "$BQLTOOL" "$@" >/dev/null 2>&1); then
+			echo "$mb"
+			return
+		fi
+	done
+	echo 0
+}
+
+@test "replay -J: per-queue state is held once, not per thread (issue #23)" {
+	local t=$BATS_TEST_TMPDIR one four
+	(ulimit -v 4000000) 2>/dev/null || skip "ulimit -v cannot be set here"
+	# 200000 queues: the queue table is most of the memory
+	shapegen manyq 200000 400000 "$t/q.bqlt"
+	one=$(vm_floor_mb replay -q -J 1 "$t/q.bqlt")
+	[ "$one" -gt 0 ]
+	# four threads need their stacks and chunks (3 x 8 MiB + 10 x 2 MiB),
+	# not a copy of the table each (before: 2.2 times -J 1's memory)
+	(ulimit -v $(((one + 96) * 1024)) &&
+		MALLOC_ARENA_MAX=1 BQLTOOL_REPLAY_CHUNK=65536 exec "$BQLTOOL" replay -q -J 4 "$t/q.bqlt") || {
+		four=$(BQLTOOL_REPLAY_CHUNK=65536 vm_floor_mb replay -q -J 4 "$t/q.bqlt")
+		echo "-J 1 runs in $one MiB, -J 4 needs $four MiB"
+		return 1
+	}
+}
+
+@test "replay -J: a trace that declares its queues as it goes is read by one thread; -v says how much was scanned" {
+	local t=$BATS_TEST_TMPDIR
+	shapegen manyq-late 5000 10000 "$t/late.bqlt"
+	shapegen manyq 5000 100000 "$t/up.bqlt"
+	# every chunk declares queues: after two scans that came to nothing,
+	# the threads rest and the consumer parses alone
+	BQLTOOL_REPLAY_CHUNK=4096 bqx -v replay -q -J 2 "$t/late.bqlt"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" =~ late.bqlt:\ ([0-9]+)%\ of\ the\ trace\ scanned\ ahead\ by\ the\ threads ]]
+	[ "${BASH_REMATCH[1]}" -le 5 ]
+	BQLTOOL_REPLAY_CHUNK=4096 bqx -v replay -q -J 2 "$t/up.bqlt"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"up.bqlt: "*"% of the trace scanned ahead by the threads"* ]]
+	# -J 1 has no threads to tell of
+	bqx -v replay -q -J 1 "$t/up.bqlt"
+	[[ "$stderr" != *scanned* ]]
+}
+
 # bad TEXT: a trace file holding TEXT (printf format) with 200 good lines
 # before it and a few after it, so that the error falls in a chunk the
 # threads scanned

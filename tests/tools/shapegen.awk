@@ -14,7 +14,17 @@
 # shape=long	64-byte queue names, 16 queues, short timestamps, tabs
 #		between fields, Q and C
 # shape=one	one queue, 7..9-digit timestamps, Q and C with j=
+# shape=manyq	-v queues=N (default 1000000) queues "qN" (up to 8 bytes),
+#		all declared up front, then n records: a Q and its C for
+#		each queue in turn, round after round (issue #23: the queue
+#		table large against the records)
+# shape=manyq-late	the same, each queue declared just before its first
+#		record (queues declared mid-trace, as they appear)
 BEGIN {
+	if (shape == "manyq" || shape == "manyq-late") {
+		manyq(shape == "manyq-late")
+		exit
+	}
 	if (n == "") n = 1000000
 	srand(seed == "" ? 1 : seed)
 	split("60 66 590 1514 1514 1514 1514 9000 4096 128", sizes, " ")
@@ -71,5 +81,25 @@ BEGIN {
 		} else {
 			printf "%.0f %s %s %d j=%.0f\n", 1000000 + t, name[q], kind, b, int((1000000 + t) / 1e6)
 		}
+	}
+}
+
+function manyq(late,	nq, i, q, t, b) {
+	if (n == "") n = 1000000
+	nq = queues == "" ? 1000000 : queues + 0
+	print "bqltrace 1"
+	print "# shapegen.awk shape=" shape " n=" n " queues=" nq
+	print "hz 1000"
+	if (!late)
+		for (q = 0; q < nq; q++)
+			print "queue q" q
+	t = 1000000
+	for (i = 0; i < n; i++) {
+		q = int(i / 2) % nq
+		t += 100
+		if (late && i < 2 * nq && i % 2 == 0)
+			print "queue q" q
+		b = 60 + (q * 7 + int(i / (2 * nq)) * 13) % 1455
+		printf "%.0f q%d %s %d\n", t, q, i % 2 ? "C" : "Q", b
 	}
 }

@@ -159,10 +159,13 @@ struct res {
  * call: the same records and the same first error as bqlt_parse_line()
  * line by line. Returns the records compared.
  */
-static int compare_scan(const char *text, size_t n, unsigned int hz_override,
-			unsigned int cut, unsigned int max)
+/* what compare_scan_with() scans with */
+enum { SCAN_CLONE, SCAN_SHARED, SCAN_AHEAD };
+
+static int compare_scan_with(const char *text, size_t n, unsigned int hz_override,
+			     unsigned int cut, unsigned int max, int with)
 {
-	struct bqlt_parser a, c, *snap;
+	struct bqlt_parser a, b, c, *snap;
 	const char *s = text, *end = text + n, *pos = text;
 	struct res *ra = NULL;
 	unsigned int na = 0, nc = 0, i, acap = 0;
@@ -214,8 +217,36 @@ static int compare_scan(const char *text, size_t n, unsigned int hz_override,
 	} while (ret >= 0 && pos < (stop))
 	for (i = 0; i < cut && pos < end && ret >= 0; i++)
 		C_NEXT(pos);
-	snap = bqlt_parser_clone(&c);
-	assert_non_null(snap);
+	if (with == SCAN_CLONE) {
+		snap = bqlt_parser_clone(&c);
+		assert_non_null(snap);
+	} else if (with == SCAN_SHARED) {
+		/* the parser itself, which declares queues as it goes */
+		bqlt_parser_share(&c);
+		snap = &c;
+	} else {
+		/*
+		 * a parser that has read the whole text: it knows queues
+		 * declared after the lines scanned, which the parser must
+		 * still refuse as it would without them
+		 */
+		const char *bp = text;
+		struct bqlt_rec yy;
+
+		/* its magic line and queue directives, in the text's order */
+		bqlt_parser_init(&b, hz_override);
+		bqlt_parser_share(&b);
+		while (bp < end) {
+			const char *nl = memchr(bp, '\n', (size_t)(end - bp));
+			size_t len = nl ? (size_t)(nl - bp) + 1 : (size_t)(end - bp);
+
+			if ((!strncmp(bp, "bqltrace", 8) || !strncmp(bp, "queue", 5)) &&
+			    bqlt_parse_line(&b, bp, len, &yy, &e) < 0)
+				break;
+			bp += len;
+		}
+		snap = &b;
+	}
 	while (pos < end && ret >= 0) {
 		const char *sp = pos;
 		unsigned int k, m = bqlt_scan(snap, &sp, end, f, max);
@@ -263,10 +294,24 @@ static int compare_scan(const char *text, size_t n, unsigned int hz_override,
 	}
 #undef C_NEXT
 	assert_int_equal(nc, na);
-	bqlt_parser_clone_free(snap);
+	if (with == SCAN_CLONE)
+		bqlt_parser_clone_free(snap);
+	else if (with == SCAN_AHEAD)
+		bqlt_parser_free(&b);
 	bqlt_parser_free(&c);
 	bqlt_parser_free(&a);	/* after: the records point to its names */
 	free(ra);
+	return count;
+}
+
+/* compare_scan_with() a clone, the parser shared, and one ahead: the same */
+static int compare_scan(const char *text, size_t n, unsigned int hz_override,
+			unsigned int cut, unsigned int max)
+{
+	int count = compare_scan_with(text, n, hz_override, cut, max, SCAN_CLONE);
+
+	assert_int_equal(compare_scan_with(text, n, hz_override, cut, max, SCAN_SHARED), count);
+	assert_int_equal(compare_scan_with(text, n, hz_override, cut, max, SCAN_AHEAD), count);
 	return count;
 }
 
@@ -1144,6 +1189,85 @@ static void compare_exact(const char *text, unsigned int hz_override)
  * parser refuses (UINT32_MAX + 1, 20-digit j=, a 129-byte name) still get
  * its message; and lines that end at the very end of the buffer.
  */
+/*
+ * Queues declared mid-trace, and records that name a queue before it is
+ * declared (an error): scanning with a clone, with the parser shared
+ * while it declares them, and with one that knows every queue already
+ * gives the records and the error of the line-by-line parser. Many
+ * queues: the shared parser outgrows its table while scans hold it.
+ */
+static void test_scan_shared(void **state)
+{
+	static const char *const tails[] = {
+		"",						/* no error */
+		"5000000 late:tx-0 Q 100\nqueue late:tx-0\n",	/* before it */
+		"5000000 late:tx-long-name-0123456789abcdef C 1\n"
+		"queue late:tx-long-name-0123456789abcdef\n",
+	};
+	size_t cap = 1u << 20, n, m, k;
+	char *text = malloc(cap + FAST_PAD);
+	unsigned int t, i;
+
+	(void)state;
+	assert_non_null(text);
+	for (t = 0; t < sizeof(tails) / sizeof(tails[0]); t++) {
+		n = (size_t)snprintf(text, cap, "bqltrace 1\nhz 1000\nqueue eth0:tx-0\n");
+		for (i = 0; i < 3000; i++) {
+			/* each queue declared just before its first record */
+			n += (size_t)snprintf(text + n, cap - n,
+					      "queue q%u\n%u q%u Q %u\n%u q%u C %u\n%u eth0:tx-0 Q 60\n",
+					      i, 1000 + 3 * i, i, 60 + i % 1400, 1001 + 3 * i, i,
+					      60 + i % 1400, 1002 + 3 * i);
+			if (i == 1500)
+				n += (size_t)snprintf(text + n, cap - n, "%s", tails[t]);
+		}
+		assert_true(n < cap);
+		memset(text + n, '\n', FAST_PAD);
+		m = n + FAST_PAD;
+		for (k = 1; k <= 8; k *= 2) {
+			compare_scan(text, m, 0, 3, (unsigned int)k);
+			compare_scan(text, m, 0, 3000, (unsigned int)k);
+		}
+	}
+	free(text);
+}
+
+/* a shared parser keeps the tables it outgrows until they are reclaimed */
+static void test_share_reclaim(void **state)
+{
+	struct bqlt_parser p;
+	struct bqlt_rec rec;
+	struct bql_err e;
+	char line[64];
+	unsigned int i;
+
+	(void)state;
+	for (int shared = 0; shared < 2; shared++) {
+		bqlt_parser_init(&p, 0);
+		if (shared)
+			bqlt_parser_share(&p);
+		assert_int_equal(bqlt_parse_line(&p, "bqltrace 1\n", 11, &rec, &e), 0);
+		/* tables of 64, 128, 256, 512 slots: three outgrown */
+		for (i = 0; i < 100; i++) {
+			snprintf(line, sizeof(line), "queue q%u\n", i);
+			assert_int_equal(bqlt_parse_line(&p, line, strlen(line), &rec, &e), 1);
+		}
+		assert_int_equal(bqlt_parser_gen(&p), shared ? 3 : 0);
+		assert_int_equal(bqlt_parser_retired(&p), shared);
+		bqlt_parser_reclaim(&p, 2);	/* a scan that began at gen 2 runs */
+		assert_int_equal(bqlt_parser_retired(&p), shared);
+		bqlt_parser_reclaim(&p, 3);
+		assert_false(bqlt_parser_retired(&p));
+		/* and every queue is still found */
+		for (i = 0; i < 100; i++) {
+			snprintf(line, sizeof(line), "%u q%u Q 1\n", 10 + i, i);
+			assert_int_equal(bqlt_parse_line(&p, line, strlen(line), &rec, &e), 1);
+			assert_int_equal(rec.queue, i);
+		}
+		bqlt_parser_free(&p);
+	}
+}
+
 static void test_fast_shapes(void **state)
 {
 	static const char *const tails[] = {
@@ -1275,6 +1399,8 @@ int main(void)
 		cmocka_unit_test(test_jiffies_cache),
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_fast_shapes),
+		cmocka_unit_test(test_scan_shared),
+		cmocka_unit_test(test_share_reclaim),
 	};
 
 	int ret;
