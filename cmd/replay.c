@@ -346,6 +346,10 @@ int rx_replay_one(struct rx *x, struct rfile *f)
 
 /* ------------------------------------------------------------ options */
 
+static const char *const set_keys[4] = {
+	"limit_min", "limit_max", "hold_time", "stall_thrs",
+};
+
 static int parse_set(struct rx *x, const char *arg)
 {
 	char key[32], what[48];
@@ -372,6 +376,9 @@ static int parse_set(struct rx *x, const char *arg)
 		ret = replay_opts_set(&x->opts, key, v, &e);
 	if (ret)
 		return cmd_usage(x->c, "%s", e.msg);
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(key, set_keys[i]))
+			x->set_arg[i] = arg;	/* the last one wins, as in opts */
 	return 0;
 }
 
@@ -576,7 +583,9 @@ const struct cmd_entry cmd_replay_entry = {
 		"                       name must end in .svg (or be /dev/stdout)\n"
 		"  --set KEY=VALUE      what-if: limit_min, limit_max (bytes: 64K, 1.5M, max),\n"
 		"                       hold_time, stall_thrs (250ms, 1s), for every queue, for\n"
-		"                       the whole trace (P records no longer change it)\n"
+		"                       the whole trace (P records no longer change it); a\n"
+		"                       what-if (--set, --kernel, --hz) shows how it differs\n"
+		"                       from the recorded limits, a verdict only with --verify\n"
 		"  --hz N               HZ of the traced machine, instead of the trace's hz\n"
 		"  --kernel VERSION     algorithm of that kernel (3.3, 3.5, 6.1, 6.9, 6.15, newest);\n"
 		"                       the summary says which semantics a version maps to\n"

@@ -82,6 +82,7 @@ struct rx {
 	unsigned int jobs;	/* -J: threads; 0 = rx_jobs_default() */
 	const char *kernel;
 	struct replay_opts opts;
+	const char *set_arg[4];	/* --set KEY=VALUE as given, by REPLAY key */
 	/* state */
 	struct rfile *files;
 	int nfiles;
@@ -145,7 +146,14 @@ struct tinput;
 unsigned int rx_jobs_default(void);
 int rx_replay_par(struct rx *x, struct rfile *f, struct tinput *in, unsigned int jobs);
 
-/* replay_out.c: the per-queue summary, text or JSON, and --verify's verdict */
+/*
+ * replay_out.c: the per-queue summary, text or JSON, and --verify's
+ * verdict. rx_whatif(): whether @f's replay departs from the recorded run
+ * (--set, a --kernel of other semantics than the newest, a --hz other
+ * than the trace's): then the summary tells how the limits differ from
+ * the recorded ones instead of a verdict, unless --verify asks for one.
+ */
+bool rx_whatif(const struct rx *x, const struct rfile *f);
 int rx_summary(struct rx *x);
 int rx_verify_report(struct rx *x);
 

@@ -63,13 +63,43 @@ static void semantics_text(char *buf, size_t n, unsigned int kflags)
 		snprintf(buf + len, n - len, "; reset leaves limit at 0");
 }
 
+bool rx_whatif(const struct rx *x, const struct rfile *f)
+{
+	unsigned int newest;
+
+	if (x->opts.set_mask)
+		return true;
+	if (x->hz && x->hz != bqlt_trace_hz(&f->p))
+		return true;
+	return x->kernel && !dql_kernel_parse("newest", &newest, NULL) &&
+	       newest != x->opts.kflags;
+}
+
+/* "--kernel 3.5, --set hold_time=100ms": the options of a what-if for @f */
+static void whatif_text(char *buf, size_t n, const struct rx *x, const struct rfile *f)
+{
+	unsigned int newest;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (x->kernel && !dql_kernel_parse("newest", &newest, NULL) && newest != x->opts.kflags)
+		len += (size_t)snprintf(buf + len, n - len, "--kernel %s", x->kernel);
+	if (x->hz && x->hz != bqlt_trace_hz(&f->p) && len < n)
+		len += (size_t)snprintf(buf + len, n - len, "%s--hz %u (the trace's: %u)",
+					len ? ", " : "", x->hz, bqlt_trace_hz(&f->p));
+	for (int i = 0; i < 4 && len < n; i++)
+		if (x->set_arg[i])
+			len += (size_t)snprintf(buf + len, n - len, "%s--set %s",
+						len ? ", " : "", x->set_arg[i]);
+}
+
 /*
  * One queue's object, streamed (lib/jsonw.h): a json-c tree of 3e5 queues
  * took seconds and gigabytes; the bytes are those the tree printed. @file,
  * @kernel and @sem are the JSON strings, made once per file.
  */
 static void json_queue(struct jsonw *w, const struct rfile *f, unsigned int i,
-		       const char *file, const char *kernel, const char *sem)
+		       const char *file, const char *kernel, const char *sem, bool whatif)
 {
 	struct replay_stats st;
 	char mean[32];
@@ -111,6 +141,21 @@ static void json_queue(struct jsonw *w, const struct rfile *f, unsigned int i,
 	jsonw_u64(w, "checked", st.verify_checked);
 	jsonw_u64(w, "mismatches", st.verify_mismatches);
 	jsonw_obj_close(w);
+	/*
+	 * a what-if is expected to differ from the recorded limits: how
+	 * much it does, against the C records' limit= (verify's counts)
+	 */
+	jsonw_raw(w, "whatif", whatif ? "true" : "false");
+	if (whatif) {
+		jsonw_obj_open(w, "recorded");
+		jsonw_u64(w, "ncompared", st.verify_checked);
+		jsonw_u64(w, "ndiffer", st.verify_mismatches);
+		if (st.verify_checked)
+			jsonw_u64(w, "limit_final", st.observed_final);
+		else
+			jsonw_null(w, "limit_final");
+		jsonw_obj_close(w);
+	}
 	jsonw_u64(w, "nq_disagree", st.nq_disagree);
 	jsonw_u64(w, "queued_ignored", st.queued_ignored);
 	jsonw_obj_close(w);
@@ -146,13 +191,14 @@ static int json_summary(struct rx *x)
 	for (int k = 0; k < x->nfiles && !w.err; k++) {
 		const struct rfile *f = &x->files[k];
 		char *file = json_string(f->path);
+		bool whatif = rx_whatif(x, f);
 
 		if (!file) {
 			w.err = -ENOMEM;
 			break;
 		}
 		for (unsigned int i = 0; i < replay_queue_count(&f->r); i++) {
-			json_queue(&w, f, i, file, kernel, sem);
+			json_queue(&w, f, i, file, kernel, sem, whatif);
 			if (w.len >= 64 * 1024)
 				jsonw_flush(&w);
 		}
@@ -172,26 +218,40 @@ static const char *const text_cols[] = {
 	"stops", "increases", "decreases", "stalls", "stall_max", "verify",
 };
 #define NCOLS	((int)(sizeof(text_cols) / sizeof(text_cols[0])))
+/* a what-if's last columns, instead of verify: against the recorded run */
+static const char *const whatif_cols[] = { "recorded_final", "differs" };
 
 /* 0, or -ENOMEM: the table could not be built (nothing of it printed) */
 static int text_file(struct rx *x, const struct rfile *f)
 {
 	unsigned int nq = replay_queue_count(&f->r);
+	/* without --verify, a what-if shows how it differs, not a verdict */
+	bool whatif = rx_whatif(x, f), diff = whatif && !x->verify;
+	int ncols = diff ? NCOLS + 1 : NCOLS;
+	uint64_t checked = 0, differ = 0;
+	unsigned int ndiffer = 0;
+	uint32_t rec_final = 0;
+	char final[16] = "-";
 	struct table t;
 	char ms[32];
-
-	char sem[256];
+	char sem[256], opts[512];
 
 	semantics_text(sem, sizeof(sem), x->opts.kflags);
 	out_text(x->c, "%s: hz %u, kernel %s (%s), %u queue%s\n", f->path, f->p.hz,
 		 kernel_label(x), sem, nq, nq == 1 ? "" : "s");
 	if (!nq)
 		return 0;
-	table_init(&t, NCOLS, 1u << 0, 2);
+	table_init(&t, ncols, 1u << 0, 2);
 	if (table_row(&t))
 		return -ENOMEM;
-	for (int k = 0; k < NCOLS; k++)
+	for (int k = 0; k < NCOLS - 1; k++)
 		table_cell(&t, k, "%s", text_cols[k]);
+	if (diff) {
+		table_cell(&t, NCOLS - 1, "%s", whatif_cols[0]);
+		table_cell(&t, NCOLS, "%s", whatif_cols[1]);
+	} else {
+		table_cell(&t, NCOLS - 1, "%s", text_cols[NCOLS - 1]);
+	}
 	for (unsigned int i = 0; i < nq; i++) {
 		struct replay_stats st;
 
@@ -222,16 +282,43 @@ static int text_file(struct rx *x, const struct rfile *f)
 		table_cell(&t, 10, "%" PRIu64, st.stall_cnt);
 		table_cell(&t, 11, "%s", units_fmt_ms(ms, sizeof(ms),
 			   dql_jiffies_to_msecs(st.stall_max, f->p.hz)));
-		if (!st.verify_checked)
+		checked += st.verify_checked;
+		differ += st.verify_mismatches;
+		rec_final = st.observed_final;
+		if (st.created)
+			snprintf(final, sizeof(final), "%" PRIu32, st.limit_final);
+		ndiffer += st.verify_mismatches > 0;
+		if (diff && !st.verify_checked) {
 			table_cell(&t, 12, "-");
-		else if (!st.verify_mismatches)
+			table_cell(&t, 13, "-");
+		} else if (diff) {
+			table_cell(&t, 12, "%" PRIu32, st.observed_final);
+			table_cell(&t, 13, "%" PRIu64 "/%" PRIu64,
+				   st.verify_mismatches, st.verify_checked);
+		} else if (!st.verify_checked) {
+			table_cell(&t, 12, "-");
+		} else if (!st.verify_mismatches) {
 			table_cell(&t, 12, "ok %" PRIu64, st.verify_checked);
-		else
+		} else {
 			table_cell(&t, 12, "FAIL %" PRIu64 "/%" PRIu64,
 				   st.verify_mismatches, st.verify_checked);
+		}
 	}
 	table_print(&t, x->c->out);
 	table_free(&t);
+	if (!diff)
+		return 0;
+	whatif_text(opts, sizeof(opts), x, f);
+	if (!checked)
+		out_text(x->c, "what-if (%s): the trace records no limit= to compare with\n", opts);
+	else if (nq == 1)
+		out_text(x->c, "what-if (%s): differs from the recorded run at %" PRIu64 " of %"
+			 PRIu64 " limits, final %s vs recorded %" PRIu32
+			 " (--verify: a verdict, exit 3)\n", opts, differ, checked, final, rec_final);
+	else
+		out_text(x->c, "what-if (%s): differs from the recorded run at %" PRIu64 " of %"
+			 PRIu64 " limits, in %u of %u queues (--verify: a verdict, exit 3)\n",
+			 opts, differ, checked, ndiffer, nq);
 	return 0;
 }
 

@@ -389,6 +389,7 @@ do_c(struct replay *r, struct replay_queue *q, const struct bqlt_rec *rec,
 	if (rec->has & BQLT_HAS_LIMIT) {
 		*flags |= EV_OBSERVED;
 		q->st.verify_checked++;
+		q->st.observed_final = rec->limit;
 		if (rec->limit != limit) {
 			*flags |= EV_MISMATCH;
 			q->st.verify_mismatches++;

@@ -119,6 +119,8 @@ struct replay_ops {
  * @stall_cnt, @stall_max:	the struct dql's (stall_max in jiffies)
  * @verify_checked, @verify_mismatches:	C records with limit=, and those
  *		whose limit= differs from the replayed limit
+ * @observed_final:	the limit= of the last C that carried one (the
+ *		recorded final limit), if @verify_checked
  * @nq_disagree:	C records whose nq= differed from the sum of the Q
  *		records (nq= was used)
  */
@@ -141,6 +143,7 @@ struct replay_stats {
 	uint32_t stall_max;
 	uint64_t verify_checked;
 	uint64_t verify_mismatches;
+	uint32_t observed_final;
 	uint64_t nq_disagree;
 };
 

@@ -307,6 +307,7 @@ static int parse_hz(struct bqlt_parser *p, struct cur *c, struct bqlt_rec *rec,
 	if (bqlt_next_tok(c, &t))
 		return bqlt_perr(p, e, EINVAL, "hz: unexpected '%s'", bqlt_show(t.s, t.n, b));
 	p->hz_line = p->line;
+	p->trace_hz = (unsigned int)hz;
 	if (!p->hz_override) {
 		p->hz = (unsigned int)hz;
 		p->jc_span = 0;		/* the jiffies cache was for the old HZ */
@@ -592,6 +593,7 @@ void bqlt_parser_init(struct bqlt_parser *p, unsigned int hz_override)
 	memset(p, 0, sizeof(*p));
 	p->hz_override = hz_override;
 	p->hz = hz_override ? hz_override : BQLT_DEFAULT_HZ;
+	p->trace_hz = BQLT_DEFAULT_HZ;
 }
 
 void bqlt_parser_free(struct bqlt_parser *p)
@@ -689,6 +691,11 @@ void bqlt_parser_clone_free(struct bqlt_parser *clone)
 		return;
 	bqlt_parser_free(clone);
 	free(clone);
+}
+
+unsigned int bqlt_trace_hz(const struct bqlt_parser *p)
+{
+	return p->trace_hz;
 }
 
 unsigned int bqlt_queue_count(const struct bqlt_parser *p)

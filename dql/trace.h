@@ -151,6 +151,7 @@ struct bqlt_parser {
 	unsigned int hz;		/* in force */
 	unsigned int hz_override;	/* 0 = none */
 	uint64_t hz_line;		/* line of the "hz" directive, 0 = none */
+	unsigned int trace_hz;		/* the trace's own (its "hz", or the default) */
 	bool magic;			/* "bqltrace 1" seen */
 	bool any_record;
 	bool shared;			/* bqlt_parser_share(): tables retired */
@@ -304,6 +305,9 @@ bool bqlt_fast_simd(int on);
 int bqlt_parse_end(struct bqlt_parser *p, struct bql_err *e);
 
 unsigned int bqlt_queue_count(const struct bqlt_parser *p);
+/* the HZ the trace gives (its "hz" directive, else the default): the
+ * recorded one, whatever the override */
+unsigned int bqlt_trace_hz(const struct bqlt_parser *p);
 const char *bqlt_queue_name(const struct bqlt_parser *p, unsigned int idx);
 /* name of a key as written in a trace ("limit_min", "slack_hold_time") */
 const char *bqlt_key_name(enum bqlt_key k);

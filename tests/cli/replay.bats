@@ -149,6 +149,48 @@ rp() {
 	[[ "$stderr" == "bqltool: replay: ramp.bqlt: --set: stall_thrs=2: 2 jiffies at HZ 1000, outside"* ]]
 }
 
+@test "replay: a what-if shows how it differs from the recorded run, not a verdict (issue #24)" {
+	rp replay --kernel 3.5 --set hold_time=100ms completion-only.bqlt
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ "$output" != *FAIL* ]]
+	[[ "${lines[1]}" == *" verify"* ]] && return 1
+	[[ "${lines[1]}" == *"recorded_final  differs" ]]
+	[[ "${lines[2]}" =~ \ 24224\ .*\ 9084\ +13/60$ ]]
+	[ "${lines[3]}" = "what-if (--kernel 3.5, --set hold_time=100ms): differs from the recorded run at 13 of 60 limits, final 24224 vs recorded 9084 (--verify: a verdict, exit 3)" ]
+	# JSON: verify's keys as before, and the comparison
+	rp -j replay --kernel 3.5 --set hold_time=100ms completion-only.bqlt
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '.queues[0] | [.verify, .whatif, .recorded]' <<<"$output")" = \
+		'[{"checked":60,"mismatches":13},true,{"ncompared":60,"ndiffer":13,"limit_final":9084}]' ]
+	# with --verify: today's verdict and exit 3
+	rp replay --verify --kernel 3.5 --set hold_time=100ms completion-only.bqlt
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"FAIL 13/60"* ]]
+	[[ "$output" != *what-if* ]]
+	[[ "$stderr" == *"verification failed: 13 of 60 limits differ"* ]]
+	# a --hz other than the trace's is a what-if; the trace's own is not
+	rp replay --hz 250 completion-only.bqlt
+	[[ "${lines[3]}" == "what-if (--hz 250 (the trace's: 1000)): differs from the recorded run at 7 of 60 limits, "* ]]
+	rp -j replay --hz 1000 --kernel 6.15 completion-only.bqlt
+	[ "$(jq -c '.queues[0] | [.whatif, .recorded]' <<<"$output")" = '[false,null]' ]
+	rp replay --hz 1000 --kernel newest completion-only.bqlt
+	[[ "$output" == *" ok 60"* ]]
+	[[ "$output" != *what-if* ]]
+	# without limit= in the trace there is nothing to compare with
+	rp replay --set limit_max=10K ramp.bqlt
+	[ "$status" -eq 0 ]
+	[ "${lines[3]}" = "what-if (--set limit_max=10K): the trace records no limit= to compare with" ]
+	# two queues, the second as the first: how many of them differ
+	local two=$BATS_TEST_TMPDIR/two.bqlt
+	{ cat completion-only.bqlt; grep -v '^bqltrace\|^hz' completion-only.bqlt | sed 's/eth0:tx-0/eth0:tx-1/'; } >"$two"
+	rp replay --kernel 3.3 "$two"
+	[ "$status" -eq 0 ]
+	[[ "${lines[4]}" == "what-if (--kernel 3.3): differs from the recorded run at "*" of 120 limits, in 2 of 2 queues (--verify: a verdict, exit 3)" ]]
+	rp replay --kernel 3.5 "$two"
+	[[ "${lines[4]}" == "what-if (--kernel 3.5): differs from the recorded run at 0 of 120 limits, in 0 of 2 queues"* ]]
+}
+
 @test "replay: --hz overrides the trace's hz" {
 	rp -j replay --hz 250 ramp.bqlt
 	[ "$status" -eq 0 ]
