@@ -186,7 +186,7 @@ static int add_queue(struct bqlt_parser *p, struct bql_err *e, const char *s,
 		p->queues = q;
 		p->cap = cap;
 	}
-	if (!p->ht || (p->nqueues + 1) * 4 > p->ht->mask + 1) {
+	if (!p->ht || (p->nqueues + 1) * 2 > p->ht->mask + 1) {
 		if (hash_grow(p))
 			return bqlt_perr(p, e, ENOMEM, "queue: out of memory");
 	}

@@ -136,7 +136,7 @@ struct bqlt_slot {
 	uint32_t idx1;			/* index + 1, 0 = free */
 };
 
-/* the name hash: open addressing, at most 1/4 full */
+/* the name hash: open addressing, at most half full (a slot is 40 bytes) */
 struct bqlt_htab {
 	unsigned int mask;
 	unsigned int shift;		/* 64 - log2(table size) */

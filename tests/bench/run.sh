@@ -246,6 +246,36 @@ bench_shapes() {
 	echo "  (.zst/.gz rows: wc ms is the decompressor piped into wc -l)"
 }
 
+# Replay of many queues (issue #23): BENCH_MANYQ queues (default 1e6),
+# a Q and a C each (tests/tools/shapegen.awk), declared up front
+# (manyq: the queue table large against the records) or each just before
+# its first record (manyq-late). Each row: wall (best of 3) and peak RSS
+# with -J 1, 2 and 8; -J N must not multiply the memory, nor the time.
+bench_shapes_manyq() {
+	local nq=${BENCH_MANYQ:-1000000} s f j w r
+	local awkgen
+	awkgen="$(dirname "${BASH_SOURCE[0]}")/../tools/shapegen.awk"
+	if ! "$BQLTOOL" help replay 2>/dev/null | grep -q -- '-J'; then
+		echo "manyq: this bqltool has no replay -J"
+		return 0
+	fi
+	echo "manyq: $nq queues, 2 records each; wall s (best of 3) / peak RSS MiB"
+	printf '  %-12s %10s | %-17s | %-17s | %-17s\n' shape "trace MB" "-J 1" "-J 2" "-J 8"
+	for s in manyq manyq-late; do
+		f="$BENCH_DIR/$s-$nq.bqlt"
+		[ -s "$f" ] || awk -v shape="$s" -v queues="$nq" -v n=$((2 * nq)) -f "$awkgen" >"$f"
+		cat "$f" >/dev/null
+		printf '  %-12s %10.1f |' "$s" "$(awk -v b="$(wc -c <"$f")" 'BEGIN { print b / 1e6 }')"
+		for j in 1 2 8; do
+			w=$(wall_best "$BQLTOOL replay -q -J $j $f")
+			r=$(rss_kb "$BQLTOOL replay -q -J $j $f")
+			[[ ! $r =~ ^[0-9]+$ ]] || r=$((r / 1024))
+			printf ' %7.2f s %5s MiB |' "$w" "$r"
+		done
+		printf '\n'
+	done
+}
+
 # ------------------------------------------------------------ top
 
 # top_tree DIR NDEV NQ: a fake sysfs tree with NDEV devices of NQ queues

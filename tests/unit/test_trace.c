@@ -1247,16 +1247,16 @@ static void test_share_reclaim(void **state)
 		if (shared)
 			bqlt_parser_share(&p);
 		assert_int_equal(bqlt_parse_line(&p, "bqltrace 1\n", 11, &rec, &e), 0);
-		/* tables of 64, 128, 256, 512 slots: three outgrown */
+		/* tables of 64, 128, 256 slots: two outgrown */
 		for (i = 0; i < 100; i++) {
 			snprintf(line, sizeof(line), "queue q%u\n", i);
 			assert_int_equal(bqlt_parse_line(&p, line, strlen(line), &rec, &e), 1);
 		}
-		assert_int_equal(bqlt_parser_gen(&p), shared ? 3 : 0);
+		assert_int_equal(bqlt_parser_gen(&p), shared ? 2 : 0);
 		assert_int_equal(bqlt_parser_retired(&p), shared);
-		bqlt_parser_reclaim(&p, 2);	/* a scan that began at gen 2 runs */
+		bqlt_parser_reclaim(&p, 1);	/* a scan that began at gen 1 runs */
 		assert_int_equal(bqlt_parser_retired(&p), shared);
-		bqlt_parser_reclaim(&p, 3);
+		bqlt_parser_reclaim(&p, 2);
 		assert_false(bqlt_parser_retired(&p));
 		/* and every queue is still found */
 		for (i = 0; i < 100; i++) {
