@@ -597,8 +597,8 @@ const struct cmd_entry cmd_replay_entry = {
 		"                       compressed trace is one of the N)\n"
 		"  -q, --quiet          no summary, no warnings, no progress\n"
 		"\nTRACE is a bqltrace v1 file (bqltrace(5)); - reads standard input. Each file is\n"
-		"replayed on its own. Limits are in bytes; mean is time-weighted between\n"
-		"completions. A malformed trace stops with FILE:LINE: reason and exit 1, and\n"
-		"leaves no --timeline or --plot file behind.\n",
+		"replayed on its own. Limits are in B, KiB, MiB (1024-based; -j: bytes); mean\n"
+		"is time-weighted between completions. A malformed trace stops with\n"
+		"FILE:LINE: reason and exit 1, and leaves no --timeline or --plot file behind.\n",
 	.run = replay_run,
 };

@@ -231,7 +231,7 @@ static int text_file(struct rx *x, const struct rfile *f)
 	uint64_t checked = 0, differ = 0;
 	unsigned int ndiffer = 0;
 	uint32_t rec_final = 0;
-	char final[16] = "-";
+	char final[32] = "-", hb[32];
 	struct table t;
 	char ms[32];
 	char sem[256], opts[512];
@@ -262,14 +262,16 @@ static int text_file(struct rx *x, const struct rfile *f)
 		}
 		table_cell(&t, 0, "%s", replay_queue_name(&f->r, i));
 		table_cell(&t, 1, "%" PRIu64, st.completions);
+		/* limits in the one human format (lib/units.c); -j has the bytes */
 		if (st.created)
-			table_cell(&t, 2, "%" PRIu32, st.limit_final);
+			table_cell(&t, 2, "%s", units_fmt_bytes(hb, sizeof(hb), st.limit_final));
 		else
 			table_cell(&t, 2, "-");
 		if (st.completions) {
-			table_cell(&t, 3, "%" PRIu32, st.limit_min);
-			table_cell(&t, 4, "%" PRIu32, st.limit_max);
-			table_cell(&t, 5, "%.1f", st.limit_mean);
+			table_cell(&t, 3, "%s", units_fmt_bytes(hb, sizeof(hb), st.limit_min));
+			table_cell(&t, 4, "%s", units_fmt_bytes(hb, sizeof(hb), st.limit_max));
+			table_cell(&t, 5, "%s", units_fmt_bytes(hb, sizeof(hb),
+							    (uint64_t)(st.limit_mean + 0.5)));
 		} else {
 			table_cell(&t, 3, "-");
 			table_cell(&t, 4, "-");
@@ -286,13 +288,13 @@ static int text_file(struct rx *x, const struct rfile *f)
 		differ += st.verify_mismatches;
 		rec_final = st.observed_final;
 		if (st.created)
-			snprintf(final, sizeof(final), "%" PRIu32, st.limit_final);
+			units_fmt_bytes(final, sizeof(final), st.limit_final);
 		ndiffer += st.verify_mismatches > 0;
 		if (diff && !st.verify_checked) {
 			table_cell(&t, 12, "-");
 			table_cell(&t, 13, "-");
 		} else if (diff) {
-			table_cell(&t, 12, "%" PRIu32, st.observed_final);
+			table_cell(&t, 12, "%s", units_fmt_bytes(hb, sizeof(hb), st.observed_final));
 			table_cell(&t, 13, "%" PRIu64 "/%" PRIu64,
 				   st.verify_mismatches, st.verify_checked);
 		} else if (!st.verify_checked) {
@@ -313,8 +315,8 @@ static int text_file(struct rx *x, const struct rfile *f)
 		out_text(x->c, "what-if (%s): the trace records no limit= to compare with\n", opts);
 	else if (nq == 1)
 		out_text(x->c, "what-if (%s): differs from the recorded run at %" PRIu64 " of %"
-			 PRIu64 " limits, final %s vs recorded %" PRIu32
-			 " (--verify: a verdict, exit 3)\n", opts, differ, checked, final, rec_final);
+			 PRIu64 " limits, final %s vs recorded %s (--verify: a verdict, exit 3)\n",
+			 opts, differ, checked, final, units_fmt_bytes(hb, sizeof(hb), rec_final));
 	else
 		out_text(x->c, "what-if (%s): differs from the recorded run at %" PRIu64 " of %"
 			 PRIu64 " limits, in %u of %u queues (--verify: a verdict, exit 3)\n",

@@ -156,8 +156,8 @@ rp() {
 	[[ "$output" != *FAIL* ]]
 	[[ "${lines[1]}" == *" verify"* ]] && return 1
 	[[ "${lines[1]}" == *"recorded_final  differs" ]]
-	[[ "${lines[2]}" =~ \ 24224\ .*\ 9084\ +13/60$ ]]
-	[ "${lines[3]}" = "what-if (--kernel 3.5, --set hold_time=100ms): differs from the recorded run at 13 of 60 limits, final 24224 vs recorded 9084 (--verify: a verdict, exit 3)" ]
+	[[ "${lines[2]}" =~ \ 23.7\ KiB\ .*\ 8.87\ KiB\ +13/60$ ]]
+	[ "${lines[3]}" = "what-if (--kernel 3.5, --set hold_time=100ms): differs from the recorded run at 13 of 60 limits, final 23.7 KiB vs recorded 8.87 KiB (--verify: a verdict, exit 3)" ]
 	# JSON: verify's keys as before, and the comparison
 	rp -j replay --kernel 3.5 --set hold_time=100ms completion-only.bqlt
 	[ "$status" -eq 0 ]
@@ -189,6 +189,19 @@ rp() {
 	[[ "${lines[4]}" == "what-if (--kernel 3.3): differs from the recorded run at "*" of 120 limits, in 2 of 2 queues (--verify: a verdict, exit 3)" ]]
 	rp replay --kernel 3.5 "$two"
 	[[ "${lines[4]}" == "what-if (--kernel 3.5): differs from the recorded run at 0 of 120 limits, in 0 of 2 queues"* ]]
+}
+
+@test "replay: the text table gives limits in the one human format, -j in bytes (issue #24)" {
+	rp replay completion-only.bqlt
+	[ "$status" -eq 0 ]
+	# final 9084, min 1514, max 24224, mean 20477.5 bytes
+	[[ "${lines[2]}" =~ ^\ \ eth0:tx-0\ +60\ +8.87\ KiB\ +1.48\ KiB\ +23.7\ KiB\ +20.0\ KiB\  ]]
+	[[ "$output" != *20477* ]]
+	rp -j replay completion-only.bqlt
+	[ "$(jq -c '.queues[0].limit' <<<"$output")" = '{"final":9084,"min":1514,"max":24224,"mean":20477.5}' ]
+	# below 1 KiB: bytes, with the unit
+	rp replay --set limit_max=1000 completion-only.bqlt
+	[[ "${lines[2]}" =~ \ 1000\ B\  ]]
 }
 
 @test "replay: --hz overrides the trace's hz" {
