@@ -39,6 +39,13 @@ static int save_dev(struct bql_ctx *c, struct profile *p,
 		return cmd_fail(c, "out of memory");
 	for (unsigned int k = 0; k < t->nqueues && !ret; k++)
 		ret = bql_queue_read(c, t->ifname, t->queues[k], &qs[k], &e);
+	if (ret && sel_target_vanished(c, t, ret)) {
+		/* gone since the listing, and nobody named it: not in the profile */
+		free(qs);
+		if (c->verbose)
+			cmd_note(c, "%s vanished while read: left out", t->ifname);
+		return BQL_EXIT_OK;
+	}
 	if (!ret)
 		ret = profile_add_dev(p, t->ifname, qs, t->nqueues,
 				      t->nqueues == t->ntx, &e);

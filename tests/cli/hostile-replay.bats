@@ -309,12 +309,23 @@ FATAL_SIGS="USR1 USR2 ALRM VTALRM PROF XCPU IO PWR ABRT SYS SEGV BUS RTMIN RTMIN
 
 # ------------------------------------------------ check: a device vanishing meanwhile
 
-@test "check -i: a device that vanishes during the interval is named as such (1)" {
+@test "check -i: a named device that vanishes during the interval is named as such (1)" {
 	use_tree nic64
 	(sleep 1; rm -rf "$ROOT/class/net/ens1f0") 3>&- &
-	bq check -i 3
+	bq check -i 3 ens1f0
 	wait
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
 	[[ "$stderr" == *"check: second sample, after the --interval: ens1f0: no such device"* ]]
+}
+
+@test "check -i: an unnamed device that vanishes during the interval is left out, the rest checked" {
+	use_tree multi
+	(sleep 1; rm -rf "$ROOT/class/net/eth1") 3>&- &
+	bq -j check -i 3
+	wait
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"warning: eth1: vanished during the --interval: not checked"* ]]
+	[ "$(jq '[.queues[] | select(.ifname == "eth1")] | length' <<<"$output")" -eq 0 ]
+	[ "$(jq '[.queues[] | select(.ifname == "eth0")] | length' <<<"$output")" -eq 4 ]
 }
