@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -55,21 +57,176 @@ void cmd_plan_fmt(char *buf, size_t n, enum bql_attr a, uint64_t v)
 	bql_fmt_human(buf, n, a, v, hz_get()->hz);
 }
 
+/* ---------------------------------------------- grouped write reports */
+
 /*
- * old -> new: text lines for the files that change (every file with -v,
- * none when quiet), or a JSON array of every file (dry runs marked)
+ * A queue list as the reports print it: "tx-3", "tx-0..7", "tx-0..3,5,9..11"
+ * (@q ascending). Returns a malloc'ed string, NULL when out of memory.
+ */
+char *cmd_queue_list(const unsigned int *q, size_t n)
+{
+	size_t cap = 8 + n * 24, k = 0;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return NULL;
+	k += (size_t)snprintf(buf, cap, "tx-");
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j + 1 < n && q[j + 1] == q[j] + 1)
+			j++;
+		k += (size_t)snprintf(buf + k, cap - k, "%s%u", i ? "," : "", q[i]);
+		if (j > i)
+			k += (size_t)snprintf(buf + k, cap - k, "..%u", q[j]);
+		i = j + 1;
+	}
+	return buf;
+}
+
+/* items of a plan compared by what a report line says: device, key, old, new */
+static const struct plan_item *sort_items;
+
+static int item_cmp(const void *a, const void *b)
+{
+	const struct plan_item *x = &sort_items[*(const size_t *)a];
+	const struct plan_item *y = &sort_items[*(const size_t *)b];
+	int r = strcmp(x->ifname, y->ifname);
+
+	if (r)
+		return r;
+	if (x->attr != y->attr)
+		return x->attr < y->attr ? -1 : 1;
+	if (x->old != y->old)
+		return x->old < y->old ? -1 : 1;
+	if (x->v.shown != y->v.shown)
+		return x->v.shown < y->v.shown ? -1 : 1;
+	if (x->queue != y->queue)
+		return x->queue < y->queue ? -1 : 1;
+	return 0;
+}
+
+struct report_group {
+	size_t first, n;	/* into the sorted index */
+	size_t dev_order;	/* the plan's first item of the device */
+	size_t key_order;	/* ... of the device and key */
+	unsigned int queue;	/* the group's first queue */
+};
+
+/* devices and keys in the order the plan names them, then by queue */
+static int group_cmp(const void *a, const void *b)
+{
+	const struct report_group *x = a, *y = b;
+
+	if (x->dev_order != y->dev_order)
+		return x->dev_order < y->dev_order ? -1 : 1;
+	if (x->key_order != y->key_order)
+		return x->key_order < y->key_order ? -1 : 1;
+	return x->queue < y->queue ? -1 : x->queue > y->queue;
+}
+
+/*
+ * One line per device, key and change: "i0:tx-0..7 hold_time: 1 s -> 100 ms",
+ * in the order the plan first names them. -ENOMEM if the grouping cannot
+ * be built (the caller prints per queue).
+ */
+static int print_grouped(struct bql_ctx *c, const struct plan *p)
+{
+	struct report_group *g = NULL;
+	size_t *idx = malloc((p->n ? p->n : 1) * sizeof(*idx));
+	unsigned int *q = malloc((p->n ? p->n : 1) * sizeof(*q));
+	size_t n = 0, ng = 0;
+
+	if (!idx || !q)
+		goto oom;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->it[i].state != PLAN_UNCHANGED)
+			idx[n++] = i;
+	sort_items = p->it;
+	qsort(idx, n, sizeof(*idx), item_cmp);
+	g = malloc((n ? n : 1) * sizeof(*g));
+	if (!g)
+		goto oom;
+	for (size_t i = 0; i < n;) {
+		const struct plan_item *a = &p->it[idx[i]];
+		size_t j = i + 1;
+
+		for (; j < n; j++) {
+			const struct plan_item *b = &p->it[idx[j]];
+
+			if (strcmp(a->ifname, b->ifname) || a->attr != b->attr ||
+			    a->old != b->old || a->v.shown != b->v.shown)
+				break;
+		}
+		g[ng++] = (struct report_group){ i, j - i, SIZE_MAX, SIZE_MAX, a->queue };
+		i = j;
+	}
+	/* a device's groups are contiguous, and so are a key's within it */
+	for (size_t k0 = 0, k1; k0 < ng; k0 = k1) {
+		const struct plan_item *a = &p->it[idx[g[k0].first]];
+		size_t dmin = SIZE_MAX;
+
+		for (k1 = k0; k1 < ng && !strcmp(p->it[idx[g[k1].first]].ifname, a->ifname); k1++)
+			for (size_t m = 0; m < g[k1].n; m++)
+				dmin = idx[g[k1].first + m] < dmin ? idx[g[k1].first + m] : dmin;
+		for (size_t k = k0, e1; k < k1; k = e1) {
+			enum bql_attr at = p->it[idx[g[k].first]].attr;
+			size_t kmin = SIZE_MAX;
+
+			for (e1 = k; e1 < k1 && p->it[idx[g[e1].first]].attr == at; e1++)
+				for (size_t m = 0; m < g[e1].n; m++)
+					kmin = idx[g[e1].first + m] < kmin ? idx[g[e1].first + m] : kmin;
+			for (size_t x = k; x < e1; x++) {
+				g[x].dev_order = dmin;
+				g[x].key_order = kmin;
+			}
+		}
+	}
+	qsort(g, ng, sizeof(*g), group_cmp);
+	for (size_t k = 0; k < ng; k++) {
+		const struct plan_item *a = &p->it[idx[g[k].first]];
+		char o[32], nw[32], *list;
+
+		for (size_t m = 0; m < g[k].n; m++)
+			q[m] = p->it[idx[g[k].first + m]].queue;
+		list = cmd_queue_list(q, g[k].n);
+		if (!list)
+			goto oom;
+		cmd_plan_fmt(o, sizeof(o), a->attr, a->old);
+		cmd_plan_fmt(nw, sizeof(nw), a->attr, a->v.shown);
+		out_text(c, "%s:%s %s: %s -> %s\n", a->ifname, list, bql_attrs[a->attr].name, o, nw);
+		free(list);
+	}
+	free(g);
+	free(q);
+	free(idx);
+	return 0;
+oom:
+	free(g);
+	free(q);
+	free(idx);
+	return -ENOMEM;
+}
+
+/*
+ * old -> new: text lines for the files that change, one per device, key
+ * and change (every file, one line each, with -v; none when quiet), or a
+ * JSON array of every file (dry runs marked)
  */
 static int plan_print(struct bql_ctx *c, const struct plan *p, bool dry_run, bool quiet)
 {
 	size_t nchanged = 0;
+	bool grouped = false;
 
 	out_begin(c, true);
-	for (size_t i = 0; i < p->n; i++) {
+	for (size_t i = 0; i < p->n; i++)
+		nchanged += p->it[i].state != PLAN_UNCHANGED;
+	if (!c->json && !quiet && !c->verbose)
+		grouped = !print_grouped(c, p);
+	for (size_t i = 0; i < p->n && !grouped; i++) {
 		const struct plan_item *it = &p->it[i];
 		bool changed = it->state != PLAN_UNCHANGED;
 		char o[32], n[32];
-
-		nchanged += changed;
 
 		if (c->json) {
 			out_open_obj(c, NULL);

@@ -142,7 +142,7 @@ bqf() {
 	[ "$(jq -c '[.[].ifname]' <<<"$output")" = '["eth0","eth1"]' ]
 	bq set --dry-run '[e][t][h][123456789]*' limit_min=1K
 	assert_success
-	assert_output --partial 'eth1:tx-1 limit_min'
+	assert_output --partial 'eth1:tx-0..1 limit_min'
 	# a plain name over 15 bytes is still refused as one
 	bq show abcdefghijklmnop
 	assert_failure 2
