@@ -341,6 +341,78 @@ static int plan_rules(struct bql_ctx *c, const struct plan *p, bool force)
 	return BQL_EXIT_OK;
 }
 
+/*
+ * The writes of device @dev (the plan's items from @from) that could not be
+ * undone: one line with their count, keys and queues, and the first one's
+ * reason (a device deleted meanwhile fails every file alike). -v lists each.
+ */
+static void report_lost_dev(struct bql_ctx *c, const struct plan *p, size_t from)
+{
+	const char *dev = p->it[from].ifname;
+	const struct plan_item *first = NULL;
+	unsigned int *q = malloc(p->n * sizeof(*q));
+	char keys[96] = "", o[32], n[32], *list = NULL;
+	uint32_t seen_keys = 0;
+	size_t cnt = 0, nq = 0, k;
+
+	for (size_t i = from; i < p->n; i++) {
+		const struct plan_item *it = &p->it[i];
+
+		if (strcmp(it->ifname, dev) || it->write_failed || it->state != PLAN_RESTORE_FAILED)
+			continue;
+		if (!first)
+			first = it;
+		cnt++;
+		seen_keys |= 1u << it->attr;
+		if (q) {
+			for (k = 0; k < nq && q[k] != it->queue; k++)
+				;
+			if (k == nq)
+				q[nq++] = it->queue;
+		}
+	}
+	if (!first) {
+		free(q);
+		return;
+	}
+	cmd_plan_fmt(o, sizeof(o), first->attr, first->old);
+	cmd_plan_fmt(n, sizeof(n), first->attr, first->v.shown);
+	if (cnt == 1 || c->verbose || !q) {
+		for (size_t i = from; i < p->n; i++) {
+			const struct plan_item *it = &p->it[i];
+
+			if (strcmp(it->ifname, dev) || it->write_failed ||
+			    it->state != PLAN_RESTORE_FAILED)
+				continue;
+			cmd_plan_fmt(o, sizeof(o), it->attr, it->old);
+			cmd_plan_fmt(n, sizeof(n), it->attr, it->v.shown);
+			cmd_fail(c, "rollback failed: %s:tx-%u: %s is now %s, was %s: %s",
+				 it->ifname, it->queue, bql_attrs[it->attr].name, n, o,
+				 it->err ? it->err : "?");
+		}
+		free(q);
+		return;
+	}
+	for (int a = 0; a < BQL_ATTR_NR; a++)
+		if (seen_keys & (1u << a))
+			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s",
+				 keys[0] ? ", " : "", bql_attrs[a].name);
+	for (size_t i = 1; i < nq; i++)	/* insertion sort: few unsorted */
+		for (k = i; k > 0 && q[k - 1] > q[k]; k--) {
+			unsigned int t = q[k];
+
+			q[k] = q[k - 1];
+			q[k - 1] = t;
+		}
+	list = cmd_queue_list(q, nq);
+	cmd_fail(c, "rollback failed: %s:%s: %zu writes (%s) could not be undone; the first, "
+		 "%s:tx-%u: %s is now %s, was %s: %s (-v lists each)", dev, list ? list : "tx-?",
+		 cnt, keys, dev, first->queue, bql_attrs[first->attr].name, n, o,
+		 first->err ? first->err : "?");
+	free(list);
+	free(q);
+}
+
 static void report_failure(struct bql_ctx *c, const struct plan *p,
 			   const struct bql_err *e)
 {
@@ -349,7 +421,7 @@ static void report_failure(struct bql_ctx *c, const struct plan *p,
 	cmd_error(c, e);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_item *it = &p->it[i];
-		char o[32], n[32];
+		char o[32];
 
 		if (it->write_failed) {
 			/* the failed write itself: restored if it changed the file */
@@ -364,15 +436,16 @@ static void report_failure(struct bql_ctx *c, const struct plan *p,
 			lost += it->state == PLAN_RESTORE_FAILED;
 			continue;
 		}
-		if (it->state == PLAN_RESTORED) {
-			restored++;
-		} else if (it->state == PLAN_RESTORE_FAILED) {
-			lost++;
-			cmd_plan_fmt(o, sizeof(o), it->attr, it->old);
-			cmd_plan_fmt(n, sizeof(n), it->attr, it->v.shown);
-			cmd_fail(c, "rollback failed: %s:tx-%u: %s is now %s, was %s: %s",
-				 it->ifname, it->queue, bql_attrs[it->attr].name, n, o,
-				 it->err ? it->err : "?");
+		restored += it->state == PLAN_RESTORED;
+		lost += it->state == PLAN_RESTORE_FAILED;
+		/* a device's first item: its lost writes, in one line */
+		if (!i || strcmp(p->it[i - 1].ifname, it->ifname)) {
+			size_t k;
+
+			for (k = 0; k < i && strcmp(p->it[k].ifname, it->ifname); k++)
+				;
+			if (k == i)
+				report_lost_dev(c, p, i);
 		}
 	}
 	if (lost)

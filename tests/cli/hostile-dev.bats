@@ -281,6 +281,30 @@ stop_mid() {
 	done
 }
 
+# ------------------------------------------------------ rollback that fails
+
+@test "rollback: writes that cannot be undone are one line per device with the count; -v lists each" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace refused)"
+	use_tree nic64
+	local f
+	# the 33rd write fails, and so do the 32 restores (a device deleted meanwhile)
+	f="$(printf '%s ' -f -o /dev/null -e trace=write -e inject=write:error=EIO:when=33..65)"
+	# shellcheck disable=SC2086
+	run --separate-stderr strace $f "$BQLTOOL" --sysfs-root "$ROOT" set ens1f0 limit_min=2000
+	assert_failure 1
+	assert_output ""
+	assert_equal "$(grep -c 'rollback failed' <<<"$stderr")" 1
+	assert_regex "$stderr" "set: rollback failed: ens1f0:tx-0\.\.31: 32 writes \(limit_min\) could not be undone; the first, ens1f0:tx-0: limit_min is now 1.95 KiB, was 0 B: .*Input/output error \(-v lists each\)"
+	assert_regex "$stderr" "32 of 32 writes could not be undone"
+	use_tree nic64
+	# shellcheck disable=SC2086
+	run --separate-stderr strace $f "$BQLTOOL" --sysfs-root "$ROOT" -v set ens1f0 limit_min=2000
+	assert_failure 1
+	assert_equal "$(grep -c 'rollback failed' <<<"$stderr")" 32
+	assert_regex "$stderr" "rollback failed: ens1f0:tx-31: limit_min is now 1.95 KiB, was 0 B"
+}
+
 # ---------------------------------------------------------------- vanished
 
 @test "vanished: a TX queue gone after the listing is named as gone, not as 'does not use BQL'" {
