@@ -281,6 +281,24 @@ stop_mid() {
 	done
 }
 
+# ------------------------------------------------------ refused as root
+
+@test "root: an immutable file (chattr +i) is named as such, not as 'needs root'; nothing written" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (as root, EPERM is not about permissions)"
+	use_tree multi
+	local f="$ROOT/class/net/eth0/queues/tx-1/byte_queue_limits/limit_min" before
+	chattr +i "$f" 2>/dev/null || skip "chattr +i is not supported on $BATS_TEST_TMPDIR"
+	before=$(tree_digest)
+	bq set eth0 limit_min=3000
+	local st=$status err=$stderr after
+	after=$(tree_digest)
+	chattr -i "$f"
+	[ "$st" -eq 1 ]
+	[[ "$err" == *"eth0:tx-1: limit_min: operation not permitted ($f), although running as root: the file is immutable (chattr +i; chattr -i allows writing it); nothing was written"* ]]
+	[[ "$err" != *"needs root"* ]]
+	[ "$after" = "$before" ]
+}
+
 # ------------------------------------------------------ rollback that fails
 
 @test "rollback: writes that cannot be undone are one line per device with the count; -v lists each" {
