@@ -147,7 +147,7 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 /* ------------------------------------------------------------ apply */
 
 struct apply_opts {
-	bool dry_run, check, skip_missing, quiet;
+	bool dry_run, check, skip_missing, quiet, wait;
 	char **only;
 	size_t nonly;
 	const char *file;
@@ -462,6 +462,7 @@ static int apply_profile(struct apply *ap, const char *text, size_t len)
 	po.dry_run = ap->o->dry_run;
 	po.quiet = ap->o->quiet;
 	po.force = true;
+	po.wait = ap->o->wait;
 	return cmd_plan_commit(ap->c, &ap->plan, &po);
 }
 
@@ -473,6 +474,7 @@ static int apply_run(struct bql_ctx *c, int argc, char **argv)
 		{ "missing", required_argument, NULL, 'm' },
 		{ "only", required_argument, NULL, 'O' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "wait", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct apply_opts o = { 0 };
@@ -496,6 +498,9 @@ static int apply_run(struct bql_ctx *c, int argc, char **argv)
 			break;
 		case 'c':
 			o.check = true;
+			break;
+		case 'W':
+			o.wait = true;
 			break;
 		case 'm':
 			if (!strcmp(optarg, "skip"))
@@ -566,7 +571,7 @@ const struct cmd_entry cmd_save_entry = {
 
 const struct cmd_entry cmd_apply_entry = {
 	.name = "apply",
-	.synopsis = "apply [--dry-run | --check] [-q] [--missing=error|skip] [--only DEV]... FILE",
+	.synopsis = "apply [--dry-run | --check] [--wait] [-q] [--missing=error|skip] [--only DEV]... FILE",
 	.summary = "Apply a JSON profile all-or-nothing, or compare it with the live state",
 	.help = "      --dry-run          print old -> new for every file that would change,\n"
 		"                         write nothing\n"
@@ -576,6 +581,8 @@ const struct cmd_entry cmd_apply_entry = {
 		"                         live state and FILE; exit 1 if there is one\n"
 		"      --missing=WHAT     a profile device absent here: error (default) or skip\n"
 		"      --only DEV         apply only DEV's entry (repeatable; for udev)\n"
+		"      --wait             wait for another bqltool writing in this namespace\n"
+		"                         (else that is an error, exit 1)\n"
 		"\nFILE is a profile from 'bqltool save' (- reads standard input). Every value is\n"
 		"checked for this kernel before anything is written, then the profile is\n"
 		"written all-or-nothing as set does. An \"all\" entry covers every TX queue\n"

@@ -24,6 +24,7 @@
 #include "lib/rules.h"
 #include "lib/sysfs.h"
 #include "lib/units.h"
+#include "lib/wlock.h"
 
 /* ------------------------------------------------ shared write path */
 
@@ -458,13 +459,46 @@ static void report_failure(struct bql_ctx *c, const struct plan *p,
 		cmd_fail(c, "nothing was changed");
 }
 
-int cmd_plan_commit(struct bql_ctx *c, struct plan *p, const struct plan_opts *po)
+/*
+ * The write lock (lib/wlock.h) for @p's writes, and the old values read
+ * again under it: what another writer did before is the old value now.
+ */
+static int plan_lock(struct bql_ctx *c, struct plan *p, const struct plan_opts *po,
+		     struct wlock *lk)
 {
 	struct bql_err e;
-	int ret = plan_rules(c, p, po->force);
 
+	if (wlock_take(c, c->cmd, po->wait, lk, &e)) {
+		if (e.code == EBUSY) {
+			cmd_error(c, &e);
+			return BQL_EXIT_FAIL;
+		}
+		/* no lock can be made here (no /run): as before there was one */
+		if (c->verbose)
+			cmd_note(c, "%s: writing without the lock", e.msg);
+	}
+	if (plan_read(c, p, &e)) {
+		cmd_error(c, &e);
+		wlock_release(lk);
+		return BQL_EXIT_FAIL;
+	}
+	return BQL_EXIT_OK;
+}
+
+int cmd_plan_commit(struct bql_ctx *c, struct plan *p, const struct plan_opts *po)
+{
+	struct wlock lk = { .fd = -1 };
+	struct bql_err e;
+	int ret;
+
+	if (!po->dry_run) {
+		ret = plan_lock(c, p, po, &lk);
+		if (ret)
+			return ret;
+	}
+	ret = plan_rules(c, p, po->force);
 	if (ret)
-		return ret;
+		goto out;
 	if (po->dry_run) {
 		ret = plan_print(c, p, true, po->quiet);
 		if (!c->json && !ret)
@@ -474,14 +508,20 @@ int cmd_plan_commit(struct bql_ctx *c, struct plan *p, const struct plan_opts *p
 	if (plan_pending(p)) {
 		if (plan_check_access(c, p, &e)) {
 			cmd_error(c, &e);
-			return BQL_EXIT_FAIL;
+			ret = BQL_EXIT_FAIL;
+			goto out;
 		}
 		if (plan_execute(c, p, &e)) {
 			report_failure(c, p, &e);
-			return BQL_EXIT_FAIL;
+			ret = BQL_EXIT_FAIL;
+			goto out;
 		}
 	}
+	wlock_release(&lk);
 	return plan_print(c, p, false, po->quiet);
+out:
+	wlock_release(&lk);
+	return ret;
 }
 
 /* ------------------------------------------------ set and reset */
@@ -573,6 +613,7 @@ static int write_run(struct bql_ctx *c, int argc, char **argv, bool reset)
 		{ "dry-run", no_argument, NULL, 'D' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "wait", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct assign as[BQL_ATTR_NR];
@@ -597,6 +638,9 @@ static int write_run(struct bql_ctx *c, int argc, char **argv, bool reset)
 			break;
 		case 'q':
 			po.quiet = true;
+			break;
+		case 'W':
+			po.wait = true;
 			break;
 		default:
 			return cmd_bad_option(c, opt, argv);
@@ -676,12 +720,14 @@ static int reset_run(struct bql_ctx *c, int argc, char **argv)
 
 const struct cmd_entry cmd_set_entry = {
 	.name = "set",
-	.synopsis = "set [--dry-run] [--force] [-q] SEL... KEY=VALUE...",
+	.synopsis = "set [--dry-run] [--force] [--wait] [-q] SEL... KEY=VALUE...",
 	.summary = "Change limit_min, limit_max, hold_time or stall_thrs, all-or-nothing",
 	.help = "      --dry-run   print old -> new for every file that changes, write nothing\n"
 		"  -q, --quiet     print nothing on success (-v: unchanged files too)\n"
 		"      --force     write settings that 'bqltool check' fails (limit_min above\n"
 		"                  limit_max); refused otherwise\n"
+		"      --wait      wait for another bqltool writing in this namespace (else\n"
+		"                  that is an error, exit 1)\n"
 		"\nset and check share one set of rules on limit_min and limit_max: what\n"
 		"check fails (limit_min > limit_max) set refuses unless --force, what check\n"
 		"warns about (limit_max below one full-size frame, MTU + 14) set warns about.\n"
@@ -695,8 +741,11 @@ const struct cmd_entry cmd_set_entry = {
 		"depends on HZ). hold_time and stall_thrs are kept in jiffies, so a ms value\n"
 		"may read back rounded (a warning says so). Every old value is read first;\n"
 		"if a write fails, the ones already done are undone in reverse order.\n"
+		"One writer at a time per network namespace (a lock in /run/bqltool): the\n"
+		"old values are read under it, so two writers never leave a mix.\n"
 		"Files that already hold the value are not written (-v shows them).\n"
-		"Output: one line per file that changes (old -> new, in show's units), or -j\n"
+		"Output: one line per device, key and change (old -> new, in show's units;\n"
+		"-v: one per file), or -j\n"
 		"an array of {ifname, queue, key, old, new, changed} in sysfs units, each\n"
 		"with \"dry_run\": true under --dry-run. Needs root.\n",
 	.flags = CMD_WRITES,
@@ -705,10 +754,11 @@ const struct cmd_entry cmd_set_entry = {
 
 const struct cmd_entry cmd_reset_entry = {
 	.name = "reset",
-	.synopsis = "reset [--dry-run] [-q] SEL...",
+	.synopsis = "reset [--dry-run] [--wait] [-q] SEL...",
 	.summary = "Restore the kernel defaults of TX queues, all-or-nothing",
 	.help = "      --dry-run   print old -> new for every file that changes, write nothing\n"
 		"  -q, --quiet     print nothing on success (-v: unchanged files too)\n"
+		"      --wait      wait for another bqltool writing in this namespace\n"
 		"\nWrites the defaults of dql_init(): limit_min 0, limit_max max (1879048192),\n"
 		"hold_time 1000 ms and stall_thrs 0 (off, where the kernel has it), and clears\n"
 		"stall_max (where the kernel has it), with the\n"

@@ -281,6 +281,44 @@ stop_mid() {
 	done
 }
 
+# ------------------------------------------------------ one writer at a time
+
+@test "lock: a second writer while one writes is refused naming it; --wait waits; no mix, no file left" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace refused)"
+	use_tree multi
+	export BQLTOOL_LOCK_DIR="$BATS_TEST_TMPDIR/lk"
+	local pid holder i q rc=0
+	# the first writer's first write takes 2 s: it holds the lock meanwhile
+	strace -f -o /dev/null -e trace=write -e inject=write:delay_enter=2000000:when=1 \
+		"$BQLTOOL" --sysfs-root "$ROOT" set eth0 limit_min=1000 >/dev/null 2>&1 3>&- &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		holder=$(cat "$BQLTOOL_LOCK_DIR"/*.lock 2>/dev/null) || true
+		[ -z "$holder" ] || break
+		sleep 0.05
+	done
+	[[ "$holder" =~ ^[0-9]+\ set$ ]] || { echo "lock file: '$holder'"; return 1; }
+	for how in "set eth0 limit_min=2000" "reset eth0"; do
+		# shellcheck disable=SC2086
+		bq $how
+		assert_failure 1
+		assert_output ""
+		assert_regex "$stderr" "^bqltool: (re)?set: another bqltool is writing BQL settings in this sysfs tree \(pid ${holder% *}, set; lock .*/lk/root-[0-9a-f]+\.lock\): nothing was written \(--wait waits for it\)$"
+	done
+	# a dry run reads only: no lock
+	bq set eth0 limit_min=2000 --dry-run
+	assert_success
+	bq set --wait eth0 limit_min=2000
+	assert_success
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ]
+	for q in 0 1 2 3; do
+		assert_equal "$(cat "$ROOT/class/net/eth0/queues/tx-$q/byte_queue_limits/limit_min")" 2000
+	done
+	[ -z "$(ls -A "$BQLTOOL_LOCK_DIR")" ]
+}
+
 # ------------------------------------------------------ refused as root
 
 @test "root: an immutable file (chattr +i) is named as such, not as 'needs root'; nothing written" {

@@ -420,7 +420,7 @@ norm() {
 	assert_output --partial "  apply "
 	bqx help apply
 	assert_success
-	assert_output --partial "apply [--dry-run | --check] [-q] [--missing=error|skip] [--only DEV]... FILE"
+	assert_output --partial "apply [--dry-run | --check] [--wait] [-q] [--missing=error|skip] [--only DEV]... FILE"
 	bqx help save
 	assert_output --partial "save [-o FILE] [SEL...]"
 }

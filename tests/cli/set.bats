@@ -540,11 +540,11 @@ targets8() {
 	assert_output --partial "  reset "
 	bqx help set
 	assert_success
-	assert_output --partial "Usage: bqltool [GLOBAL OPTIONS] set [--dry-run] [--force] [-q] SEL... KEY=VALUE..."
+	assert_output --partial "Usage: bqltool [GLOBAL OPTIONS] set [--dry-run] [--force] [--wait] [-q] SEL... KEY=VALUE..."
 	assert_output --partial "DQL moves it again at the next completion"
 	bqx reset -h
 	assert_success
-	assert_output --partial "reset [--dry-run] [-q] SEL..."
+	assert_output --partial "reset [--dry-run] [--wait] [-q] SEL..."
 }
 
 @test "set: hold_time=1m is refused as ambiguous; 1min is a minute" {
