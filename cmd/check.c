@@ -616,7 +616,10 @@ static void build_rows(struct check *k, const struct cmd_state *st,
 			named |= named_nobql[i] && !strcmp(sel->items[i].pat, name);
 			listed |= all && item_matches(&sel->items[i], name);
 		}
-		if (sd) {
+		if (sd && k->interval_ns && !find_dev(s2, name)) {
+			/* nobody named it (or the second sample would have failed) */
+			cmd_warn(k->c, "%s: vanished during the --interval: not checked", name);
+		} else if (sd) {
 			const struct snap_dev *sd2 = find_dev(s2, name);
 			int zero = -1;
 

@@ -12,7 +12,9 @@
  * cmd_plan_commit - @p has been read (plan_read). Apply check's settings
  * rules (lib/rules.h) to the values the plan leaves: what check fails is
  * refused (exit 2) unless @force, warnings are printed. Then either print
- * old -> new (@dry_run) or check that every file can be written, write
+ * old -> new (@dry_run) or take the write lock of the namespace
+ * (lib/wlock.h: another writer is an error, or waited for with @wait),
+ * read the old values again under it, check that every file can be written, write
  * all-or-nothing and print the changes. Failures are reported on stderr
  * (with any restore that failed too). Text lists the files that change
  * (would change), every file with -v, nothing with @po->quiet; JSON lists
@@ -22,6 +24,7 @@ struct plan_opts {
 	bool dry_run;	/* print, write nothing */
 	bool force;	/* write what the rules refuse, with a warning */
 	bool quiet;	/* -q: no text lines (JSON still lists every file) */
+	bool wait;	/* --wait: for another writer's lock, instead of failing */
 };
 int cmd_plan_commit(struct bql_ctx *c, struct plan *p, const struct plan_opts *po);
 /*
@@ -35,5 +38,10 @@ void cmd_plan_warn_rounding(struct bql_ctx *c, const char *what,
 			    unsigned int hz);
 /* A value for text output, as show prints it (bql_fmt_human). */
 void cmd_plan_fmt(char *buf, size_t n, enum bql_attr a, uint64_t v);
+/*
+ * cmd_queue_list - "tx-3", "tx-0..7", "tx-0..3,5" for the ascending queue
+ * indexes @q (malloc'ed; NULL when out of memory)
+ */
+char *cmd_queue_list(const unsigned int *q, size_t n);
 
 #endif

@@ -39,6 +39,13 @@ static int save_dev(struct bql_ctx *c, struct profile *p,
 		return cmd_fail(c, "out of memory");
 	for (unsigned int k = 0; k < t->nqueues && !ret; k++)
 		ret = bql_queue_read(c, t->ifname, t->queues[k], &qs[k], &e);
+	if (ret && sel_target_vanished(c, t, ret)) {
+		/* gone since the listing, and nobody named it: not in the profile */
+		free(qs);
+		if (c->verbose)
+			cmd_note(c, "%s vanished while read: left out", t->ifname);
+		return BQL_EXIT_OK;
+	}
 	if (!ret)
 		ret = profile_add_dev(p, t->ifname, qs, t->nqueues,
 				      t->nqueues == t->ntx, &e);
@@ -140,7 +147,7 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 /* ------------------------------------------------------------ apply */
 
 struct apply_opts {
-	bool dry_run, check, skip_missing, quiet;
+	bool dry_run, check, skip_missing, quiet, wait;
 	char **only;
 	size_t nonly;
 	const char *file;
@@ -455,6 +462,7 @@ static int apply_profile(struct apply *ap, const char *text, size_t len)
 	po.dry_run = ap->o->dry_run;
 	po.quiet = ap->o->quiet;
 	po.force = true;
+	po.wait = ap->o->wait;
 	return cmd_plan_commit(ap->c, &ap->plan, &po);
 }
 
@@ -466,6 +474,7 @@ static int apply_run(struct bql_ctx *c, int argc, char **argv)
 		{ "missing", required_argument, NULL, 'm' },
 		{ "only", required_argument, NULL, 'O' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "wait", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct apply_opts o = { 0 };
@@ -489,6 +498,9 @@ static int apply_run(struct bql_ctx *c, int argc, char **argv)
 			break;
 		case 'c':
 			o.check = true;
+			break;
+		case 'W':
+			o.wait = true;
 			break;
 		case 'm':
 			if (!strcmp(optarg, "skip"))
@@ -559,7 +571,7 @@ const struct cmd_entry cmd_save_entry = {
 
 const struct cmd_entry cmd_apply_entry = {
 	.name = "apply",
-	.synopsis = "apply [--dry-run | --check] [-q] [--missing=error|skip] [--only DEV]... FILE",
+	.synopsis = "apply [--dry-run | --check] [--wait] [-q] [--missing=error|skip] [--only DEV]... FILE",
 	.summary = "Apply a JSON profile all-or-nothing, or compare it with the live state",
 	.help = "      --dry-run          print old -> new for every file that would change,\n"
 		"                         write nothing\n"
@@ -569,6 +581,8 @@ const struct cmd_entry cmd_apply_entry = {
 		"                         live state and FILE; exit 1 if there is one\n"
 		"      --missing=WHAT     a profile device absent here: error (default) or skip\n"
 		"      --only DEV         apply only DEV's entry (repeatable; for udev)\n"
+		"      --wait             wait for another bqltool writing in this namespace\n"
+		"                         (else that is an error, exit 1)\n"
 		"\nFILE is a profile from 'bqltool save' (- reads standard input). Every value is\n"
 		"checked for this kernel before anything is written, then the profile is\n"
 		"written all-or-nothing as set does. An \"all\" entry covers every TX queue\n"

@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -22,6 +24,7 @@
 #include "lib/rules.h"
 #include "lib/sysfs.h"
 #include "lib/units.h"
+#include "lib/wlock.h"
 
 /* ------------------------------------------------ shared write path */
 
@@ -55,21 +58,176 @@ void cmd_plan_fmt(char *buf, size_t n, enum bql_attr a, uint64_t v)
 	bql_fmt_human(buf, n, a, v, hz_get()->hz);
 }
 
+/* ---------------------------------------------- grouped write reports */
+
 /*
- * old -> new: text lines for the files that change (every file with -v,
- * none when quiet), or a JSON array of every file (dry runs marked)
+ * A queue list as the reports print it: "tx-3", "tx-0..7", "tx-0..3,5,9..11"
+ * (@q ascending). Returns a malloc'ed string, NULL when out of memory.
+ */
+char *cmd_queue_list(const unsigned int *q, size_t n)
+{
+	size_t cap = 8 + n * 24, k = 0;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return NULL;
+	k += (size_t)snprintf(buf, cap, "tx-");
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j + 1 < n && q[j + 1] == q[j] + 1)
+			j++;
+		k += (size_t)snprintf(buf + k, cap - k, "%s%u", i ? "," : "", q[i]);
+		if (j > i)
+			k += (size_t)snprintf(buf + k, cap - k, "..%u", q[j]);
+		i = j + 1;
+	}
+	return buf;
+}
+
+/* items of a plan compared by what a report line says: device, key, old, new */
+static const struct plan_item *sort_items;
+
+static int item_cmp(const void *a, const void *b)
+{
+	const struct plan_item *x = &sort_items[*(const size_t *)a];
+	const struct plan_item *y = &sort_items[*(const size_t *)b];
+	int r = strcmp(x->ifname, y->ifname);
+
+	if (r)
+		return r;
+	if (x->attr != y->attr)
+		return x->attr < y->attr ? -1 : 1;
+	if (x->old != y->old)
+		return x->old < y->old ? -1 : 1;
+	if (x->v.shown != y->v.shown)
+		return x->v.shown < y->v.shown ? -1 : 1;
+	if (x->queue != y->queue)
+		return x->queue < y->queue ? -1 : 1;
+	return 0;
+}
+
+struct report_group {
+	size_t first, n;	/* into the sorted index */
+	size_t dev_order;	/* the plan's first item of the device */
+	size_t key_order;	/* ... of the device and key */
+	unsigned int queue;	/* the group's first queue */
+};
+
+/* devices and keys in the order the plan names them, then by queue */
+static int group_cmp(const void *a, const void *b)
+{
+	const struct report_group *x = a, *y = b;
+
+	if (x->dev_order != y->dev_order)
+		return x->dev_order < y->dev_order ? -1 : 1;
+	if (x->key_order != y->key_order)
+		return x->key_order < y->key_order ? -1 : 1;
+	return x->queue < y->queue ? -1 : x->queue > y->queue;
+}
+
+/*
+ * One line per device, key and change: "i0:tx-0..7 hold_time: 1 s -> 100 ms",
+ * in the order the plan first names them. -ENOMEM if the grouping cannot
+ * be built (the caller prints per queue).
+ */
+static int print_grouped(struct bql_ctx *c, const struct plan *p)
+{
+	struct report_group *g = NULL;
+	size_t *idx = malloc((p->n ? p->n : 1) * sizeof(*idx));
+	unsigned int *q = malloc((p->n ? p->n : 1) * sizeof(*q));
+	size_t n = 0, ng = 0;
+
+	if (!idx || !q)
+		goto oom;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->it[i].state != PLAN_UNCHANGED)
+			idx[n++] = i;
+	sort_items = p->it;
+	qsort(idx, n, sizeof(*idx), item_cmp);
+	g = malloc((n ? n : 1) * sizeof(*g));
+	if (!g)
+		goto oom;
+	for (size_t i = 0; i < n;) {
+		const struct plan_item *a = &p->it[idx[i]];
+		size_t j = i + 1;
+
+		for (; j < n; j++) {
+			const struct plan_item *b = &p->it[idx[j]];
+
+			if (strcmp(a->ifname, b->ifname) || a->attr != b->attr ||
+			    a->old != b->old || a->v.shown != b->v.shown)
+				break;
+		}
+		g[ng++] = (struct report_group){ i, j - i, SIZE_MAX, SIZE_MAX, a->queue };
+		i = j;
+	}
+	/* a device's groups are contiguous, and so are a key's within it */
+	for (size_t k0 = 0, k1; k0 < ng; k0 = k1) {
+		const struct plan_item *a = &p->it[idx[g[k0].first]];
+		size_t dmin = SIZE_MAX;
+
+		for (k1 = k0; k1 < ng && !strcmp(p->it[idx[g[k1].first]].ifname, a->ifname); k1++)
+			for (size_t m = 0; m < g[k1].n; m++)
+				dmin = idx[g[k1].first + m] < dmin ? idx[g[k1].first + m] : dmin;
+		for (size_t k = k0, e1; k < k1; k = e1) {
+			enum bql_attr at = p->it[idx[g[k].first]].attr;
+			size_t kmin = SIZE_MAX;
+
+			for (e1 = k; e1 < k1 && p->it[idx[g[e1].first]].attr == at; e1++)
+				for (size_t m = 0; m < g[e1].n; m++)
+					kmin = idx[g[e1].first + m] < kmin ? idx[g[e1].first + m] : kmin;
+			for (size_t x = k; x < e1; x++) {
+				g[x].dev_order = dmin;
+				g[x].key_order = kmin;
+			}
+		}
+	}
+	qsort(g, ng, sizeof(*g), group_cmp);
+	for (size_t k = 0; k < ng; k++) {
+		const struct plan_item *a = &p->it[idx[g[k].first]];
+		char o[32], nw[32], *list;
+
+		for (size_t m = 0; m < g[k].n; m++)
+			q[m] = p->it[idx[g[k].first + m]].queue;
+		list = cmd_queue_list(q, g[k].n);
+		if (!list)
+			goto oom;
+		cmd_plan_fmt(o, sizeof(o), a->attr, a->old);
+		cmd_plan_fmt(nw, sizeof(nw), a->attr, a->v.shown);
+		out_text(c, "%s:%s %s: %s -> %s\n", a->ifname, list, bql_attrs[a->attr].name, o, nw);
+		free(list);
+	}
+	free(g);
+	free(q);
+	free(idx);
+	return 0;
+oom:
+	free(g);
+	free(q);
+	free(idx);
+	return -ENOMEM;
+}
+
+/*
+ * old -> new: text lines for the files that change, one per device, key
+ * and change (every file, one line each, with -v; none when quiet), or a
+ * JSON array of every file (dry runs marked)
  */
 static int plan_print(struct bql_ctx *c, const struct plan *p, bool dry_run, bool quiet)
 {
 	size_t nchanged = 0;
+	bool grouped = false;
 
 	out_begin(c, true);
-	for (size_t i = 0; i < p->n; i++) {
+	for (size_t i = 0; i < p->n; i++)
+		nchanged += p->it[i].state != PLAN_UNCHANGED;
+	if (!c->json && !quiet && !c->verbose)
+		grouped = !print_grouped(c, p);
+	for (size_t i = 0; i < p->n && !grouped; i++) {
 		const struct plan_item *it = &p->it[i];
 		bool changed = it->state != PLAN_UNCHANGED;
 		char o[32], n[32];
-
-		nchanged += changed;
 
 		if (c->json) {
 			out_open_obj(c, NULL);
@@ -184,6 +342,78 @@ static int plan_rules(struct bql_ctx *c, const struct plan *p, bool force)
 	return BQL_EXIT_OK;
 }
 
+/*
+ * The writes of device @dev (the plan's items from @from) that could not be
+ * undone: one line with their count, keys and queues, and the first one's
+ * reason (a device deleted meanwhile fails every file alike). -v lists each.
+ */
+static void report_lost_dev(struct bql_ctx *c, const struct plan *p, size_t from)
+{
+	const char *dev = p->it[from].ifname;
+	const struct plan_item *first = NULL;
+	unsigned int *q = malloc(p->n * sizeof(*q));
+	char keys[96] = "", o[32], n[32], *list = NULL;
+	uint32_t seen_keys = 0;
+	size_t cnt = 0, nq = 0, k;
+
+	for (size_t i = from; i < p->n; i++) {
+		const struct plan_item *it = &p->it[i];
+
+		if (strcmp(it->ifname, dev) || it->write_failed || it->state != PLAN_RESTORE_FAILED)
+			continue;
+		if (!first)
+			first = it;
+		cnt++;
+		seen_keys |= 1u << it->attr;
+		if (q) {
+			for (k = 0; k < nq && q[k] != it->queue; k++)
+				;
+			if (k == nq)
+				q[nq++] = it->queue;
+		}
+	}
+	if (!first) {
+		free(q);
+		return;
+	}
+	cmd_plan_fmt(o, sizeof(o), first->attr, first->old);
+	cmd_plan_fmt(n, sizeof(n), first->attr, first->v.shown);
+	if (cnt == 1 || c->verbose || !q) {
+		for (size_t i = from; i < p->n; i++) {
+			const struct plan_item *it = &p->it[i];
+
+			if (strcmp(it->ifname, dev) || it->write_failed ||
+			    it->state != PLAN_RESTORE_FAILED)
+				continue;
+			cmd_plan_fmt(o, sizeof(o), it->attr, it->old);
+			cmd_plan_fmt(n, sizeof(n), it->attr, it->v.shown);
+			cmd_fail(c, "rollback failed: %s:tx-%u: %s is now %s, was %s: %s",
+				 it->ifname, it->queue, bql_attrs[it->attr].name, n, o,
+				 it->err ? it->err : "?");
+		}
+		free(q);
+		return;
+	}
+	for (int a = 0; a < BQL_ATTR_NR; a++)
+		if (seen_keys & (1u << a))
+			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s",
+				 keys[0] ? ", " : "", bql_attrs[a].name);
+	for (size_t i = 1; i < nq; i++)	/* insertion sort: few unsorted */
+		for (k = i; k > 0 && q[k - 1] > q[k]; k--) {
+			unsigned int t = q[k];
+
+			q[k] = q[k - 1];
+			q[k - 1] = t;
+		}
+	list = cmd_queue_list(q, nq);
+	cmd_fail(c, "rollback failed: %s:%s: %zu writes (%s) could not be undone; the first, "
+		 "%s:tx-%u: %s is now %s, was %s: %s (-v lists each)", dev, list ? list : "tx-?",
+		 cnt, keys, dev, first->queue, bql_attrs[first->attr].name, n, o,
+		 first->err ? first->err : "?");
+	free(list);
+	free(q);
+}
+
 static void report_failure(struct bql_ctx *c, const struct plan *p,
 			   const struct bql_err *e)
 {
@@ -192,7 +422,7 @@ static void report_failure(struct bql_ctx *c, const struct plan *p,
 	cmd_error(c, e);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_item *it = &p->it[i];
-		char o[32], n[32];
+		char o[32];
 
 		if (it->write_failed) {
 			/* the failed write itself: restored if it changed the file */
@@ -207,15 +437,16 @@ static void report_failure(struct bql_ctx *c, const struct plan *p,
 			lost += it->state == PLAN_RESTORE_FAILED;
 			continue;
 		}
-		if (it->state == PLAN_RESTORED) {
-			restored++;
-		} else if (it->state == PLAN_RESTORE_FAILED) {
-			lost++;
-			cmd_plan_fmt(o, sizeof(o), it->attr, it->old);
-			cmd_plan_fmt(n, sizeof(n), it->attr, it->v.shown);
-			cmd_fail(c, "rollback failed: %s:tx-%u: %s is now %s, was %s: %s",
-				 it->ifname, it->queue, bql_attrs[it->attr].name, n, o,
-				 it->err ? it->err : "?");
+		restored += it->state == PLAN_RESTORED;
+		lost += it->state == PLAN_RESTORE_FAILED;
+		/* a device's first item: its lost writes, in one line */
+		if (!i || strcmp(p->it[i - 1].ifname, it->ifname)) {
+			size_t k;
+
+			for (k = 0; k < i && strcmp(p->it[k].ifname, it->ifname); k++)
+				;
+			if (k == i)
+				report_lost_dev(c, p, i);
 		}
 	}
 	if (lost)
@@ -228,13 +459,46 @@ static void report_failure(struct bql_ctx *c, const struct plan *p,
 		cmd_fail(c, "nothing was changed");
 }
 
-int cmd_plan_commit(struct bql_ctx *c, struct plan *p, const struct plan_opts *po)
+/*
+ * The write lock (lib/wlock.h) for @p's writes, and the old values read
+ * again under it: what another writer did before is the old value now.
+ */
+static int plan_lock(struct bql_ctx *c, struct plan *p, const struct plan_opts *po,
+		     struct wlock *lk)
 {
 	struct bql_err e;
-	int ret = plan_rules(c, p, po->force);
 
+	if (wlock_take(c, c->cmd, po->wait, lk, &e)) {
+		if (e.code == EBUSY) {
+			cmd_error(c, &e);
+			return BQL_EXIT_FAIL;
+		}
+		/* no lock can be made here (no /run): as before there was one */
+		if (c->verbose)
+			cmd_note(c, "%s: writing without the lock", e.msg);
+	}
+	if (plan_read(c, p, &e)) {
+		cmd_error(c, &e);
+		wlock_release(lk);
+		return BQL_EXIT_FAIL;
+	}
+	return BQL_EXIT_OK;
+}
+
+int cmd_plan_commit(struct bql_ctx *c, struct plan *p, const struct plan_opts *po)
+{
+	struct wlock lk = { .fd = -1 };
+	struct bql_err e;
+	int ret;
+
+	if (!po->dry_run) {
+		ret = plan_lock(c, p, po, &lk);
+		if (ret)
+			return ret;
+	}
+	ret = plan_rules(c, p, po->force);
 	if (ret)
-		return ret;
+		goto out;
 	if (po->dry_run) {
 		ret = plan_print(c, p, true, po->quiet);
 		if (!c->json && !ret)
@@ -244,14 +508,20 @@ int cmd_plan_commit(struct bql_ctx *c, struct plan *p, const struct plan_opts *p
 	if (plan_pending(p)) {
 		if (plan_check_access(c, p, &e)) {
 			cmd_error(c, &e);
-			return BQL_EXIT_FAIL;
+			ret = BQL_EXIT_FAIL;
+			goto out;
 		}
 		if (plan_execute(c, p, &e)) {
 			report_failure(c, p, &e);
-			return BQL_EXIT_FAIL;
+			ret = BQL_EXIT_FAIL;
+			goto out;
 		}
 	}
+	wlock_release(&lk);
 	return plan_print(c, p, false, po->quiet);
+out:
+	wlock_release(&lk);
+	return ret;
 }
 
 /* ------------------------------------------------ set and reset */
@@ -343,6 +613,7 @@ static int write_run(struct bql_ctx *c, int argc, char **argv, bool reset)
 		{ "dry-run", no_argument, NULL, 'D' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "wait", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct assign as[BQL_ATTR_NR];
@@ -367,6 +638,9 @@ static int write_run(struct bql_ctx *c, int argc, char **argv, bool reset)
 			break;
 		case 'q':
 			po.quiet = true;
+			break;
+		case 'W':
+			po.wait = true;
 			break;
 		default:
 			return cmd_bad_option(c, opt, argv);
@@ -446,12 +720,14 @@ static int reset_run(struct bql_ctx *c, int argc, char **argv)
 
 const struct cmd_entry cmd_set_entry = {
 	.name = "set",
-	.synopsis = "set [--dry-run] [--force] [-q] SEL... KEY=VALUE...",
+	.synopsis = "set [--dry-run] [--force] [--wait] [-q] SEL... KEY=VALUE...",
 	.summary = "Change limit_min, limit_max, hold_time or stall_thrs, all-or-nothing",
 	.help = "      --dry-run   print old -> new for every file that changes, write nothing\n"
 		"  -q, --quiet     print nothing on success (-v: unchanged files too)\n"
 		"      --force     write settings that 'bqltool check' fails (limit_min above\n"
 		"                  limit_max); refused otherwise\n"
+		"      --wait      wait for another bqltool writing in this namespace (else\n"
+		"                  that is an error, exit 1)\n"
 		"\nset and check share one set of rules on limit_min and limit_max: what\n"
 		"check fails (limit_min > limit_max) set refuses unless --force, what check\n"
 		"warns about (limit_max below one full-size frame, MTU + 14) set warns about.\n"
@@ -465,8 +741,11 @@ const struct cmd_entry cmd_set_entry = {
 		"depends on HZ). hold_time and stall_thrs are kept in jiffies, so a ms value\n"
 		"may read back rounded (a warning says so). Every old value is read first;\n"
 		"if a write fails, the ones already done are undone in reverse order.\n"
+		"One writer at a time per network namespace (a lock in /run/bqltool): the\n"
+		"old values are read under it, so two writers never leave a mix.\n"
 		"Files that already hold the value are not written (-v shows them).\n"
-		"Output: one line per file that changes (old -> new, in show's units), or -j\n"
+		"Output: one line per device, key and change (old -> new, in show's units;\n"
+		"-v: one per file), or -j\n"
 		"an array of {ifname, queue, key, old, new, changed} in sysfs units, each\n"
 		"with \"dry_run\": true under --dry-run. Needs root.\n",
 	.flags = CMD_WRITES,
@@ -475,10 +754,11 @@ const struct cmd_entry cmd_set_entry = {
 
 const struct cmd_entry cmd_reset_entry = {
 	.name = "reset",
-	.synopsis = "reset [--dry-run] [-q] SEL...",
+	.synopsis = "reset [--dry-run] [--wait] [-q] SEL...",
 	.summary = "Restore the kernel defaults of TX queues, all-or-nothing",
 	.help = "      --dry-run   print old -> new for every file that changes, write nothing\n"
 		"  -q, --quiet     print nothing on success (-v: unchanged files too)\n"
+		"      --wait      wait for another bqltool writing in this namespace\n"
 		"\nWrites the defaults of dql_init(): limit_min 0, limit_max max (1879048192),\n"
 		"hold_time 1000 ms and stall_thrs 0 (off, where the kernel has it), and clears\n"
 		"stall_max (where the kernel has it), with the\n"

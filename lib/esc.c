@@ -266,7 +266,7 @@ static void json_to(struct sink *k, const char *str)
 		}
 		if (i > run)
 			put(k, str + run, i - run);
-		put(k, t, u_esc(t, n ? c : 0xfffd));
+		put(k, t, u_esc(t, n ? c : ESC_JSON_BYTE(s[i])));
 		i += n ? n : 1;
 		run = i;
 	}
@@ -314,7 +314,7 @@ size_t esc_json_str(char *dst, size_t n, const char *str)
 		} else if (n8 && c == '\\') {
 			t[0] = t[1] = '\\', tn = 2;
 		} else if (!n8 || dangerous(c)) {
-			tn = u_esc(t, n8 ? c : 0xfffd);
+			tn = u_esc(t, n8 ? c : ESC_JSON_BYTE(s[i]));
 		}
 		if (!tn) {
 			i += n8;
@@ -391,7 +391,7 @@ size_t esc_json_c_str(char *dst, const char *str, size_t len)
 			i += n;
 			continue;
 		}
-		p += u_esc(p, n ? c : 0xfffd);
+		p += u_esc(p, n ? c : ESC_JSON_BYTE(s[i]));
 		i += n ? n : 1;
 	}
 	*p++ = '"';

@@ -13,8 +13,11 @@
  * shows what the bytes were.
  *
  * JSON (esc_json*): the result is valid UTF-8 JSON with no raw control
- * character: invalid bytes become \ufffd, C0/DEL/C1 and the characters above
- * become \uHHHH escapes.
+ * character: C0/DEL/C1 and the characters above become \uHHHH escapes, and
+ * a byte 0xHH that is not valid UTF-8 becomes \uefHH (U+EF80..U+EFFF, a
+ * private-use code point per byte, as OPTU-8 maps them), so that two names
+ * that differ in their invalid bytes stay two names (U+FFFD for every one
+ * made "b\xfe" and "b\xff" the same string).
  */
 #ifndef BQLTOOL_LIB_ESC_H
 #define BQLTOOL_LIB_ESC_H
@@ -22,6 +25,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+/* the code point that stands for the invalid byte @b (0x80..0xff) in JSON */
+#define ESC_JSON_BYTE(b)	(0xef00u | (unsigned char)(b))
 
 /* the longest escape of one input byte, in bytes (JSON "\u00XX") */
 #define ESC_MAX_PER_BYTE	6
@@ -45,8 +51,9 @@ size_t esc_text_width(const char *s);
 
 /*
  * esc_json_fputs - write serialized JSON @json (as json-c prints it: any
- * byte >= 0x80 or DEL is inside a string) to @f with invalid UTF-8 made
- * \ufffd and C1/DEL/direction characters made \uHHHH escapes. 0 or EOF.
+ * byte >= 0x80 or DEL is inside a string) to @f with invalid bytes made
+ * \uefHH (ESC_JSON_BYTE) and C1/DEL/direction characters made \uHHHH
+ * escapes. 0 or EOF.
  */
 int esc_json_fputs(const char *json, FILE *f);
 /* esc_json_dup - the same into a malloc'd string (NULL: out of memory) */

@@ -20,6 +20,7 @@
 #include <zstd.h>
 
 #include "lib/ofile.h"
+#include "lib/stops.h"
 
 #define OFILE_BUF	(64u << 10)	/* bytes gathered before a write(2) */
 #define OFILE_HOPS	40		/* symlinks followed, as the kernel's MAXSYMLINKS */
@@ -218,11 +219,13 @@ static int spool_fd(void)
 
 /*
  * A temporary must not outlive the process: SIGTERM (a timer's stop),
- * SIGHUP, Ctrl-C or SIGPIPE would leave ".NAME.XXXXXX" beside the target.
- * While a temporary exists, those signals (where they still have their
- * default action: a command that handles them, as record does, ends
- * cleanly itself) remove every live temporary, then kill the process as
- * they would have. The names are copied into static slots, so that the
+ * SIGHUP, Ctrl-C, SIGPIPE, SIGXCPU (ulimit -t), SIGUSR1, an abort() or
+ * any other signal that ends a process would leave ".NAME.XXXXXX" beside
+ * the target. Once a temporary has existed, every such signal (the one
+ * list, stops_fatal(); where it still has its default action: a command
+ * that handles one, as record does, ends cleanly itself) removes every
+ * live temporary, then kills the process as it would have (the same
+ * status, a core where the signal dumps one). The names are copied into static slots, so that the
  * handler touches no memory that is freed; only this process removes
  * them, not a child that inherited the handler.
  */
@@ -232,7 +235,6 @@ static char live[OFILE_LIVE][PATH_MAX];
 static volatile sig_atomic_t live_used[OFILE_LIVE];
 static pid_t live_owner;
 static bool live_armed;
-static const int fatal_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE };
 
 static void on_fatal(int sig)
 {
@@ -258,9 +260,10 @@ static void live_arm(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_fatal;
 	sigfillset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
-		if (!sigaction(fatal_sigs[i], NULL, &old) && old.sa_handler == SIG_DFL)
-			sigaction(fatal_sigs[i], &sa, NULL);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (stops_fatal(sig) && !sigaction(sig, NULL, &old) &&
+		    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+			sigaction(sig, &sa, NULL);
 }
 
 /* @name is a live temporary: its slot, or -1 (too many, or too long: not tracked) */
@@ -291,9 +294,7 @@ static int live_mkstemp(char *tmpl, int *slot)
 	int fd, err;
 
 	live_arm();
-	sigemptyset(&all);
-	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
-		sigaddset(&all, fatal_sigs[i]);
+	stops_async_set(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	fd = mkostemp(tmpl, O_CLOEXEC);
 	err = errno;

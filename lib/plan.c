@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
+
+#include <linux/fs.h>
 
 #include "dql/dql.h"
 #include "lib/plan.h"
@@ -283,6 +286,29 @@ static int item_path(const struct bql_ctx *c, const struct plan_item *it,
 	return 0;
 }
 
+/*
+ * Root refused @path (EPERM, EACCES): permissions are not the reason. The
+ * file's immutable or append-only flag (chattr +i, +a), or else what else
+ * refuses root.
+ */
+static const char *root_denied_why(const struct bql_ctx *c, const char *path)
+{
+	int fd = sysfs_open(c, path, O_RDONLY | O_NONBLOCK, "", NULL);
+	int flags = 0;
+
+	if (fd >= 0) {
+		if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
+			flags = 0;
+		close(fd);
+	}
+	if (flags & FS_IMMUTABLE_FL)
+		return "the file is immutable (chattr +i; chattr -i allows writing it)";
+	if (flags & FS_APPEND_FL)
+		return "the file is append-only (chattr +a)";
+	return "something other than permissions refuses it: a security module (SELinux, AppArmor), "
+	       "a read-only bind mount, or a user namespace that does not own this sysfs";
+}
+
 int plan_check_access(const struct bql_ctx *c, const struct plan *p,
 		      struct bql_err *e)
 {
@@ -315,6 +341,12 @@ int plan_check_access(const struct bql_ctx *c, const struct plan *p,
 	}
 	if (!first)
 		return 0;
+	if ((err == EACCES || err == EPERM) && !geteuid())
+		return bql_err_set(e, err,
+				   "%s:tx-%u: %s: %s (%s)%s, although running as root: %s; nothing was written",
+				   first->ifname, first->queue, bql_attrs[first->attr].name,
+				   err == EPERM ? "operation not permitted" : "permission denied",
+				   fpath, denied > 1 ? " and more" : "", root_denied_why(c, fpath));
 	if (err == EACCES || err == EPERM)
 		return bql_err_set(e, err,
 				   "%s:tx-%u: %s: permission denied (%s)%s: changing BQL settings needs root; nothing was written",

@@ -321,13 +321,20 @@ int sel_resolve(const struct bql_ctx *c, const struct sel *s,
 		const char *name = devs[d].name;
 		unsigned char *want = NULL;
 		unsigned int ntx;
-		bool any = !s->n;
+		bool any = !s->n, named;
 
 		for (size_t i = 0; i < s->n && !any; i++)
 			any = item_matches(&s->items[i], name);
 		if (!any || !sysfs_dev_has_bql(c, name))
 			continue;
+		named = false;
+		for (size_t i = 0; i < s->n && !named; i++)
+			named = !s->items[i].glob && !strcmp(s->items[i].pat, name);
 		ret = sysfs_count_txq(c, name, &ntx, e);
+		if (ret == -ENODEV && !named) {
+			ret = 0;	/* gone since the listing, and nobody asked for it */
+			continue;
+		}
 		if (ret)
 			goto out;
 		want = calloc(ntx ? ntx : 1, 1);
@@ -347,6 +354,8 @@ int sel_resolve(const struct bql_ctx *c, const struct sel *s,
 		}
 		if (!ret)
 			ret = add_target(r, name, devs[d].ifindex, ntx, want, e);
+		if (!ret && r->n && !strcmp(r->t[r->n - 1].ifname, name))
+			r->t[r->n - 1].named = named;
 		free(want);
 		if (ret)
 			goto out;
@@ -372,4 +381,27 @@ out:
 	if (ret)
 		sel_result_free(r);
 	return ret;
+}
+
+bool sel_target_vanished(const struct bql_ctx *c, const struct sel_target *t, int ret)
+{
+	char path[4096];
+	uint64_t idx;
+
+	if (t->named || (ret != -ENODEV && ret != -ENOENT && ret != -EOPNOTSUPP))
+		return false;
+	if (ret == -ENODEV || !sysfs_dev_exists(c, t->ifname))
+		return true;
+	/*
+	 * A queue or its byte_queue_limits gone, the device still there:
+	 * being unregistered (its queues go first, and its attributes no
+	 * longer read: EINVAL from
+	 * netdev_show() once it is not alive), or its name now another
+	 * device's (another ifindex). Only the same device, alive, with
+	 * fewer queues (ethtool -L) is an error.
+	 */
+	if (sysfs_dev_path(c, path, sizeof(path), t->ifname, "ifindex") ||
+	    sysfs_read_u64(c, path, &idx, t->ifname, NULL))
+		return true;
+	return t->ifindex > 0 && idx != (uint64_t)t->ifindex;
 }

@@ -44,6 +44,7 @@ struct sel_target {
 	unsigned int ntx;		/* TX queues the device has */
 	unsigned int *queues;		/* selected, ascending, unique */
 	unsigned int nqueues;
+	bool named;			/* a selector names it (not a glob, not "every device") */
 };
 
 struct sel_result {
@@ -55,10 +56,21 @@ struct sel_result {
  * Resolve @s (n == 0: every device with BQL) against sysfs, in ifindex
  * order. Errors (-ENODEV, -EOPNOTSUPP, -ERANGE) name the selector: an
  * unknown device, a named device without BQL, a queue it does not have, a
- * glob that matches nothing.
+ * glob that matches nothing. A device that only "every device" or a glob
+ * selects and that vanishes while it is resolved is left out, as
+ * `ip link show` leaves it out; a named one is -ENODEV.
  */
 int sel_resolve(const struct bql_ctx *c, const struct sel *s,
 		struct sel_result *r, struct bql_err *e);
 void sel_result_free(struct sel_result *r);
+
+/*
+ * sel_target_vanished - reading @t failed with @ret: is it because a
+ * device nobody named (@t->named false) vanished since it was listed?
+ * -ENODEV, or -ENOENT / -EOPNOTSUPP (a queue or its BQL directory gone)
+ * with the device gone too, no longer alive (being unregistered) or its
+ * name now another device's (another ifindex). The caller leaves it out.
+ */
+bool sel_target_vanished(const struct bql_ctx *c, const struct sel_target *t, int ret);
 
 #endif

@@ -154,10 +154,54 @@ static void apply_ethtool(struct bnl *nl, struct snapshot *s, struct snap_dev *d
 		note_add(s, ee.msg);
 }
 
+/* sel_target_vanished(), and unknown to rtnetlink while its sysfs directory is being removed */
+static bool target_vanished(const struct bql_ctx *c, struct bnl *nl,
+			    const struct sel_target *t, int ret)
+{
+	struct bnl_link l;
+	struct bql_err le;
+
+	if (t->named)
+		return false;
+	if (sel_target_vanished(c, t, ret))
+		return true;
+	return (ret == -ENOENT || ret == -EOPNOTSUPP) && nl && bnl_link_get(nl, t->ifname, &l, &le) == -ENODEV;
+}
+
+static int read_dev(const struct bql_ctx *c, struct bnl *nl, const struct sel_target *t,
+		    struct snap_dev *d, struct bql_err *e)
+{
+	int ret;
+
+	snprintf(d->ifname, sizeof(d->ifname), "%s", t->ifname);
+	d->ntx = t->ntx;
+	d->q = calloc(t->nqueues ? t->nqueues : 1, sizeof(*d->q));
+	if (!d->q)
+		return bql_err_set(e, ENOMEM, "out of memory");
+	for (unsigned int k = 0; k < t->nqueues; k++) {
+		ret = bql_queue_read(c, t->ifname, t->queues[k], &d->q[k].bql, e);
+		if (ret)
+			return ret;
+		d->nq++;
+	}
+	if (nl) {
+		ret = dev_from_netlink(nl, d, e);
+		if (ret)
+			return ret;
+	} else {
+		dev_from_sysfs(c, d);
+	}
+	d->speed_mbps = sysfs_link_speed(c, d->ifname);
+	if (d->speed_mbps)
+		d->present |= SD_SPEED;
+	return 0;
+}
+
 int snapshot_take(const struct bql_ctx *c, struct bnl *nl,
 		  const struct sel_result *r, struct snapshot *s,
 		  struct bql_err *e)
 {
+	char first[BQL_IFNAMSIZ] = "";
 	int ret = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -167,32 +211,19 @@ int snapshot_take(const struct bql_ctx *c, struct bnl *nl,
 	s->netlink = nl != NULL;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct sel_target *t = &r->t[i];
-		struct snap_dev *d = &s->dev[i];
+		struct snap_dev *d = &s->dev[s->n++];
 
-		s->n++;
-		snprintf(d->ifname, sizeof(d->ifname), "%s", t->ifname);
-		d->ntx = t->ntx;
-		d->q = calloc(t->nqueues ? t->nqueues : 1, sizeof(*d->q));
-		if (!d->q) {
-			ret = bql_err_set(e, ENOMEM, "out of memory");
+		ret = read_dev(c, nl, t, d, e);
+		if (ret && target_vanished(c, nl, t, ret)) {
+			if (!s->nvanished++)
+				snprintf(first, sizeof(first), "%s", t->ifname);
+			free(d->q);
+			memset(d, 0, sizeof(*d));
+			s->n--;
+			ret = 0;
+		}
+		if (ret)
 			goto fail;
-		}
-		for (unsigned int k = 0; k < t->nqueues; k++) {
-			ret = bql_queue_read(c, t->ifname, t->queues[k], &d->q[k].bql, e);
-			if (ret)
-				goto fail;
-			d->nq++;
-		}
-		if (nl) {
-			ret = dev_from_netlink(nl, d, e);
-			if (ret)
-				goto fail;
-		} else {
-			dev_from_sysfs(c, d);
-		}
-		d->speed_mbps = sysfs_link_speed(c, d->ifname);
-		if (d->speed_mbps)
-			d->present |= SD_SPEED;
 	}
 	if (nl && s->n) {
 		struct bnl_qstats *qs = NULL;
@@ -217,6 +248,14 @@ int snapshot_take(const struct bql_ctx *c, struct bnl *nl,
 		apply_qdiscs(nl, s);
 	for (size_t i = 0; nl && i < s->n; i++)
 		apply_ethtool(nl, s, &s->dev[i]);
+	if (s->nvanished) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "%zu device%s vanished while read, left out (%s%s)",
+			 s->nvanished, s->nvanished == 1 ? "" : "s", first,
+			 s->nvanished > 1 ? ", ..." : "");
+		note_add(s, msg);
+	}
 	return 0;
 fail:
 	snapshot_free(s);

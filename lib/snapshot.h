@@ -67,6 +67,7 @@ struct snapshot {
 	bool netlink;			/* device context came from rtnetlink */
 	bool qstats;			/* netdev genl family answered */
 	bool qdiscs;			/* the qdisc dump answered */
+	size_t nvanished;		/* unnamed targets gone while read, left out */
 	char note[256];			/* why a source is missing (for -v) */
 };
 
@@ -75,7 +76,11 @@ struct snapshot {
  * @nl: an open netlink handle, or NULL to read device context from sysfs
  *	only (--sysfs-root, or netlink unavailable).
  * A device that vanished between selection and reading is -ENODEV naming
- * it. Returns 0 or -errno.
+ * it if a selector named it (sel_target.named); one that only "every
+ * device" or a glob selected is left out (counted in @s->nvanished and
+ * named in the note), as `ip link show` leaves it out: on a host whose
+ * containers come and go, a whole-host reading does not fail because of
+ * one of them. Returns 0 or -errno.
  */
 int snapshot_take(const struct bql_ctx *c, struct bnl *nl,
 		  const struct sel_result *r, struct snapshot *s,

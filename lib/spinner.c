@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* record's per-CPU SCHED_IDLE busy loops (see spinner.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,12 +83,68 @@ static void __attribute__((noreturn)) spin(int cpu, pid_t parent)
 		x++;
 }
 
+/*
+ * The watcher: the parent is gone (EOF: it held the only write end), or it
+ * stops them. It knows the loops by pidfd, so a loop already dead and its
+ * pid reused by another process is never signalled.
+ */
+static void __attribute__((noreturn)) watch(const struct spinners *s, int rfd)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	static int pfd[SPIN_MAX_CPUS];
+	char c;
+
+	/* hold nothing of the parent's but the pipe (never its write end) */
+	if (rfd > 3)
+		close_range(3, (unsigned int)rfd - 1, 0);
+	close_range((unsigned int)rfd + 1, ~0u, 0);
+	signal(SIGINT, SIG_IGN);
+	prctl(PR_SET_NAME, "bqltool-spinwt");
+	for (int i = 0; i < s->n; i++)
+		pfd[i] = (int)syscall(SYS_pidfd_open, s->pid[i], 0);
+	while (read(rfd, &c, 1) < 0 && errno == EINTR)
+		;
+	for (int i = 0; i < s->n; i++) {
+		struct pollfd p = { .fd = pfd[i], .events = POLLIN };
+
+		/* readable: it has exited (its pid may be another's by now) */
+		if (pfd[i] < 0 || poll(&p, 1, 0) != 0)
+			continue;
+		/* runnable now, so the kill takes effect now, not when a CPU idles */
+		sched_setscheduler(s->pid[i], SCHED_OTHER, &sp);
+		syscall(SYS_pidfd_send_signal, pfd[i], SIGKILL, NULL, 0);
+	}
+	_exit(0);
+}
+
+/* the watcher of the loops in @s (best effort: without it they die later) */
+static void watch_start(struct spinners *s)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return;
+	pid = fork();
+	if (pid == 0)
+		watch(s, fds[0]);
+	close(fds[0]);
+	if (pid < 0) {
+		close(fds[1]);
+		return;
+	}
+	s->watcher = pid;
+	s->wfd = fds[1];
+}
+
 int spin_start(struct spinners *s, struct bql_err *e)
 {
 	static bool on[SPIN_MAX_CPUS];
 	pid_t parent = getpid();
 
 	s->n = 0;
+	s->watcher = 0;
+	s->wfd = -1;
 	cpu_online_list(on, SPIN_MAX_CPUS);
 	fflush(NULL);
 	for (int cpu = 0; cpu < SPIN_MAX_CPUS; cpu++) {
@@ -105,15 +164,28 @@ int spin_start(struct spinners *s, struct bql_err *e)
 			spin(cpu, parent);
 		s->pid[s->n++] = pid;
 	}
+	if (s->n)
+		watch_start(s);
 	return 0;
 }
 
 void spin_stop(struct spinners *s)
 {
-	for (int i = 0; i < s->n; i++)
+	struct sched_param sp = { .sched_priority = 0 };
+
+	for (int i = 0; i < s->n; i++) {
+		sched_setscheduler(s->pid[i], SCHED_OTHER, &sp);
 		kill(s->pid[i], SIGKILL);
+	}
+	if (s->wfd >= 0)
+		close(s->wfd);		/* the watcher wakes, finds them gone, exits */
+	s->wfd = -1;
 	for (int i = 0; i < s->n; i++)
 		while (waitpid(s->pid[i], NULL, 0) < 0 && errno == EINTR)
 			;
+	if (s->watcher > 0)
+		while (waitpid(s->watcher, NULL, 0) < 0 && errno == EINTR)
+			;
+	s->watcher = 0;
 	s->n = 0;
 }

@@ -18,6 +18,8 @@
 struct spinners {
 	pid_t pid[SPIN_MAX_CPUS];
 	int n;
+	pid_t watcher;		/* ends them at once when the parent dies; 0 none */
+	int wfd;		/* the watcher's pipe (write end), -1 none */
 };
 
 /*
@@ -30,7 +32,14 @@ int cpu_list_parse(const char *s, bool *on, int max);
  * this process may run on: cpus_usable_list()); the count
  */
 int cpu_online_list(bool *on, int max);
-/* spin_start - fork the loops (they die with the parent, SIGKILL). -errno. */
+/*
+ * spin_start - fork the loops, and a watcher at normal priority. They die
+ * with the parent (PR_SET_PDEATHSIG SIGKILL), but a SCHED_IDLE task on a
+ * busy CPU may wait a second or more before it runs and can die: the
+ * watcher, blocked on a pipe that only the parent holds open, wakes when
+ * the parent is gone however it ended (SIGKILL included), gives each loop
+ * SCHED_OTHER back and kills it, so they end at once. -errno.
+ */
 int spin_start(struct spinners *s, struct bql_err *e);
 /* spin_stop - kill and reap them; safe to call twice */
 void spin_stop(struct spinners *s);

@@ -14,9 +14,25 @@ struct stops {
 	sigset_t held, old;
 };
 
+/* stops_fatal() says a signal ends the process by default, and how */
+enum {
+	STOPS_ASYNC = 1,	/* sent to stop it (SIGTERM, SIGXCPU, SIGRTMIN+3 ...) */
+	STOPS_SYNC,		/* raised by it (a fault, abort(), SIGSYS) */
+};
+
 /*
- * stops_hold - block SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1
- * and SIGUSR2 (what a user, timeout or a service manager sends to stop a
+ * stops_fatal - STOPS_ASYNC, STOPS_SYNC or 0 for @sig: the one list of
+ * the signals whose default action ends the process (signal(7) "Term" and
+ * "Core", SIGKILL and SIGSTOP aside: they cannot be caught). Whatever must
+ * not outlive the process (an output's temporary) is removed on every one.
+ */
+int stops_fatal(int sig);
+/* stops_async_set - @set = every STOPS_ASYNC signal */
+void stops_async_set(sigset_t *set);
+
+/*
+ * stops_hold - block every STOPS_ASYNC signal but SIGPIPE (what a user,
+ * timeout(1), a service manager or a resource limit sends to stop a
  * process); stops_release() restores the mask.
  */
 void stops_hold(struct stops *s);

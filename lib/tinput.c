@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -512,4 +513,27 @@ void tinput_close(struct tinput *t)
 	free(t->in);
 	free(t->path);
 	free(t);
+}
+
+bool tinput_blame(struct tinput *t, struct bql_err *e)
+{
+	size_t cap = 64 << 10, done = 0;
+	struct bql_err de;
+	char *scratch;
+	ssize_t n = 0;
+	size_t k;
+
+	if (!t || t->codec == TINPUT_PLAIN)
+		return false;
+	scratch = malloc(cap);
+	if (!scratch)
+		return false;
+	while (done < TINPUT_BLAME_MAX && (n = tinput_read(t, scratch, cap, &de)) > 0)
+		done += (size_t)n;
+	free(scratch);
+	if (n >= 0)
+		return false;
+	k = strlen(e->msg);
+	snprintf(e->msg + k, sizeof(e->msg) - k, " (possibly corrupt input: %s)", de.msg);
+	return true;
 }

@@ -33,6 +33,18 @@ enum tinput_codec tinput_codec(const struct tinput *t);
 bool tinput_regular(const struct tinput *t);
 /* compressed bytes consumed so far (for progress) */
 uint64_t tinput_raw_bytes(const struct tinput *t);
+/* at most this much more is decompressed by tinput_blame() */
+#define TINPUT_BLAME_MAX	(64u << 20)
+/*
+ * tinput_blame - the caller found what it read wrong (@e, a parse error):
+ * when @t is compressed, read on (at most TINPUT_BLAME_MAX more bytes,
+ * discarded) and, if the decompressor then fails, add to @e that the input
+ * is possibly corrupt and why ("... (possibly corrupt input: PATH: corrupt
+ * gzip data: incorrect data check)"): a flipped byte mid-stream yields
+ * garbage text first and the decompressor's verdict only later. Returns
+ * true if it did; @t is then at its end. Plain input: false, nothing read.
+ */
+bool tinput_blame(struct tinput *t, struct bql_err *e);
 /* tinput_close - close and free; NULL is a no-op. */
 void tinput_close(struct tinput *t);
 

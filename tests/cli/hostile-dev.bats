@@ -142,7 +142,7 @@ bqf() {
 	[ "$(jq -c '[.[].ifname]' <<<"$output")" = '["eth0","eth1"]' ]
 	bq set --dry-run '[e][t][h][123456789]*' limit_min=1K
 	assert_success
-	assert_output --partial 'eth1:tx-1 limit_min'
+	assert_output --partial 'eth1:tx-0..1 limit_min'
 	# a plain name over 15 bytes is still refused as one
 	bq show abcdefghijklmnop
 	assert_failure 2
@@ -279,6 +279,86 @@ stop_mid() {
 			jq -e '.devices.d0.all // .devices.d0.queues' "$out/p.json" >/dev/null
 		fi
 	done
+}
+
+# ------------------------------------------------------ one writer at a time
+
+@test "lock: a second writer while one writes is refused naming it; --wait waits; no mix, no file left" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace refused)"
+	use_tree multi
+	export BQLTOOL_LOCK_DIR="$BATS_TEST_TMPDIR/lk"
+	local pid holder i q rc=0
+	# the first writer's first write takes 2 s: it holds the lock meanwhile
+	strace -f -o /dev/null -e trace=write -e inject=write:delay_enter=2000000:when=1 \
+		"$BQLTOOL" --sysfs-root "$ROOT" set eth0 limit_min=1000 >/dev/null 2>&1 3>&- &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		holder=$(cat "$BQLTOOL_LOCK_DIR"/*.lock 2>/dev/null) || true
+		[ -z "$holder" ] || break
+		sleep 0.05
+	done
+	[[ "$holder" =~ ^[0-9]+\ set$ ]] || { echo "lock file: '$holder'"; return 1; }
+	for how in "set eth0 limit_min=2000" "reset eth0"; do
+		# shellcheck disable=SC2086
+		bq $how
+		assert_failure 1
+		assert_output ""
+		assert_regex "$stderr" "^bqltool: (re)?set: another bqltool is writing BQL settings in this sysfs tree \(pid ${holder% *}, set; lock .*/lk/root-[0-9a-f]+\.lock\): nothing was written \(--wait waits for it\)$"
+	done
+	# a dry run reads only: no lock
+	bq set eth0 limit_min=2000 --dry-run
+	assert_success
+	bq set --wait eth0 limit_min=2000
+	assert_success
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ]
+	for q in 0 1 2 3; do
+		assert_equal "$(cat "$ROOT/class/net/eth0/queues/tx-$q/byte_queue_limits/limit_min")" 2000
+	done
+	[ -z "$(ls -A "$BQLTOOL_LOCK_DIR")" ]
+}
+
+# ------------------------------------------------------ refused as root
+
+@test "root: an immutable file (chattr +i) is named as such, not as 'needs root'; nothing written" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (as root, EPERM is not about permissions)"
+	use_tree multi
+	local f="$ROOT/class/net/eth0/queues/tx-1/byte_queue_limits/limit_min" before
+	chattr +i "$f" 2>/dev/null || skip "chattr +i is not supported on $BATS_TEST_TMPDIR"
+	before=$(tree_digest)
+	bq set eth0 limit_min=3000
+	local st=$status err=$stderr after
+	after=$(tree_digest)
+	chattr -i "$f"
+	[ "$st" -eq 1 ]
+	[[ "$err" == *"eth0:tx-1: limit_min: operation not permitted ($f), although running as root: the file is immutable (chattr +i; chattr -i allows writing it); nothing was written"* ]]
+	[[ "$err" != *"needs root"* ]]
+	[ "$after" = "$before" ]
+}
+
+# ------------------------------------------------------ rollback that fails
+
+@test "rollback: writes that cannot be undone are one line per device with the count; -v lists each" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace refused)"
+	use_tree nic64
+	local f
+	# the 33rd write fails, and so do the 32 restores (a device deleted meanwhile)
+	f="$(printf '%s ' -f -o /dev/null -e trace=write -e inject=write:error=EIO:when=33..65)"
+	# shellcheck disable=SC2086
+	run --separate-stderr strace $f "$BQLTOOL" --sysfs-root "$ROOT" set ens1f0 limit_min=2000
+	assert_failure 1
+	assert_output ""
+	assert_equal "$(grep -c 'rollback failed' <<<"$stderr")" 1
+	assert_regex "$stderr" "set: rollback failed: ens1f0:tx-0\.\.31: 32 writes \(limit_min\) could not be undone; the first, ens1f0:tx-0: limit_min is now 1.95 KiB, was 0 B: .*Input/output error \(-v lists each\)"
+	assert_regex "$stderr" "32 of 32 writes could not be undone"
+	use_tree nic64
+	# shellcheck disable=SC2086
+	run --separate-stderr strace $f "$BQLTOOL" --sysfs-root "$ROOT" -v set ens1f0 limit_min=2000
+	assert_failure 1
+	assert_equal "$(grep -c 'rollback failed' <<<"$stderr")" 32
+	assert_regex "$stderr" "rollback failed: ens1f0:tx-31: limit_min is now 1.95 KiB, was 0 B"
 }
 
 # ---------------------------------------------------------------- vanished

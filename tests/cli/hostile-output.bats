@@ -123,12 +123,12 @@ both_clean() {
 	[ "$(jq -r '.[0].ifname' <<<"$output")" = "$N_C1" ]
 }
 
-@test "hostile names: show -j turns invalid UTF-8 into U+FFFD" {
+@test "hostile names: show -j turns each invalid byte 0xHH into U+EFHH, one per byte" {
 	hostile_tree "$N_BAD"
 	bq -j show
 	assert_success
 	json_strict "$output"
-	assert_output --partial '"ifname":"b\ufffd\ufffdd"'
+	assert_output --partial '"ifname":"b\uefff\ueffed"'
 }
 
 @test "hostile names: show -p (pretty) is valid JSON too" {
@@ -518,7 +518,18 @@ hostile_trace() {
 	assert_success
 	json_strict "$output"
 	[ "$(jq -r '.queues[0].queue' <<<"$output")" = "$N_C1" ]
-	[ "$(jq -r '.queues[1].queue' <<<"$output")" = $'b\xef\xbf\xbd\xef\xbf\xbd' ]
+	[ "$(jq -r '.queues[1].queue' <<<"$output")" = $'b\xee\xbf\xbf\xee\xbf\xbe' ]
+}
+
+@test "hostile trace: -j replay keeps names that differ only in invalid bytes apart" {
+	T="$BATS_TEST_TMPDIR/two.bqlt"
+	printf 'bqltrace 1\nqueue b\xff\nqueue b\xfe\n1000 b\xff Q 100\n1500 b\xff C 100\n2000 b\xfe Q 200\n2500 b\xfe C 200\n' >"$T"
+	bqx -j replay "$T"
+	assert_success
+	json_strict "$output"
+	[ "$(jq '[.queues[].name // .queues[].queue] | unique | length' <<<"$output")" = 2 ]
+	assert_output --partial '"b\uefff"'
+	assert_output --partial '"b\ueffe"'
 }
 
 @test "hostile trace: replay --timeline JSONL lines are valid JSON" {
@@ -529,7 +540,7 @@ hostile_trace() {
 	json_strict "$body"
 	[ "$(jq -s length <<<"$body")" = 5 ]
 	[[ "$body" == *'"queue":"c\u009b31m"'* ]]
-	[[ "$body" == *'"queue":"b\ufffd\ufffd"'* ]]
+	[[ "$body" == *'"queue":"b\uefff\ueffe"'* ]]
 }
 
 @test "hostile trace: replay --timeline CSV is valid UTF-8 and escaped" {

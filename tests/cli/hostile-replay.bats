@@ -252,14 +252,80 @@ wait_temps() {
 	[ ! -e t.csv ]
 }
 
+# every signal whose default action ends a process (signal(7) Term and
+# Core), as a user, timeout(1), a resource limit or the program itself sends
+# it; SIGXFSZ aside (bqltool ignores it: EFBIG is reported instead), and
+# SIGINT and SIGQUIT (a background job starts with them ignored)
+FATAL_SIGS="USR1 USR2 ALRM VTALRM PROF XCPU IO PWR ABRT SYS SEGV BUS RTMIN RTMIN+5 RTMAX"
+
+@test "signals: every fatal signal during replay leaves no temporary, the status says which" {
+	local sig pid rc
+	ulimit -c 0
+	mkfifo in
+	for sig in $FATAL_SIGS; do
+		"$BQLTOOL" replay -q --timeline t.csv --plot t.svg - <in 3>&- &
+		pid=$!
+		exec 4>in
+		head -n 30 r.bqlt >&4
+		wait_temps
+		kill -s "$sig" "$pid"
+		exec 4>&-
+		rc=0
+		wait "$pid" || rc=$?
+		[ "$rc" -eq $((128 + $(kill -l "$sig"))) ] || { echo "$sig: status $rc"; return 1; }
+		[ -z "$(temps)" ] || { echo "$sig: left $(temps)"; return 1; }
+		[ ! -e t.csv ] && [ ! -e t.svg ]
+	done
+}
+
+@test "signals: every fatal signal during sim leaves no temporary; an existing output is kept" {
+	local sig pid rc
+	ulimit -c 0
+	echo old >t.bqlt
+	for sig in $FATAL_SIGS; do
+		"$BQLTOOL" sim -q --duration 600 --link 1G --trace t.bqlt --timeline t.csv \
+			--plot t.svg 3>&- &
+		pid=$!
+		wait_temps
+		kill -s "$sig" "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		[ "$rc" -eq $((128 + $(kill -l "$sig"))) ] || { echo "$sig: status $rc"; return 1; }
+		[ -z "$(temps)" ] || { echo "$sig: left $(temps)"; return 1; }
+		[ "$(cat t.bqlt)" = old ]
+		[ ! -e t.csv ] && [ ! -e t.svg ]
+	done
+}
+
+@test "signals: a CPU time limit (ulimit -t, SIGXCPU) ending sim leaves no temporary" {
+	local rc=0
+	ulimit -c 0
+	(ulimit -S -t 1 && exec "$BQLTOOL" sim -q --duration 600 --link 1G --trace t.bqlt \
+		--timeline t.csv --plot t.svg) 3>&- || rc=$?
+	[ "$rc" -eq $((128 + $(kill -l XCPU))) ] || { echo "status $rc"; return 1; }
+	[ -z "$(temps)" ] || { echo "left $(temps)"; return 1; }
+	[ ! -e t.bqlt ] && [ ! -e t.csv ] && [ ! -e t.svg ]
+}
+
 # ------------------------------------------------ check: a device vanishing meanwhile
 
-@test "check -i: a device that vanishes during the interval is named as such (1)" {
+@test "check -i: a named device that vanishes during the interval is named as such (1)" {
 	use_tree nic64
 	(sleep 1; rm -rf "$ROOT/class/net/ens1f0") 3>&- &
-	bq check -i 3
+	bq check -i 3 ens1f0
 	wait
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
 	[[ "$stderr" == *"check: second sample, after the --interval: ens1f0: no such device"* ]]
+}
+
+@test "check -i: an unnamed device that vanishes during the interval is left out, the rest checked" {
+	use_tree multi
+	(sleep 1; rm -rf "$ROOT/class/net/eth1") 3>&- &
+	bq -j check -i 3
+	wait
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"warning: eth1: vanished during the --interval: not checked"* ]]
+	[ "$(jq '[.queues[] | select(.ifname == "eth1")] | length' <<<"$output")" -eq 0 ]
+	[ "$(jq '[.queues[] | select(.ifname == "eth0")] | length' <<<"$output")" -eq 4 ]
 }

@@ -35,10 +35,10 @@ targets8() {
 	bq set eth0 limit_min=3000 hold_time=500
 	assert_success
 	assert_equal "$stderr" ""
-	assert_equal "${#lines[@]}" 8
-	assert_line --index 0 "eth0:tx-0 limit_min: 0 B -> 2.93 KiB"
-	assert_line --index 1 "eth0:tx-0 hold_time: 1000 ms -> 500 ms"
-	assert_line --index 7 "eth0:tx-3 hold_time: 1000 ms -> 500 ms"
+	# the queues of a device that change the same way: one line
+	assert_equal "${#lines[@]}" 2
+	assert_line --index 0 "eth0:tx-0..3 limit_min: 0 B -> 2.93 KiB"
+	assert_line --index 1 "eth0:tx-0..3 hold_time: 1000 ms -> 500 ms"
 	for q in 0 1 2 3; do
 		assert_equal "$(v eth0 $q limit_min)" 3000
 		assert_equal "$(v eth0 $q hold_time)" 500
@@ -47,6 +47,37 @@ targets8() {
 	# other devices untouched
 	assert_equal "$(v eth1 0 limit_min)" 0
 	assert_equal "$(v wlan0 0 hold_time)" 1000
+}
+
+@test "set, reset: one report line per device, key and change; -v lists every queue" {
+	use_tree multi
+	bq set 'eth*' hold_time=100ms --dry-run
+	assert_success
+	assert_equal "${#lines[@]}" 2
+	assert_line --index 0 "eth0:tx-0..3 hold_time: 1000 ms -> 100 ms"
+	assert_line --index 1 "eth1:tx-0..1 hold_time: 1000 ms -> 100 ms"
+	bq -v set 'eth*' hold_time=100ms --dry-run
+	assert_success
+	assert_equal "${#lines[@]}" 6
+	assert_line --index 0 "eth0:tx-0 hold_time: 1000 ms -> 100 ms"
+	assert_line --index 5 "eth1:tx-1 hold_time: 1000 ms -> 100 ms"
+	# queues that change differently, and gaps in the list
+	bq set eth0:0,2-3 limit_min=1000
+	assert_success
+	bq set eth0 limit_min=2000 limit_max=1M --dry-run
+	assert_success
+	assert_equal "${#lines[@]}" 3
+	assert_line --index 0 "eth0:tx-0,2..3 limit_min: 1000 B -> 1.95 KiB"
+	assert_line --index 1 "eth0:tx-1 limit_min: 0 B -> 1.95 KiB"
+	assert_line --index 2 "eth0:tx-0..3 limit_max: max -> 1.00 MiB"
+	# JSON stays one object per queue and key
+	bq -j set eth0 limit_min=2000 --dry-run
+	assert_success
+	assert_equal "$(jq 'length' <<<"$output")" 4
+	bq reset eth0:0,2-3
+	assert_success
+	assert_line --index 0 "eth0:tx-0,2..3 limit_min: 1000 B -> 0 B"
+	assert_line --index 1 "eth0:tx-2 stall_max: 16 ms -> 0 ms"
 }
 
 @test "set: the file holds exactly what echo would write" {
@@ -65,7 +96,9 @@ targets8() {
 	assert_equal "$(v eth0 2 limit_max)" 65536
 	assert_equal "$(v eth0 3 limit_max)" 1879048192
 	assert_equal "$(v wlan0 0 limit_max)" 65536
-	assert_equal "${#lines[@]}" 3
+	assert_equal "${#lines[@]}" 2
+	assert_line --index 0 "eth0:tx-1..2 limit_max: max -> 64.0 KiB"
+	assert_line --index 1 "wlan0:tx-0 limit_max: max -> 64.0 KiB"
 	bq set limit_min=1 eth1:tx-1 --dry-run
 	assert_success
 	assert_output "eth1:tx-1 limit_min: 0 B -> 1 B"
@@ -176,8 +209,8 @@ targets8() {
 	before=$(tree_bytes)
 	bq set --dry-run eth0 'w*' limit_min=3000 stall_thrs=20ms
 	assert_success
-	assert_equal "${#lines[@]}" 10
-	assert_line "eth0:tx-3 stall_thrs: off -> 20 ms"
+	assert_equal "${#lines[@]}" 4
+	assert_line "eth0:tx-0..3 stall_thrs: off -> 20 ms"
 	assert_line "wlan0:tx-0 limit_min: 0 B -> 2.93 KiB"
 	assert_regex "$stderr" "dry run: nothing was written"
 	assert_equal "$(tree_bytes)" "$before"
@@ -444,12 +477,12 @@ targets8() {
 	use_tree tuned
 	bq reset eth0 eth1
 	assert_success
-	assert_line "eth0:tx-0 limit_min: 1.48 KiB -> 0 B"
+	assert_line "eth0:tx-0..1,3 limit_min: 1.48 KiB -> 0 B"
 	assert_line "eth0:tx-2 limit_min: 2.96 KiB -> 0 B"
-	assert_line "eth0:tx-0 limit_max: 64.0 KiB -> max"
-	assert_line "eth0:tx-0 hold_time: 500 ms -> 1000 ms"
-	assert_line "eth0:tx-0 stall_thrs: 20 ms -> off"
-	refute_line "eth1:tx-1 hold_time: 1000 ms (unchanged)"
+	assert_line "eth0:tx-0..3 limit_max: 64.0 KiB -> max"
+	assert_line "eth0:tx-0..3 hold_time: 500 ms -> 1000 ms"
+	assert_line "eth0:tx-0..3 stall_thrs: 20 ms -> off"
+	refute_line --partial "unchanged"
 	# stall_max is cleared, as at boot (6 jiffies at HZ 250 = 24 ms)
 	assert_line "eth0:tx-3 stall_max: 24 ms -> 0 ms"
 	for q in 0 1 2 3; do
@@ -507,11 +540,11 @@ targets8() {
 	assert_output --partial "  reset "
 	bqx help set
 	assert_success
-	assert_output --partial "Usage: bqltool [GLOBAL OPTIONS] set [--dry-run] [--force] [-q] SEL... KEY=VALUE..."
+	assert_output --partial "Usage: bqltool [GLOBAL OPTIONS] set [--dry-run] [--force] [--wait] [-q] SEL... KEY=VALUE..."
 	assert_output --partial "DQL moves it again at the next completion"
 	bqx reset -h
 	assert_success
-	assert_output --partial "reset [--dry-run] [-q] SEL..."
+	assert_output --partial "reset [--dry-run] [--wait] [-q] SEL..."
 }
 
 @test "set: hold_time=1m is refused as ambiguous; 1min is a minute" {

@@ -20,6 +20,35 @@ setup() {
 	netns_require
 }
 
+teardown() {
+	churn_stop
+}
+
+# churn_start: ifb devices c10..c19 added and deleted in a loop, in the background
+churn_start() {
+	ip netns exec "$NS" bash -c '
+		for i in $(seq 3000); do
+			for d in c10 c11 c12 c13 c14 c15 c16 c17 c18 c19; do
+				ip link add $d numtxqueues 8 type ifb 2>/dev/null
+			done
+			for d in c10 c11 c12 c13 c14 c15 c16 c17 c18 c19; do
+				ip link del $d 2>/dev/null
+			done
+		done' 3>&- &
+	CHURN=$!
+}
+
+churn_stop() {
+	[ -n "${CHURN:-}" ] || return 0
+	kill "$CHURN" 2>/dev/null || true
+	wait "$CHURN" 2>/dev/null || true
+	CHURN=
+	local d
+	for d in c10 c11 c12 c13 c14 c15 c16 c17 c18 c19; do
+		ip -n "$NS" link del $d 2>/dev/null || true
+	done
+}
+
 
 
 @test "netns: show -j reports exactly the values written with echo" {
@@ -261,4 +290,27 @@ tc_qdiscs() {
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	ip -n "$NS" link del c7
+}
+
+@test "netns: whole-host commands skip devices that vanish while read (ifb churn); a named one still fails" {
+	local n a
+	cd "$BATS_TEST_TMPDIR"	# (the selector [ci]* is not a file here)
+	mkdir ex
+	churn_start
+	for n in $(seq 15); do
+		for a in "show" "-j show" "show --format prometheus" "save -o $BATS_TEST_TMPDIR/p.json" \
+			"export -t $BATS_TEST_TMPDIR/ex" "show [ci]*" "-j check"; do
+			# shellcheck disable=SC2086
+			run --separate-stderr "$BQLTOOL" -n "$NS" $a
+			[ "$status" -eq 0 ] || { echo "$a: status $status: $stderr"; return 1; }
+			[[ "$stderr" != *"no such"* ]] || { echo "$a: $stderr"; return 1; }
+		done
+		grep -q 'device="i0"' ex/bqltool-netns-"$NS".prom
+		jq -e '.devices | has("i0")' "$BATS_TEST_TMPDIR/p.json" >/dev/null
+	done
+	churn_stop
+	# named, it is an error still
+	run --separate-stderr "$BQLTOOL" -n "$NS" show c10
+	assert_failure 1
+	assert_regex "$stderr" "c10: no such device"
 }

@@ -106,7 +106,10 @@ static void test_json(void **state)
 	json_round("eth0", "\"eth0\"", "eth0");
 	json_round("\033[2J", "\"\\u001b[2J\"", "\033[2J");
 	json_round("x\xc2\x9by", "\"x\\u009by\"", "x\xc2\x9by");
-	json_round("x\xffy", "\"x\\ufffdy\"", "x\xef\xbf\xbdy");
+	/* an invalid byte 0xHH is U+EFHH: one per byte, names stay distinct */
+	json_round("x\xffy", "\"x\\uefffy\"", "x\xee\xbf\xbfy");
+	json_round("x\xfey", "\"x\\ueffey\"", "x\xee\xbf\xbey");
+	json_round("x\x80\xc3", "\"x\\uef80\\uefc3\"", "x\xee\xbe\x80\xee\xbf\x83");
 	json_round("\x7f\"\\", "\"\\u007f\\\"\\\\\"", "\x7f\"\\");
 	json_round("\xe2\x80\xae", "\"\\u202e\"", "\xe2\x80\xae");
 	json_round("caf\xc3\xa9", "\"caf\xc3\xa9\"", "caf\xc3\xa9");
@@ -121,7 +124,7 @@ static void test_json_keys_and_dup(void **state)
 	/* keys are escaped by the same pass: json-c leaves bytes >= 0x80 raw */
 	json_object_object_add(o, "k\xff\xc2\x9b", json_object_new_int(1));
 	s = esc_json_dup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	assert_string_equal(s, "{\"k\\ufffd\\u009b\":1}");
+	assert_string_equal(s, "{\"k\\uefff\\u009b\":1}");
 	free(s);
 	json_object_put(o);
 }
@@ -133,11 +136,11 @@ static void test_json_str(void **state)
 
 	(void)state;
 	assert_int_equal(esc_json_str(buf, sizeof(buf), "a\"\\\n\xff\xc2\x9b"),
-			 strlen("\"a\\\"\\\\\\u000a\\ufffd\\u009b\""));
-	assert_string_equal(buf, "\"a\\\"\\\\\\u000a\\ufffd\\u009b\"");
+			 strlen("\"a\\\"\\\\\\u000a\\uefff\\u009b\""));
+	assert_string_equal(buf, "\"a\\\"\\\\\\u000a\\uefff\\u009b\"");
 	o = json_tokener_parse(buf);
 	assert_non_null(o);
-	assert_string_equal(json_object_get_string(o), "a\"\\\n\xef\xbf\xbd\xc2\x9b");
+	assert_string_equal(json_object_get_string(o), "a\"\\\n\xee\xbf\xbf\xc2\x9b");
 	json_object_put(o);
 	/* the bound: every byte escaped */
 	assert_int_equal(esc_json_str(buf, sizeof(buf), "\xff\xff\xff\xff\xff\xff\xff\xff"),

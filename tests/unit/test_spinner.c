@@ -7,7 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -56,12 +59,84 @@ static void test_spin_start_stop(void **state)
 		}
 		assert_int_equal(pol, SCHED_IDLE);
 	}
-	pid_t first = s.pid[0];
+	pid_t first = s.pid[0], watcher = s.watcher;
 
+	assert_true(watcher > 0);
 	spin_stop(&s);
 	assert_int_equal(s.n, 0);
 	assert_int_equal(kill(first, 0), -1);	/* reaped: no such process */
+	assert_int_equal(kill(watcher, 0), -1);
 	spin_stop(&s);				/* twice is harmless */
+}
+
+/* 'Z' when @pid is a zombie, else its state letter; 0 if gone */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	return p && p[1] ? p[2] : 0;
+}
+
+/*
+ * The parent SIGKILLed (record killed -9): the watcher wakes at once and
+ * gives every loop still alive SCHED_OTHER before killing it, so none waits,
+ * SCHED_IDLE, for a CPU to idle before it can die.
+ */
+static void test_parent_killed(void **state)
+{
+	struct spinners s;
+	int fds[2], left;
+	pid_t parent, w;
+	bool reaped[SPIN_MAX_CPUS] = { false };
+
+	(void)state;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);	/* orphans come back to us */
+	assert_int_equal(pipe(fds), 0);
+	parent = fork();
+	assert_true(parent >= 0);
+	if (parent == 0) {
+		struct bql_err e;
+
+		close(fds[0]);
+		if (spin_start(&s, &e) || write(fds[1], &s, sizeof(s)) != (ssize_t)sizeof(s))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &s, sizeof(s)), (ssize_t)sizeof(s));
+	close(fds[0]);
+	assert_true(s.watcher > 0);
+	assert_int_equal(kill(parent, SIGKILL), 0);
+	left = s.n;
+	while ((w = waitpid(-1, NULL, 0)) > 0) {
+		for (int i = 0; i < s.n; i++)
+			if (s.pid[i] == w) {
+				reaped[i] = true;
+				left--;
+			}
+		if (w != s.watcher)
+			continue;
+		/* the watcher is done: each loop is dead, or no longer idle-only */
+		for (int i = 0; i < s.n; i++) {
+			char st;
+
+			if (reaped[i])
+				continue;
+			st = proc_state(s.pid[i]);
+			if (st && st != 'Z')
+				assert_int_not_equal(sched_getscheduler(s.pid[i]), SCHED_IDLE);
+		}
+	}
+	assert_int_equal(left, 0);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
 }
 
 int main(void)
@@ -69,6 +144,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpu_list),
 		cmocka_unit_test(test_spin_start_stop),
+		cmocka_unit_test(test_parent_killed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -368,6 +368,54 @@ static void test_corrupt(void **state)
 	free(s.p);
 }
 
+/* a parse error in what a corrupt stream gave is blamed on the stream */
+static void test_blame(void **state)
+{
+	struct buf t = text(200000, 9), z = gz(&t), s = zst(&t);
+	struct bql_err e, oe;
+	struct tinput *in;
+	char buf[4096];
+	const char *path;
+
+	(void)state;
+	/* the CRC of the trailer: the text is intact, the verdict comes at the end */
+	z.p[z.len - 6] ^= 1;
+	path = put("blame.gz", z.p, z.len);
+	assert_int_equal(tinput_open(&in, path, &oe), 0);
+	assert_true(tinput_read(in, buf, sizeof(buf), &oe) > 0);
+	bql_err_set(&e, EINVAL, "line 7: bad record");
+	assert_true(tinput_blame(in, &e));
+	assert_non_null(strstr(e.msg, "line 7: bad record (possibly corrupt input: "));
+	assert_non_null(strstr(e.msg, "blame.gz: corrupt gzip data: incorrect data check)"));
+	tinput_close(in);
+	/* an intact stream: the parse error is the trace's own */
+	z.p[z.len - 6] ^= 1;
+	path = put("fine.gz", z.p, z.len);
+	assert_int_equal(tinput_open(&in, path, &oe), 0);
+	assert_true(tinput_read(in, buf, sizeof(buf), &oe) > 0);
+	bql_err_set(&e, EINVAL, "line 7: bad record");
+	assert_false(tinput_blame(in, &e));
+	assert_string_equal(e.msg, "line 7: bad record");
+	tinput_close(in);
+	/* zstd, a flipped byte mid-frame */
+	s.p[s.len / 2] ^= 0x10;
+	path = put("blame.zst", s.p, s.len);
+	assert_int_equal(tinput_open(&in, path, &oe), 0);
+	bql_err_set(&e, EINVAL, "line 1: bad record");
+	assert_true(tinput_blame(in, &e));
+	assert_non_null(strstr(e.msg, "(possibly corrupt input: "));
+	tinput_close(in);
+	/* plain input: nothing to blame, nothing read */
+	path = put("plain.bqlt", t.p, t.len);
+	assert_int_equal(tinput_open(&in, path, &oe), 0);
+	assert_false(tinput_blame(in, &e));
+	assert_true(tinput_read(in, buf, sizeof(buf), &oe) > 0);
+	tinput_close(in);
+	free(t.p);
+	free(z.p);
+	free(s.p);
+}
+
 static void test_trailing_garbage(void **state)
 {
 	struct buf t = text(5000, 9), z = gz(&t), s = zst(&t);
@@ -572,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_trailing_garbage),
+		cmocka_unit_test(test_blame),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_stdin),
