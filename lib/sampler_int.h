@@ -17,6 +17,9 @@
 /* the cheap check of class/net at most this often */
 #define SAMPLER_QUICK_CHECK_NS	100000000ull
 
+/* a device statistics file read by path, not kept open (fd_tx_bytes...) */
+#define SAMPLER_FD_BY_PATH	(-2)
+
 /*
  * Full scan: every device of class/net, matched by name and ifindex with
  * what we have. Devices that went away are marked vanished (kept one

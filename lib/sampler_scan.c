@@ -43,6 +43,12 @@ static void add_event(struct sampler *s, enum sampler_event_type t,
 
 /* ------------------------------------------------------------ queues */
 
+/* out of descriptors or memory: a shortage to report, not a device going away */
+static bool short_of(int err)
+{
+	return err == -EMFILE || err == -ENFILE || err == -ENOMEM;
+}
+
 static void queue_close(struct sampler_queue *q)
 {
 	for (int a = 0; a < BQL_ATTR_NR; a++) {
@@ -50,6 +56,7 @@ static void queue_close(struct sampler_queue *q)
 			close(q->fd[a]);
 		q->fd[a] = -1;
 	}
+	q->opened = false;
 }
 
 static void queue_init(struct sampler_queue *q, unsigned int index)
@@ -62,14 +69,23 @@ static void queue_init(struct sampler_queue *q, unsigned int index)
 		q->fd[a] = -1;
 }
 
-/* Open the BQL files of @q; optional files may be absent. */
+/*
+ * Open the BQL files of @q; optional files may be absent. Only the files
+ * of SAMPLER_KEEP_OPEN stay open, and only below the descriptor budget:
+ * past it (or when open fails for want of descriptors) a file is marked
+ * in @q->reopen and opened at each read. The settings are opened to see
+ * that they are there and readable, and closed: they are read by path.
+ */
 static int queue_open(const struct sampler *s, const char *dev,
 		      struct sampler_queue *q, struct bql_err *e)
 {
 	char path[4096], obj[64];
 	struct bql_err oe;
 
+	if (q->opened)
+		return 0;
 	for (int a = 0; a < BQL_ATTR_NR; a++) {
+		bool keep = SAMPLER_KEEP_OPEN & (1u << a);
 		int err;
 
 		if (q->fd[a] >= 0)
@@ -81,14 +97,31 @@ static int queue_open(const struct sampler *s, const char *dev,
 		/* beneath the root, regular files only (lib/sysfs.c) */
 		err = sysfs_open(s->ctx, path, O_RDONLY, obj, &oe);
 		if (err >= 0) {
-			q->fd[a] = err;
+			if (keep && err < s->fd_budget) {
+				q->fd[a] = err;
+				q->reopen &= ~(1u << a);
+				continue;
+			}
+			close(err);
+			if (keep)
+				q->reopen |= 1u << a;
+			q->absent &= ~(1u << a);
 			continue;
 		}
-		if (err == -ENOENT && bql_attrs[a].optional)
+		if (short_of(err)) {
+			/* cannot tell whether it is there: read it by path */
+			q->reopen |= keep ? 1u << a : 0;
+			q->absent &= ~(1u << a);
 			continue;
+		}
+		if (err == -ENOENT && bql_attrs[a].optional) {
+			q->absent |= 1u << a;
+			continue;
+		}
 		*e = oe;
 		return err;
 	}
+	q->opened = true;
 	return 0;
 }
 
@@ -189,6 +222,12 @@ static int open_stat(const struct sampler *s, const char *dev, const char *rel)
 	if (sysfs_dev_path(s->ctx, path, sizeof(path), dev, rel))
 		return -1;
 	fd = sysfs_open(s->ctx, path, O_RDONLY, dev, NULL);
+	if (fd >= s->fd_budget || short_of(fd)) {
+		/* past the descriptor budget: read it by path (SAMPLER_FD_BY_PATH) */
+		if (fd >= 0)
+			close(fd);
+		return SAMPLER_FD_BY_PATH;
+	}
 	return fd < 0 ? -1 : fd;
 }
 
@@ -327,6 +366,14 @@ static int dev_cmp(const void *a, const void *b)
 	return sysfs_dev_order(x->ifindex, x->ifname, y->ifindex, y->ifname);
 }
 
+/* a device the selectors match that could not be sampled (@err < 0) */
+static void skip_dev(struct sampler *s, int err, unsigned int ntx)
+{
+	s->scan_skipped_dev++;
+	s->scan_skipped_q += ntx;
+	s->short_err = -err;
+}
+
 /*
  * Full scan: every device of class/net, matched by name and ifindex with
  * what we have. Devices that went away are marked vanished (kept one
@@ -344,6 +391,7 @@ int sampler_scan_full(struct sampler *s, bool events, struct bql_err *e)
 	ret = sysfs_list_devs(s->ctx, &list, &nlist, e);
 	if (ret)
 		return ret;
+	s->scan_skipped_dev = s->scan_skipped_q = 0;
 	nd = calloc(nlist + s->ndev + 1, sizeof(*nd));
 	used = calloc(s->ndev + 1, sizeof(*used));
 	if (!nd || !used) {
@@ -379,6 +427,12 @@ int sampler_scan_full(struct sampler *s, bool events, struct bql_err *e)
 			nd[n].queues_nlink = queues_nlink(s, name, &gone);
 			ret = dev_sync_queues(s, &nd[n], ntx, events, old->rescan, e);
 			nd[n].rescan = false;
+			if (ret && short_of(ret)) {
+				/* still there, but not sampled: counted, not "vanished" */
+				skip_dev(s, ret, ntx);
+				sampler_dev_free(&nd[n]);
+				continue;
+			}
 			if (ret) {
 				/* it is going away under us */
 				if (events)
@@ -395,6 +449,8 @@ int sampler_scan_full(struct sampler *s, bool events, struct bql_err *e)
 			refused = ret;
 			rerr = *e;
 		}
+		if (ret && short_of(ret))
+			skip_dev(s, ret, ntx);
 		if (ret) {
 			sampler_dev_free(&nd[n]);
 			continue;
