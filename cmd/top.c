@@ -113,6 +113,8 @@ static int top_run(struct bql_ctx *c, int argc, char **argv)
 	if (!st.targets.n)
 		cmd_warn(c, "no network device with byte queue limits found (yet)");
 	cmd_open_netlink(c, &st);
+	/* 4 descriptors per queue: take what the hard limit allows */
+	sampler_raise_nofile();
 	sampler_init(&s, c, &st.sel, st.nl, NULL);
 	if (!o.batch)
 		setlocale(LC_ALL, "");

@@ -99,6 +99,22 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 		out_close_obj(c);
 	}
 	out_close_arr(c);
+	if (s->shortage.err) {
+		const struct sampler_short *sh = &s->shortage;
+		char text[512];
+
+		out_open_obj(c, "shortage");
+		out_str(c, OUT_JSON, "reason", NULL, sh->err == ENOMEM ? "ENOMEM" :
+			sh->err == ENFILE ? "ENFILE" : "EMFILE");
+		out_str(c, OUT_JSON, "message", NULL, sampler_short_text(text, sizeof(text), s));
+		if (sh->fd_limit && sh->fd_limit != UINT64_MAX)
+			out_u64(c, OUT_JSON, "fd_limit", NULL, sh->fd_limit);
+		out_u64(c, OUT_JSON, "ndevices_skipped", NULL, sh->ndev_skipped);
+		out_u64(c, OUT_JSON, "nqueues_skipped", NULL, sh->nq_skipped);
+		out_u64(c, OUT_JSON, "nqueues_reopened", NULL, sh->nq_reopen);
+		out_u64(c, OUT_JSON, "nqueues_unread", NULL, sh->nq_unread);
+		out_close_obj(c);
+	}
 	out_open_arr(c, "events");
 	for (size_t i = 0; i < s->nev; i++) {
 		const struct sampler_event *ev = &s->ev[i];
@@ -258,6 +274,11 @@ static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int 
 	table_drop_empty(&t, 1);
 	table_print(&t, c->out);
 	table_free(&t);
+	if (s->shortage.err) {
+		char text[512];
+
+		fprintf(c->out, "shortage: %s\n", sampler_short_text(text, sizeof(text), s));
+	}
 	for (size_t i = 0; i < s->nev; i++) {
 		const struct sampler_event *ev = &s->ev[i];
 
@@ -313,6 +334,7 @@ int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o
 	struct sigaction sa;
 	unsigned int hz = hz_get()->hz;
 	uint64_t next = top_mono_now();
+	bool warned = false;
 	struct bql_err e;
 	int ret;
 
@@ -335,6 +357,13 @@ int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o
 		}
 		if (c->verbose && n == 0 && s->note[0])
 			cmd_note(c, "%s", s->note);
+		if (s->shortage.err && !warned) {
+			char text[512];
+
+			/* once on stderr too: the stream says it in every sample */
+			cmd_warn(c, "%s", sampler_short_text(text, sizeof(text), s));
+			warned = true;
+		}
 		if (c->json) {
 			json_sample(c, s);
 			ret = out_end(c);

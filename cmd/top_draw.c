@@ -380,7 +380,12 @@ static void draw_header(const struct tv_frame *f, const struct layout *l)
 		snprintf(line + len, sizeof(line) - len, "  filter '%s'", m->filter);
 	esc_text(shown, sizeof(shown), line);	/* the filter may be pasted */
 	mvaddnstr(1, 0, shown, COLS);
-	if (m->nflag[3] || m->nflag[2] || m->nflag[0] || m->nflag[1]) {
+	if (f->shortage) {
+		/* what is not covered beats flags and news: the counts above depend on it */
+		pen_on(PAIR_HIGH, A_BOLD);
+		mvaddnstr(2, 0, f->shortage, COLS);
+		pen_off(PAIR_HIGH, A_BOLD);
+	} else if (m->nflag[3] || m->nflag[2] || m->nflag[0] || m->nflag[1]) {
 		snprintf(line, sizeof(line), "queues flagged: %zu STALL  %zu PINNED  %zu MIN  %zu OSC",
 			 m->nflag[3], m->nflag[2], m->nflag[0], m->nflag[1]);
 		pen_on(PAIR_WARN, A_BOLD);
@@ -391,7 +396,7 @@ static void draw_header(const struct tv_frame *f, const struct layout *l)
 	} else {
 		move(2, 0);
 	}
-	if (f->message) {
+	if (f->message && !f->shortage) {
 		esc_text(shown, sizeof(shown), f->message);
 		addnstr(shown, COLS > getcurx(stdscr) ? COLS - getcurx(stdscr) : 0);
 	}
