@@ -6,6 +6,7 @@
  */
 #include <curses.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,59 +334,155 @@ static int vcol_of(enum tm_col c)
 	return -1;
 }
 
+/*
+ * A header line is fields with priorities: when the line is wider than
+ * the terminal, whole fields go, lowest priority first (never a field cut
+ * mid-word); the rest keep their order, two spaces apart.
+ */
+#define HDR_MAX_FIELDS	8
+
+struct hdr_line {
+	char text[HDR_MAX_FIELDS][4 * 160 + 1];	/* escaped: lib/esc.h */
+	int prio[HDR_MAX_FIELDS];
+	int n;
+};
+
+static void __attribute__((format(printf, 3, 4)))
+hdr_add(struct hdr_line *h, int prio, const char *fmt, ...)
+{
+	char raw[160];
+	va_list ap;
+
+	if (h->n >= HDR_MAX_FIELDS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	esc_text(h->text[h->n], sizeof(h->text[h->n]), raw);	/* names are anyone's */
+	h->prio[h->n++] = prio;
+}
+
+/* which fields of @h fit in @cols columns (@keep[i]); the width used */
+static int hdr_fit(const struct hdr_line *h, int cols, bool *keep)
+{
+	int total;
+
+	for (int i = 0; i < h->n; i++)
+		keep[i] = true;
+	for (;;) {
+		int lowest = -1, k = 0;
+
+		total = 0;
+		for (int i = 0; i < h->n; i++)
+			if (keep[i])
+				total += (k++ ? 2 : 0) + (int)esc_text_width(h->text[i]);
+		if (total <= cols)
+			return total;
+		for (int i = 0; i < h->n; i++)
+			if (keep[i] && (lowest < 0 || h->prio[i] < h->prio[lowest]))
+				lowest = i;
+		if (lowest <= 0)	/* the first field is the line's subject: cut, never dropped */
+			return total;
+		keep[lowest] = false;
+	}
+}
+
+/* draw @h at row @y from column 0; field 0 in @pair0/@mono0 */
+static void hdr_draw(const struct hdr_line *h, int y, int cols, int pair0, attr_t mono0)
+{
+	bool keep[HDR_MAX_FIELDS];
+	int k = 0;
+
+	hdr_fit(h, cols, keep);
+	move(y, 0);
+	for (int i = 0; i < h->n; i++) {
+		int room = cols - getcurx(stdscr);
+
+		if (!keep[i] || room <= 0)
+			continue;
+		if (k++)
+			addnstr("  ", room);
+		room = cols - getcurx(stdscr);
+		if (!i)
+			pen_on(pair0, mono0);
+		addnstr(h->text[i], room > 0 ? room : 0);
+		if (!i)
+			pen_off(pair0, mono0);
+	}
+}
+
+/* "2 hidden: 1 down, 1 BQL unused (a shows)": zero counts left out */
+static void hidden_note(char *buf, size_t n, const struct topmodel *m)
+{
+	size_t len = (size_t)snprintf(buf, n, "%zu hidden:", m->nhidden);
+
+	if (m->ndown && len < n)
+		len += (size_t)snprintf(buf + len, n - len, " %zu down%s", m->ndown,
+					m->nunused ? "," : "");
+	if (m->nunused && len < n)
+		len += (size_t)snprintf(buf + len, n - len, " %zu BQL unused", m->nunused);
+	if (len < n)
+		snprintf(buf + len, n - len, " (a shows)");
+}
+
 static void draw_header(const struct tv_frame *f, const struct layout *l)
 {
 	const struct topmodel *m = f->m;
-	char iv[32], tbuf[32], line[320], shown[4 * 320 + 1];	/* escaped: lib/esc.h */
+	char iv[32], tbuf[32], note[128], shown[4 * 320 + 1];	/* escaped: lib/esc.h */
 	time_t t = (time_t)(f->real_ns / 1000000000ull);
 	int sv = vcol_of(m->sort);
+	struct hdr_line h;
 	struct tm tm;
-	size_t len;
 
 	localtime_r(&t, &tm);
 	strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
 	fmt_interval(iv, sizeof(iv), f->interval_ns);
-	pen_on(PAIR_TITLE, A_BOLD);
-	mvaddstr(0, 0, "bqltool top");
-	pen_off(PAIR_TITLE, A_BOLD);
-	len = (size_t)snprintf(line, sizeof(line), "  host %s", f->host);
+	/* line 0: what is watched, how often, when; PAUSED keeps its corner */
+	memset(&h, 0, sizeof(h));
+	hdr_add(&h, 100, "bqltool top");
+	hdr_add(&h, 50, "host %s", f->host);
 	if (f->netns)
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "  netns %s", f->netns);
-	snprintf(line + len, sizeof(line) - len, "  kernel %s  HZ %u  every %s  %s",
-		 f->kernel, f->hz, iv, tbuf);
-	esc_text(shown, sizeof(shown), line);	/* the host and netns names are anyone's */
-	addnstr(shown, COLS - 11 > 0 ? COLS - 11 : 0);
+		hdr_add(&h, 90, "netns %s", f->netns);
+	hdr_add(&h, 30, "kernel %s", f->kernel);
+	hdr_add(&h, 20, "HZ %u", f->hz);
+	hdr_add(&h, 80, "every %s", iv);
+	hdr_add(&h, 70, "%s", tbuf);
+	hdr_draw(&h, 0, f->paused ? COLS - 9 : COLS, PAIR_TITLE, A_BOLD);
 	if (f->paused) {
 		pen_on(PAIR_WARN, A_REVERSE);
 		mvaddstr(0, COLS - 8 > 0 ? COLS - 8 : 0, " PAUSED ");
 		pen_off(PAIR_WARN, A_REVERSE);
 	}
-	len = (size_t)snprintf(line, sizeof(line), "devices %zu shown of %zu", m->nshown, m->ndev);
-	if (m->nhidden)
-		len += (size_t)snprintf(line + len, sizeof(line) - len,
-					", %zu hidden (%zu down, %zu BQL unused: a)",
-					m->nhidden, m->ndown, m->nunused);
-	if (m->nfiltered)
-		len += (size_t)snprintf(line + len, sizeof(line) - len, ", %zu filtered",
-					m->nfiltered);
-	len += (size_t)snprintf(line + len, sizeof(line) - len,
-				"  queues %zu  sort %s %s", m->nqueues, tm_cols[m->sort].name,
-				(tm_cols[m->sort].descending != m->reverse) ? "desc" : "asc");
-	if (sv >= 0 && !l->on[sv])
-		len += (size_t)snprintf(line + len, sizeof(line) - len, " (column hidden)");
+	/* line 1: what is shown of what there is */
+	memset(&h, 0, sizeof(h));
+	if (m->all_forced)
+		hdr_add(&h, 100, "devices %zu shown of %zu (all down or BQL never used: shown anyway)",
+			m->nshown, m->ndev);
+	else
+		hdr_add(&h, 100, "devices %zu shown of %zu", m->nshown, m->ndev);
+	if (m->nhidden) {
+		hidden_note(note, sizeof(note), m);
+		hdr_add(&h, 90, "%s", note);
+	}
+	if (m->filter[0] && m->nfiltered)	/* the filter may be pasted: escaped */
+		hdr_add(&h, 89, "filter '%s' hides %zu", m->filter, m->nfiltered);
+	else if (m->filter[0])
+		hdr_add(&h, 89, "filter '%s'", m->filter);
+	hdr_add(&h, 40, "queues %zu", m->nqueues);
+	hdr_add(&h, 87, "sort %s %s%s", tm_cols[m->sort].name,
+		(tm_cols[m->sort].descending != m->reverse) ? "desc" : "asc",
+		sv >= 0 && !l->on[sv] ? " (column hidden)" : "");
 	if (l->nhidden)
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "  %d column%s hidden",
-					l->nhidden, l->nhidden == 1 ? "" : "s");
-	if (m->filter[0])
-		snprintf(line + len, sizeof(line) - len, "  filter '%s'", m->filter);
-	esc_text(shown, sizeof(shown), line);	/* the filter may be pasted */
-	mvaddnstr(1, 0, shown, COLS);
+		hdr_add(&h, 30, "%d column%s hidden", l->nhidden, l->nhidden == 1 ? "" : "s");
+	hdr_draw(&h, 1, COLS, 0, 0);
 	if (f->shortage) {
 		/* what is not covered beats flags and news: the counts above depend on it */
 		pen_on(PAIR_HIGH, A_BOLD);
 		mvaddnstr(2, 0, f->shortage, COLS);
 		pen_off(PAIR_HIGH, A_BOLD);
 	} else if (m->nflag[3] || m->nflag[2] || m->nflag[0] || m->nflag[1]) {
+		char line[160];
+
 		snprintf(line, sizeof(line), "queues flagged: %zu STALL  %zu PINNED  %zu MIN  %zu OSC",
 			 m->nflag[3], m->nflag[2], m->nflag[0], m->nflag[1]);
 		pen_on(PAIR_WARN, A_BOLD);
@@ -543,7 +640,6 @@ void tv_draw(const struct tv_frame *f, size_t *scroll)
 	if (!m->nrows) {
 		const char *why = m->nfiltered && m->filter[0] ?
 			"No device matches the filter (/ to change it)." :
-			m->nhidden ? "Every device is down or has never used BQL: press a to show them." :
 			"No network device with byte queue limits.";
 
 		mvaddnstr(y0 + 1, 2, why, COLS - 2);

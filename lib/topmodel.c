@@ -347,7 +347,7 @@ static int grow(struct topmodel *m, size_t need)
 	return 0;
 }
 
-int topmodel_build(struct topmodel *m, const struct sampler *s)
+static int build_rows(struct topmodel *m, const struct sampler *s, bool show_all)
 {
 	unsigned int window = 3;
 	size_t nq = sampler_nqueues(s), nd = 0;
@@ -409,7 +409,7 @@ int topmodel_build(struct topmodel *m, const struct sampler *s)
 			m->nfiltered++;
 			continue;
 		}
-		why = m->show_all ? 0 : hidden_why(&devs[nd]);
+		why = show_all ? 0 : hidden_why(&devs[nd]);
 		if (why) {
 			m->nhidden++;
 			if (why == 1)
@@ -465,4 +465,21 @@ int topmodel_build(struct topmodel *m, const struct sampler *s)
 	free(order);
 	free(span);
 	return 0;
+}
+
+/*
+ * When the default would hide every device (all down, or none has used
+ * BQL yet: a fresh namespace), an empty screen helps nobody: show them
+ * all, and say so (@all_forced).
+ */
+int topmodel_build(struct topmodel *m, const struct sampler *s)
+{
+	int ret = build_rows(m, s, m->show_all);
+
+	m->all_forced = false;
+	if (!ret && !m->show_all && !m->nshown && m->nhidden) {
+		m->all_forced = true;
+		ret = build_rows(m, s, true);
+	}
+	return ret;
 }

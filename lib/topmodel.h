@@ -89,6 +89,8 @@ struct tm_expand {
  * @nhidden: devices hidden because !@show_all, @ndown + @nunused
  * @ndown: of which down (operstate)
  * @nunused: of which up but with BQL never used
+ * @all_forced: every device would be hidden (down or BQL never used):
+ *	they are all shown instead, as if @show_all
  * @nfiltered: devices hidden by the filter
  * @nqueues: queues sampled
  * @nflag: queues carrying each flag bit, over all devices
@@ -98,6 +100,7 @@ struct topmodel {
 	bool reverse;
 	char filter[64];
 	bool show_all;
+	bool all_forced;
 	struct tm_expand *exp;
 	size_t nexp;
 	bool expand_default;		/* fixed by the first build */

@@ -141,17 +141,15 @@ assert_quit_clean() {
 	wait_for "sort fill desc"
 	# filter by glob
 	keys / e t h 1 Enter
-	wait_for "filter 'eth1'"
+	wait_for "filter 'eth1' hides 2"
 	wait_gone "▾ eth0"
-	run screen
-	assert_output --partial "2 filtered"
 	keys / C-u Enter
 	wait_for "▾ eth0"
 	# a: the hidden (here: BQL never used) wlan0 appears
 	wait_for "▾ wlan0"
 	echo 0 > "$ROOT/class/net/wlan0/queues/tx-0/byte_queue_limits/limit"
 	wait_gone "▾ wlan0"
-	wait_for "1 hidden \\(0 down, 1 BQL unused: a\\)"
+	wait_for "1 hidden: 1 BQL unused \\(a shows\\)"
 	keys a
 	wait_for "wlan0"
 	# Enter collapses the device under the cursor (the first row)
@@ -252,17 +250,44 @@ assert_quit_clean() {
 	start_view -- -d 0.1
 	wait_for "DEVICE/QUEUE"
 	run screen
-	assert_output --regexp "devices 1 shown of 3, 2 hidden \\(1 down, 1 BQL unused: a\\)"
+	assert_output --regexp "devices 1 shown of 3  2 hidden: 1 down, 1 BQL unused \\(a shows\\)"
 	assert_output --regexp "▾ eth0 "
 	refute_output --partial "eth1"
 	refute_output --partial "wlan0"
 	keys a
 	wait_for "wlan0"
 	wait_for "eth1"
-	# every device hidden: the empty screen says why and what to press
+	# every device would be hidden: all are shown instead, and the header says so
 	keys a
 	echo down > "$ROOT/class/net/eth0/operstate"
-	wait_for "Every device is down or has never used BQL: press a to show them"
+	wait_for "devices 3 shown of 3 \\(all down or BQL never used: shown anyway\\)"
+	run screen
+	assert_output --regexp "▾ eth0 "
+	assert_output --regexp "▾ eth1 "
+	assert_output --regexp "▾ wlan0 "
+	refute_output --partial "press a"
+	keys q
+	assert_quit_clean
+}
+
+@test "80x24: header lines drop whole fields, lowest priority first, never cut one" {
+	echo down > "$ROOT/class/net/eth1/operstate"
+	echo 0 > "$ROOT/class/net/wlan0/queues/tx-0/byte_queue_limits/limit"
+	VIEW_SIZE=80x24 start_view -- -d 0.2
+	wait_for "DEVICE/QUEUE"
+	run screen
+	# line 0 ends with the whole time; line 1 keeps the sort, whole
+	assert_line --index 0 --regexp "^bqltool top( +[^ ]+ [^ ]+)* +every 200ms +[0-9]{2}:[0-9]{2}:[0-9]{2}$"
+	assert_line --index 1 --regexp "^devices 1 shown of 3  2 hidden: 1 down, 1 BQL unused \\(a shows\\)( +queues 7)?  sort name asc$"
+	keys Space
+	wait_for "PAUSED"
+	run screen
+	assert_line --index 0 --regexp "^bqltool top( +[^ ]+ [^ ]+)* +[0-9]{2}:[0-9]{2}:[0-9]{2} +PAUSED ?$"
+	# a long filter: fields give way, the filter is kept whole
+	keys / x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x Enter
+	wait_for "filter 'x{30}' hides 3"
+	run screen
+	assert_line --index 1 --regexp "^devices 0 shown of 3  filter 'x{30}' hides 3(  sort name asc)?$"
 	keys q
 	assert_quit_clean
 }
