@@ -64,7 +64,7 @@ static const struct {
 	[V_LIMIT]    = { "LIMIT",		10, 99, TM_COL_LIMIT, false },
 	[V_INFLIGHT] = { "INFLIGHT",		10, 98, TM_COL_INFLIGHT, false },
 	[V_FILL]     = { "FILL",		12, 97, TM_COL_FILL, true },
-	[V_SPARK]    = { "LIMIT HISTORY",	16, 80, TM_COL_NR, true },
+	[V_SPARK]    = { "LIMIT HISTORY",	18, 80, TM_COL_NR, true },
 	[V_MIN]      = { "MIN",			9, 60, TM_COL_LIMIT_MIN, false },
 	[V_MAX]      = { "MAX",			9, 61, TM_COL_LIMIT_MAX, false },
 	[V_RATE]     = { "TX RATE",		12, 90, TM_COL_TX_BYTES, false },
@@ -195,15 +195,42 @@ static void draw_bar(const struct layout *l, int y, const struct tm_row *r)
 	mvaddstr(y, x + w + 2, pct);
 }
 
-/* limit history, newest on the right, scaled 0..max of the window */
+/* "1B", "870B", "2.2K", "64K", "1.5M": at most 5 characters */
+static char *fmt_short_bytes(char *buf, size_t n, uint64_t v)
+{
+	static const char units[] = "KMGT";
+	double x = (double)v;
+	int u = -1;
+
+	if (v < 1000) {
+		snprintf(buf, n, "%lluB", (unsigned long long)v);
+		return buf;
+	}
+	while (x >= 999.5 && u < 3) {
+		x /= 1024;
+		u++;
+	}
+	snprintf(buf, n, x < 9.95 ? "%.1f%c" : "%.0f%c", x, units[u]);
+	return buf;
+}
+
+/*
+ * Limit history, newest on the right, on a zero baseline (0 draws as
+ * nothing, the top block is the row's maximum) with that range printed
+ * after it ("0-2.2K"): a 1 B limit and a 2.18 KiB one both fill their
+ * bars, but say what the bar means.
+ */
+#define SPARK_LABEL	7	/* "0-1023B" */
+
 static void draw_spark(const struct layout *l, int y, const struct tm_row *r)
 {
 	static const char *const blocks[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 	static const char ascii[] = "._-~=+*#";
-	int w = l->w[V_SPARK], len = 0;
+	int w = l->w[V_SPARK] - SPARK_LABEL - 1, len = 0;
 	uint64_t vals[SAMPLER_HIST], max = 0;
+	char range[24], num[16];
 
-	if (!l->on[V_SPARK])
+	if (!l->on[V_SPARK] || w < 1)
 		return;
 	if (w > SAMPLER_HIST)
 		w = SAMPLER_HIST;
@@ -229,19 +256,26 @@ static void draw_spark(const struct layout *l, int y, const struct tm_row *r)
 							(unsigned int)i);
 		}
 	}
+	if (!len)
+		return;
 	for (int i = 0; i < len; i++)
 		max = vals[i] > max ? vals[i] : max;
 	pen_on(PAIR_SPARK, 0);
 	for (int i = 0; i < len; i++) {
-		int lvl = max ? (int)((vals[i] * 7 + max / 2) / max) : 0;
+		/* 0: the baseline (blank); else 1..8 eighths of the maximum */
+		int lvl = max ? (int)((vals[i] * 8 + max - 1) / max) : 0;
 
+		if (!lvl)
+			continue;
 		move(y, l->x[V_SPARK] + w - 1 - i);
 		if (tv_term.utf8)
-			addstr(blocks[lvl]);
+			addstr(blocks[lvl - 1]);
 		else
-			addch((chtype)ascii[lvl]);
+			addch((chtype)ascii[lvl - 1]);
 	}
 	pen_off(PAIR_SPARK, 0);
+	snprintf(range, sizeof(range), "0-%s", fmt_short_bytes(num, sizeof(num), max));
+	mvaddstr(y, l->x[V_SPARK] + w + 1 + SPARK_LABEL - (int)strlen(range), range);
 }
 
 static void flag_text(char *buf, size_t n, unsigned int f)

@@ -92,7 +92,7 @@ assert_quit_clean() {
 	assert_output --regexp "devices 3 shown of 3 +queues 7 +sort name asc"
 	assert_output --regexp "DEVICE/QUEUE.* LIMIT +INFLIGHT +FILL +LIMIT HISTORY +MIN +MAX +TX RATE"
 	assert_output --regexp "▾ eth0 +20\\.7 KiB +600 B +\\[▎ +\\] +3%"
-	assert_output --regexp "   tx-3 +7\\.39 KiB +300 B +\\[▍ +\\] +4% +█+ +0 B +max"
+	assert_output --regexp "   tx-3 +7\\.39 KiB +300 B +\\[▍ +\\] +4% +█+ +0-7\\.4K +0 B +max"
 	assert_output --regexp "   tx-1 +4\\.44 KiB +100 B"
 	assert_output --regexp "▾ eth1 +7\\.39 KiB"
 	# up, BQL used once (limit 3028) although idle now: shown
@@ -203,7 +203,7 @@ assert_quit_clean() {
 	run screen
 	refute_output --partial "█"
 	assert_line --regexp "^- eth0 "
-	assert_output --regexp "tx-3 +7\\.39 KiB +6\\.84 KiB +\\[\\|{9} *\\] +92% +#+ +0 B +max"
+	assert_output --regexp "tx-3 +7\\.39 KiB +6\\.84 KiB +\\[\\|{9} *\\] +92% +#+ +0-7\\.4K +0 B +max"
 	keys q
 	assert_quit_clean
 }
@@ -266,6 +266,23 @@ assert_quit_clean() {
 	assert_output --regexp "▾ eth1 "
 	assert_output --regexp "▾ wlan0 "
 	refute_output --partial "press a"
+	keys q
+	assert_quit_clean
+}
+
+@test "LIMIT HISTORY prints its range: a 1 B limit and a 7.39 KiB one are told apart" {
+	echo 1 > "$ROOT/class/net/eth0/queues/tx-1/byte_queue_limits/limit"
+	start_view -- -d 0.1
+	wait_for "DEVICE/QUEUE"
+	run screen
+	assert_output --regexp "   tx-1 +1 B .* █+ +0-1B +0 B +max"
+	assert_output --regexp "   tx-3 +7\\.39 KiB .* █+ +0-7\\.4K +0 B +max"
+	# the bar is on a zero baseline: half the maximum is half a bar
+	echo 3784 > "$ROOT/class/net/eth0/queues/tx-3/byte_queue_limits/limit"
+	wait_for "tx-3 +3\\.70 KiB"
+	sleep 0.3
+	run screen
+	assert_output --regexp "   tx-3 +3\\.70 KiB .* █+▄+ +0-7\\.4K "
 	keys q
 	assert_quit_clean
 }
