@@ -537,8 +537,8 @@ static void draw_status(const struct tv_frame *f)
 {
 	static const char *const keys[][2] = {
 		{ "h", "Help" }, { "s", "Sort" }, { "r", "Reverse" }, { "/", "Filter" },
-		{ "Space", "Pause" }, { "+-", "Interval" }, { "Enter", "Expand" },
-		{ "a", "All" }, { "q", "Quit" },
+		{ "Space", "Pause" }, { "+-", "Interval" }, { "Enter", "Expand" }, { "*", "All" },
+		{ "a", "Hidden" }, { "q", "Quit" },
 	};
 	int y = LINES - 1;
 
@@ -599,8 +599,8 @@ static void draw_help(const struct tv_frame *f)
 		"  s F6      choose the sort column   < >       previous/next sort column",
 		"  r         reverse the sort         /         filter: glob, text, DEV:tx-N*",
 		"  Space p   pause or resume          + -       sample less/more often",
-		"  Enter e   expand/collapse device   a         show hidden devices too",
-		"  Up Down PgUp PgDn Home End  move   ^L        redraw",
+		"  Enter e   expand/collapse device   * E       expand/collapse every device",
+		"  a         show hidden devices too  Up Down PgUp PgDn Home End move, ^L redraw",
 		"Columns (device rows sum their queues)",
 		"  LIMIT INFLIGHT  limit, inflight    FILL      inflight / limit",
 		"  MIN MAX         limit_min, _max    TX RATE PKT/S  transmit rate",

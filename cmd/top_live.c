@@ -204,6 +204,9 @@ static int table_key(struct ui *u, int ch, uint64_t *interval, bool *resample)
 			return 0;
 		}
 		break;
+	case '*': case 'E':	/* every device: expand, or collapse when all are */
+		topmodel_expand_all(&u->m, topmodel_any_collapsed(&u->m));
+		break;
 	case 'a':
 		u->m.show_all = !u->m.show_all;
 		break;

@@ -287,6 +287,49 @@ assert_quit_clean() {
 	assert_quit_clean
 }
 
+@test "* expands every device (and collapses them all again); sorting by tx_rate follows the rate shown" {
+	# 20 devices x 4 queues: past 64 queues devices start collapsed
+	for i in $(seq 2 19); do
+		cp -a "$ROOT/class/net/eth0" "$ROOT/class/net/eth$i"
+		echo $((10 + i)) > "$ROOT/class/net/eth$i/ifindex"
+	done
+	VIEW_SIZE=160x120 start_view -- -d 0.2
+	wait_for "DEVICE/QUEUE"
+	run screen
+	assert_output --regexp "▸ eth0 "
+	refute_output --partial "tx-3"
+	keys '*'
+	wait_for "▾ eth19 "
+	[ "$(screen | grep -c '▾ eth')" -eq 20 ]
+	[ "$(screen | grep -cE '^   tx-3 ')" -eq 19 ]	# wlan0 and eth1 have fewer queues
+	keys '*'
+	wait_gone "▾ eth"
+	[ "$(screen | grep -c '▸ eth')" -eq 20 ]
+	# one device has the biggest counter, another the rate: the rate wins
+	echo 900000000 > "$ROOT/class/net/eth5/statistics/tx_bytes"
+	keys s
+	wait_for "Sort by"
+	run screen
+	assert_output --partial "tx_rate"
+	refute_output --partial "tx_bytes"
+	keys Escape
+	keys q
+	assert_quit_clean
+	tmux -L "$SOCK" kill-server
+	start_view -- -d 0.2 -s tx_rate
+	wait_for "sort tx_rate desc"
+	for i in $(seq 1 15); do
+		echo $((i * 100000)) > "$ROOT/class/net/eth7/statistics/tx_bytes"
+		sleep 0.1
+	done
+	run screen
+	first=$(screen | grep -E '^[▾▸] ' | head -n 1)
+	[[ "$first" == *"eth7 "* ]]
+	assert_output --regexp "TX RATEv"
+	keys q
+	assert_quit_clean
+}
+
 @test "80x24: header lines drop whole fields, lowest priority first, never cut one" {
 	echo down > "$ROOT/class/net/eth1/operstate"
 	echo 0 > "$ROOT/class/net/wlan0/queues/tx-0/byte_queue_limits/limit"
