@@ -80,6 +80,8 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 		if (d->ifindex >= 0)
 			out_u64(c, OUT_JSON, "ifindex", NULL, (uint64_t)d->ifindex);
 		out_u64(c, OUT_JSON, "num_tx_queues", NULL, d->ntx);
+		if (d->operstate[0])
+			out_str(c, OUT_JSON, "operstate", NULL, d->operstate);
 		if (d->has_stats) {
 			out_u64(c, OUT_JSON, "tx_bytes", NULL, d->tx_bytes);
 			out_u64(c, OUT_JSON, "tx_packets", NULL, d->tx_packets);
@@ -131,7 +133,7 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 	out_close_arr(c);
 }
 
-enum { TC_DEV, TC_QUEUE, TC_LIMIT, TC_INFLIGHT, TC_MIN, TC_MAX, TC_HOLD, TC_THRS,
+enum { TC_DEV, TC_QUEUE, TC_STATE, TC_LIMIT, TC_INFLIGHT, TC_MIN, TC_MAX, TC_HOLD, TC_THRS,
        TC_STALLS, TC_STALLMAX, TC_RATE, TC_PPS, TC_STOP, TC_WAKE, TC_DSTALL, TC_QDISC,
        TC_QBACKLOG, TC_QDROPS, TC_NR };
 
@@ -207,6 +209,8 @@ static void text_device(struct table *t, const struct sampler_dev *d)
 		}
 	}
 	table_cell(t, TC_DEV, "%s", d->ifname);
+	/* every device is listed, down ones too: the state says which */
+	table_cell(t, TC_STATE, "%s", d->operstate[0] ? d->operstate : "?");
 	if (n == d->ntx)
 		table_cell(t, TC_QUEUE, "all");
 	else
@@ -226,10 +230,21 @@ static void text_device(struct table *t, const struct sampler_dev *d)
 	}
 }
 
+/* the widest text of each column's values (bql_fmt_human, units_fmt_rate, %.1f) */
+static const int text_widths[TC_NR] = {
+	[TC_STATE] = 7,						/* "unknown" */
+	[TC_LIMIT] = 8, [TC_INFLIGHT] = 8, [TC_MIN] = 8, [TC_MAX] = 8,	/* "1023 KiB" */
+	[TC_HOLD] = 9, [TC_THRS] = 9, [TC_STALLMAX] = 9,	/* "999999 ms" */
+	[TC_STALLS] = 9, [TC_DSTALL] = 7,
+	[TC_RATE] = 12,						/* "999.9 Mbit/s" */
+	[TC_PPS] = 9, [TC_STOP] = 9, [TC_WAKE] = 9, [TC_QDROPS] = 9,	/* "9999999.9" */
+	[TC_QBACKLOG] = 8,
+};
+
 static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int hz)
 {
 	static const char *const hdr[TC_NR] = {
-		"device", "queue", "limit", "inflight", "limit_min", "limit_max",
+		"device", "queue", "state", "limit", "inflight", "limit_min", "limit_max",
 		"hold_time", "stall_thrs", "stall_cnt", "stall_max", "tx_rate",
 		"pkt/s", "stop/s", "wake/s", "stalls+", "qdisc", "backlog", "qdrops/s",
 	};
@@ -245,7 +260,11 @@ static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int 
 	if (s->dt_ns)
 		fprintf(c->out, "  interval %.3fs", (double)s->dt_ns / 1e9);
 	fputc('\n', c->out);
-	table_init(&t, TC_NR, 1u << TC_DEV | 1u << TC_QUEUE, 0);
+	table_init(&t, TC_NR, 1u << TC_DEV | 1u << TC_QUEUE | 1u << TC_STATE, 0);
+	/* value columns as wide as their widest value, so that a column keeps
+	 * its place from one sample to the next ("-" then "812.4 Mbit/s") */
+	for (int i = 0; i < TC_NR; i++)
+		t.width[i] = text_widths[i];
 	if (table_row(&t))
 		return -ENOMEM;
 	for (int i = 0; i < TC_NR; i++)
