@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -103,6 +105,13 @@ void sampler_init(struct sampler *s, const struct bql_ctx *c,
 	s->nl = nl;
 	s->clock = clk ? *clk : sampler_clock_system;
 	s->fd_budget = fd_budget(&s->shortage.fd_limit);
+	{
+		struct statfs fs;
+
+		/* a real sysfs: its attributes can be opened with one openat2 */
+		s->on_sysfs = c->sysfs_root && !statfs(c->sysfs_root, &fs) &&
+			      fs.f_type == SYSFS_MAGIC;
+	}
 }
 
 uint64_t sampler_raise_nofile(void)
@@ -221,10 +230,9 @@ static ssize_t pread_value(int fd, char *buf, size_t n)
  * path (the settings, and files past the descriptor budget). -1 with
  * errno on failure; ENOENT for a file known to be absent.
  */
-static ssize_t attr_read(const struct sampler *s, const char *dev,
+static ssize_t attr_read(const struct sampler *s, const struct sampler_dev *d,
 			 struct sampler_queue *q, int a, char *buf, size_t n)
 {
-	char path[4096];
 	ssize_t len;
 	int fd;
 
@@ -234,11 +242,7 @@ static ssize_t attr_read(const struct sampler *s, const char *dev,
 		errno = ENOENT;
 		return -1;
 	}
-	if (sysfs_bql_path(s->ctx, path, sizeof(path), dev, q->index, bql_attrs[a].name)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	fd = sysfs_open(s->ctx, path, O_RDONLY, dev, NULL);
+	fd = sampler_attr_open(s, d, q, a, d->ifname, NULL);
 	if (fd < 0) {
 		errno = -fd;
 		return -1;
@@ -262,9 +266,11 @@ static ssize_t attr_read(const struct sampler *s, const char *dev,
  * its own. Running out of descriptors or memory is neither: the file
  * keeps its last value and @q->unread says so.
  */
-static int queue_read(struct sampler *s, const char *dev, struct sampler_queue *q,
+static int queue_read(struct sampler *s, const struct sampler_dev *d, struct sampler_queue *q,
 		      uint32_t keep, bool *io, struct bql_err *e)
 {
+	const char *dev = d->ifname;
+
 	struct bql_queue b = { .index = q->index };
 
 	q->unread = false;
@@ -281,7 +287,7 @@ static int queue_read(struct sampler *s, const char *dev, struct sampler_queue *
 
 		if ((q->absent & (1u << a)) || (b.present & (1u << a)))
 			continue;
-		len = attr_read(s, dev, q, a, buf, sizeof(buf));
+		len = attr_read(s, d, q, a, buf, sizeof(buf));
 		/* a bad value, not a file gone with its device */
 		if (len < 0 && errno == EOVERFLOW)
 			return bql_err_set(e, EOVERFLOW,
@@ -351,7 +357,7 @@ static int read_devices(struct sampler *s, uint32_t keep, bool *again,
 
 			if (q->flags & SAMPLER_VANISHED)
 				continue;
-			ret = queue_read(s, d->ifname, q, keep, &io, e);
+			ret = queue_read(s, d, q, keep, &io, e);
 			if (!ret)
 				continue;
 			if (!io)

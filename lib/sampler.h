@@ -162,6 +162,7 @@ struct sampler_dev {
 	/* private */
 	bool eth_read;
 	int fd_tx_bytes, fd_tx_packets;
+	int qdir_fd;		/* O_PATH queues/ on a real sysfs, for reads by path; -1 */
 	uint64_t queues_nlink;
 	bool had_stats;
 	uint64_t prev_tx_bytes, prev_tx_packets;
@@ -231,6 +232,7 @@ struct sampler {
 	struct sampler_short shortage;
 	/* private */
 	int fd_budget;			/* keep no descriptor at or above this number */
+	bool on_sysfs;			/* the root is a real sysfs (statfs SYSFS_MAGIC) */
 	int short_err;			/* errno of the last shortage, kept across ticks */
 	size_t scan_skipped_dev, scan_skipped_q;
 	uint64_t stats_ns;		/* time of the last counter read */
