@@ -87,8 +87,9 @@ static int top_run(struct bql_ctx *c, int argc, char **argv)
 			o.sort = topmodel_col_find(optarg);
 			if (o.sort < 0)
 				return cmd_usage(c, "-s: unknown column '%s' (name, limit, inflight, fill, "
-						 "limit_min, limit_max, tx_bytes, tx_packets, tx_stop, "
-						 "tx_wake, stall_cnt, stall_max)", optarg);
+						 "limit_min, limit_max, tx_rate, pkt_rate, stop_rate, "
+						 "wake_rate, stall_cnt, stall_max, qdisc_backlog, "
+						 "qdrop_rate, ring, tx_usecs)", optarg);
 			break;
 		case 'a':
 			o.all = true;
@@ -113,6 +114,8 @@ static int top_run(struct bql_ctx *c, int argc, char **argv)
 	if (!st.targets.n)
 		cmd_warn(c, "no network device with byte queue limits found (yet)");
 	cmd_open_netlink(c, &st);
+	/* 4 descriptors per queue: take what the hard limit allows */
+	sampler_raise_nofile();
 	sampler_init(&s, c, &st.sel, st.nl, NULL);
 	if (!o.batch)
 		setlocale(LC_ALL, "");
@@ -130,17 +133,20 @@ const struct cmd_entry cmd_top_entry = {
 		"  -b, --batch        no screen: print one block per sample (text), or with -j\n"
 		"                     one JSON object per line; a text block's device row sums\n"
 		"                     limit and inflight over the selected queues (\"all\", or\n"
-		"                     \"N of M\" when a selector picked some)\n"
+		"                     \"N of M\" when a selector picked some); every device is\n"
+		"                     listed, down ones too, with its state\n"
 		"  -c, --count N      stop after N samples\n"
 		"  -j, --json         batch output as JSON lines (implies -b)\n"
 		"  -s, --sort COLUMN  initial sort: name, limit, inflight, fill, limit_min, limit_max,\n"
-		"                     tx_bytes, tx_packets, tx_stop, tx_wake, stall_cnt, stall_max\n"
-		"  -a, --all          show every device: by default down devices and devices\n"
-		"                     whose BQL was never used (limit and inflight 0, no\n"
-		"                     traffic) are hidden, and the header says how many\n"
+		"                     tx_rate, pkt_rate, stop_rate, wake_rate (the rates shown),\n"
+		"                     stall_cnt, stall_max, qdisc_backlog, qdrop_rate, ring, tx_usecs\n"
+		"  -a, --all          the live view shows every device: by default down devices\n"
+		"                     and devices whose BQL was never used (limit and inflight\n"
+		"                     0, no traffic) are hidden, and the header says how many\n"
 		"  -n, --netns NS     watch the devices of network namespace NS\n"
 		"\nKeys: q quit, h help, s/F6 or < > sort, r reverse, / filter, space pause,\n"
-		"+/- interval, Enter expand/collapse a device, a show hidden devices.\n"
+		"+/- interval, Enter expand/collapse a device, * every device, a show hidden\n"
+		"devices.\n"
 		"\nThe live view samples every -d but redraws at most 10 times a second;\n"
 		"limit and inflight are read at every sample, stall_cnt, stall_max and\n"
 		"traffic counters at most 10 times a second, and the settings (limit_min,\n"

@@ -80,6 +80,8 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 		if (d->ifindex >= 0)
 			out_u64(c, OUT_JSON, "ifindex", NULL, (uint64_t)d->ifindex);
 		out_u64(c, OUT_JSON, "num_tx_queues", NULL, d->ntx);
+		if (d->operstate[0])
+			out_str(c, OUT_JSON, "operstate", NULL, d->operstate);
 		if (d->has_stats) {
 			out_u64(c, OUT_JSON, "tx_bytes", NULL, d->tx_bytes);
 			out_u64(c, OUT_JSON, "tx_packets", NULL, d->tx_packets);
@@ -99,6 +101,22 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 		out_close_obj(c);
 	}
 	out_close_arr(c);
+	if (s->shortage.err) {
+		const struct sampler_short *sh = &s->shortage;
+		char text[512];
+
+		out_open_obj(c, "shortage");
+		out_str(c, OUT_JSON, "reason", NULL, sh->err == ENOMEM ? "ENOMEM" :
+			sh->err == ENFILE ? "ENFILE" : "EMFILE");
+		out_str(c, OUT_JSON, "message", NULL, sampler_short_text(text, sizeof(text), s));
+		if (sh->fd_limit && sh->fd_limit != UINT64_MAX)
+			out_u64(c, OUT_JSON, "fd_limit", NULL, sh->fd_limit);
+		out_u64(c, OUT_JSON, "ndevices_skipped", NULL, sh->ndev_skipped);
+		out_u64(c, OUT_JSON, "nqueues_skipped", NULL, sh->nq_skipped);
+		out_u64(c, OUT_JSON, "nqueues_reopened", NULL, sh->nq_reopen);
+		out_u64(c, OUT_JSON, "nqueues_unread", NULL, sh->nq_unread);
+		out_close_obj(c);
+	}
 	out_open_arr(c, "events");
 	for (size_t i = 0; i < s->nev; i++) {
 		const struct sampler_event *ev = &s->ev[i];
@@ -115,7 +133,7 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 	out_close_arr(c);
 }
 
-enum { TC_DEV, TC_QUEUE, TC_LIMIT, TC_INFLIGHT, TC_MIN, TC_MAX, TC_HOLD, TC_THRS,
+enum { TC_DEV, TC_QUEUE, TC_STATE, TC_LIMIT, TC_INFLIGHT, TC_MIN, TC_MAX, TC_HOLD, TC_THRS,
        TC_STALLS, TC_STALLMAX, TC_RATE, TC_PPS, TC_STOP, TC_WAKE, TC_DSTALL, TC_QDISC,
        TC_QBACKLOG, TC_QDROPS, TC_NR };
 
@@ -191,6 +209,8 @@ static void text_device(struct table *t, const struct sampler_dev *d)
 		}
 	}
 	table_cell(t, TC_DEV, "%s", d->ifname);
+	/* every device is listed, down ones too: the state says which */
+	table_cell(t, TC_STATE, "%s", d->operstate[0] ? d->operstate : "?");
 	if (n == d->ntx)
 		table_cell(t, TC_QUEUE, "all");
 	else
@@ -210,10 +230,21 @@ static void text_device(struct table *t, const struct sampler_dev *d)
 	}
 }
 
+/* the widest text of each column's values (bql_fmt_human, units_fmt_rate, %.1f) */
+static const int text_widths[TC_NR] = {
+	[TC_STATE] = 7,						/* "unknown" */
+	[TC_LIMIT] = 8, [TC_INFLIGHT] = 8, [TC_MIN] = 8, [TC_MAX] = 8,	/* "1023 KiB" */
+	[TC_HOLD] = 9, [TC_THRS] = 9, [TC_STALLMAX] = 9,	/* "999999 ms" */
+	[TC_STALLS] = 9, [TC_DSTALL] = 7,
+	[TC_RATE] = 12,						/* "999.9 Mbit/s" */
+	[TC_PPS] = 9, [TC_STOP] = 9, [TC_WAKE] = 9, [TC_QDROPS] = 9,	/* "9999999.9" */
+	[TC_QBACKLOG] = 8,
+};
+
 static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int hz)
 {
 	static const char *const hdr[TC_NR] = {
-		"device", "queue", "limit", "inflight", "limit_min", "limit_max",
+		"device", "queue", "state", "limit", "inflight", "limit_min", "limit_max",
 		"hold_time", "stall_thrs", "stall_cnt", "stall_max", "tx_rate",
 		"pkt/s", "stop/s", "wake/s", "stalls+", "qdisc", "backlog", "qdrops/s",
 	};
@@ -229,7 +260,11 @@ static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int 
 	if (s->dt_ns)
 		fprintf(c->out, "  interval %.3fs", (double)s->dt_ns / 1e9);
 	fputc('\n', c->out);
-	table_init(&t, TC_NR, 1u << TC_DEV | 1u << TC_QUEUE, 0);
+	table_init(&t, TC_NR, 1u << TC_DEV | 1u << TC_QUEUE | 1u << TC_STATE, 0);
+	/* value columns as wide as their widest value, so that a column keeps
+	 * its place from one sample to the next ("-" then "812.4 Mbit/s") */
+	for (int i = 0; i < TC_NR; i++)
+		t.width[i] = text_widths[i];
 	if (table_row(&t))
 		return -ENOMEM;
 	for (int i = 0; i < TC_NR; i++)
@@ -258,6 +293,11 @@ static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int 
 	table_drop_empty(&t, 1);
 	table_print(&t, c->out);
 	table_free(&t);
+	if (s->shortage.err) {
+		char text[512];
+
+		fprintf(c->out, "shortage: %s\n", sampler_short_text(text, sizeof(text), s));
+	}
 	for (size_t i = 0; i < s->nev; i++) {
 		const struct sampler_event *ev = &s->ev[i];
 
@@ -313,6 +353,7 @@ int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o
 	struct sigaction sa;
 	unsigned int hz = hz_get()->hz;
 	uint64_t next = top_mono_now();
+	bool warned = false;
 	struct bql_err e;
 	int ret;
 
@@ -335,6 +376,13 @@ int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o
 		}
 		if (c->verbose && n == 0 && s->note[0])
 			cmd_note(c, "%s", s->note);
+		if (s->shortage.err && !warned) {
+			char text[512];
+
+			/* once on stderr too: the stream says it in every sample */
+			cmd_warn(c, "%s", sampler_short_text(text, sizeof(text), s));
+			warned = true;
+		}
 		if (c->json) {
 			json_sample(c, s);
 			ret = out_end(c);

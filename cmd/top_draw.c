@@ -6,6 +6,7 @@
  */
 #include <curses.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,7 @@ static const struct {
 	[V_LIMIT]    = { "LIMIT",		10, 99, TM_COL_LIMIT, false },
 	[V_INFLIGHT] = { "INFLIGHT",		10, 98, TM_COL_INFLIGHT, false },
 	[V_FILL]     = { "FILL",		12, 97, TM_COL_FILL, true },
-	[V_SPARK]    = { "LIMIT HISTORY",	16, 80, TM_COL_NR, true },
+	[V_SPARK]    = { "LIMIT HISTORY",	18, 80, TM_COL_NR, true },
 	[V_MIN]      = { "MIN",			9, 60, TM_COL_LIMIT_MIN, false },
 	[V_MAX]      = { "MAX",			9, 61, TM_COL_LIMIT_MAX, false },
 	[V_RATE]     = { "TX RATE",		12, 90, TM_COL_TX_BYTES, false },
@@ -194,15 +195,42 @@ static void draw_bar(const struct layout *l, int y, const struct tm_row *r)
 	mvaddstr(y, x + w + 2, pct);
 }
 
-/* limit history, newest on the right, scaled 0..max of the window */
+/* "1B", "870B", "2.2K", "64K", "1.5M": at most 5 characters */
+static char *fmt_short_bytes(char *buf, size_t n, uint64_t v)
+{
+	static const char units[] = "KMGT";
+	double x = (double)v;
+	int u = -1;
+
+	if (v < 1000) {
+		snprintf(buf, n, "%lluB", (unsigned long long)v);
+		return buf;
+	}
+	while (x >= 999.5 && u < 3) {
+		x /= 1024;
+		u++;
+	}
+	snprintf(buf, n, x < 9.95 ? "%.1f%c" : "%.0f%c", x, units[u]);
+	return buf;
+}
+
+/*
+ * Limit history, newest on the right, on a zero baseline (0 draws as
+ * nothing, the top block is the row's maximum) with that range printed
+ * after it ("0-2.2K"): a 1 B limit and a 2.18 KiB one both fill their
+ * bars, but say what the bar means.
+ */
+#define SPARK_LABEL	7	/* "0-1023B" */
+
 static void draw_spark(const struct layout *l, int y, const struct tm_row *r)
 {
 	static const char *const blocks[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 	static const char ascii[] = "._-~=+*#";
-	int w = l->w[V_SPARK], len = 0;
+	int w = l->w[V_SPARK] - SPARK_LABEL - 1, len = 0;
 	uint64_t vals[SAMPLER_HIST], max = 0;
+	char range[24], num[16];
 
-	if (!l->on[V_SPARK])
+	if (!l->on[V_SPARK] || w < 1)
 		return;
 	if (w > SAMPLER_HIST)
 		w = SAMPLER_HIST;
@@ -228,19 +256,26 @@ static void draw_spark(const struct layout *l, int y, const struct tm_row *r)
 							(unsigned int)i);
 		}
 	}
+	if (!len)
+		return;
 	for (int i = 0; i < len; i++)
 		max = vals[i] > max ? vals[i] : max;
 	pen_on(PAIR_SPARK, 0);
 	for (int i = 0; i < len; i++) {
-		int lvl = max ? (int)((vals[i] * 7 + max / 2) / max) : 0;
+		/* 0: the baseline (blank); else 1..8 eighths of the maximum */
+		int lvl = max ? (int)((vals[i] * 8 + max - 1) / max) : 0;
 
+		if (!lvl)
+			continue;
 		move(y, l->x[V_SPARK] + w - 1 - i);
 		if (tv_term.utf8)
-			addstr(blocks[lvl]);
+			addstr(blocks[lvl - 1]);
 		else
-			addch((chtype)ascii[lvl]);
+			addch((chtype)ascii[lvl - 1]);
 	}
 	pen_off(PAIR_SPARK, 0);
+	snprintf(range, sizeof(range), "0-%s", fmt_short_bytes(num, sizeof(num), max));
+	mvaddstr(y, l->x[V_SPARK] + w + 1 + SPARK_LABEL - (int)strlen(range), range);
 }
 
 static void flag_text(char *buf, size_t n, unsigned int f)
@@ -333,54 +368,155 @@ static int vcol_of(enum tm_col c)
 	return -1;
 }
 
+/*
+ * A header line is fields with priorities: when the line is wider than
+ * the terminal, whole fields go, lowest priority first (never a field cut
+ * mid-word); the rest keep their order, two spaces apart.
+ */
+#define HDR_MAX_FIELDS	8
+
+struct hdr_line {
+	char text[HDR_MAX_FIELDS][4 * 160 + 1];	/* escaped: lib/esc.h */
+	int prio[HDR_MAX_FIELDS];
+	int n;
+};
+
+static void __attribute__((format(printf, 3, 4)))
+hdr_add(struct hdr_line *h, int prio, const char *fmt, ...)
+{
+	char raw[160];
+	va_list ap;
+
+	if (h->n >= HDR_MAX_FIELDS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	esc_text(h->text[h->n], sizeof(h->text[h->n]), raw);	/* names are anyone's */
+	h->prio[h->n++] = prio;
+}
+
+/* which fields of @h fit in @cols columns (@keep[i]); the width used */
+static int hdr_fit(const struct hdr_line *h, int cols, bool *keep)
+{
+	int total;
+
+	for (int i = 0; i < h->n; i++)
+		keep[i] = true;
+	for (;;) {
+		int lowest = -1, k = 0;
+
+		total = 0;
+		for (int i = 0; i < h->n; i++)
+			if (keep[i])
+				total += (k++ ? 2 : 0) + (int)esc_text_width(h->text[i]);
+		if (total <= cols)
+			return total;
+		for (int i = 0; i < h->n; i++)
+			if (keep[i] && (lowest < 0 || h->prio[i] < h->prio[lowest]))
+				lowest = i;
+		if (lowest <= 0)	/* the first field is the line's subject: cut, never dropped */
+			return total;
+		keep[lowest] = false;
+	}
+}
+
+/* draw @h at row @y from column 0; field 0 in @pair0/@mono0 */
+static void hdr_draw(const struct hdr_line *h, int y, int cols, int pair0, attr_t mono0)
+{
+	bool keep[HDR_MAX_FIELDS];
+	int k = 0;
+
+	hdr_fit(h, cols, keep);
+	move(y, 0);
+	for (int i = 0; i < h->n; i++) {
+		int room = cols - getcurx(stdscr);
+
+		if (!keep[i] || room <= 0)
+			continue;
+		if (k++)
+			addnstr("  ", room);
+		room = cols - getcurx(stdscr);
+		if (!i)
+			pen_on(pair0, mono0);
+		addnstr(h->text[i], room > 0 ? room : 0);
+		if (!i)
+			pen_off(pair0, mono0);
+	}
+}
+
+/* "2 hidden: 1 down, 1 BQL unused (a shows)": zero counts left out */
+static void hidden_note(char *buf, size_t n, const struct topmodel *m)
+{
+	size_t len = (size_t)snprintf(buf, n, "%zu hidden:", m->nhidden);
+
+	if (m->ndown && len < n)
+		len += (size_t)snprintf(buf + len, n - len, " %zu down%s", m->ndown,
+					m->nunused ? "," : "");
+	if (m->nunused && len < n)
+		len += (size_t)snprintf(buf + len, n - len, " %zu BQL unused", m->nunused);
+	if (len < n)
+		snprintf(buf + len, n - len, " (a shows)");
+}
+
 static void draw_header(const struct tv_frame *f, const struct layout *l)
 {
 	const struct topmodel *m = f->m;
-	char iv[32], tbuf[32], line[320], shown[4 * 320 + 1];	/* escaped: lib/esc.h */
+	char iv[32], tbuf[32], note[128], shown[4 * 320 + 1];	/* escaped: lib/esc.h */
 	time_t t = (time_t)(f->real_ns / 1000000000ull);
 	int sv = vcol_of(m->sort);
+	struct hdr_line h;
 	struct tm tm;
-	size_t len;
 
 	localtime_r(&t, &tm);
 	strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
 	fmt_interval(iv, sizeof(iv), f->interval_ns);
-	pen_on(PAIR_TITLE, A_BOLD);
-	mvaddstr(0, 0, "bqltool top");
-	pen_off(PAIR_TITLE, A_BOLD);
-	len = (size_t)snprintf(line, sizeof(line), "  host %s", f->host);
+	/* line 0: what is watched, how often, when; PAUSED keeps its corner */
+	memset(&h, 0, sizeof(h));
+	hdr_add(&h, 100, "bqltool top");
+	hdr_add(&h, 50, "host %s", f->host);
 	if (f->netns)
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "  netns %s", f->netns);
-	snprintf(line + len, sizeof(line) - len, "  kernel %s  HZ %u  every %s  %s",
-		 f->kernel, f->hz, iv, tbuf);
-	esc_text(shown, sizeof(shown), line);	/* the host and netns names are anyone's */
-	addnstr(shown, COLS - 11 > 0 ? COLS - 11 : 0);
+		hdr_add(&h, 90, "netns %s", f->netns);
+	hdr_add(&h, 30, "kernel %s", f->kernel);
+	hdr_add(&h, 20, "HZ %u", f->hz);
+	hdr_add(&h, 80, "every %s", iv);
+	hdr_add(&h, 70, "%s", tbuf);
+	hdr_draw(&h, 0, f->paused ? COLS - 9 : COLS, PAIR_TITLE, A_BOLD);
 	if (f->paused) {
 		pen_on(PAIR_WARN, A_REVERSE);
 		mvaddstr(0, COLS - 8 > 0 ? COLS - 8 : 0, " PAUSED ");
 		pen_off(PAIR_WARN, A_REVERSE);
 	}
-	len = (size_t)snprintf(line, sizeof(line), "devices %zu shown of %zu", m->nshown, m->ndev);
-	if (m->nhidden)
-		len += (size_t)snprintf(line + len, sizeof(line) - len,
-					", %zu hidden (%zu down, %zu BQL unused: a)",
-					m->nhidden, m->ndown, m->nunused);
-	if (m->nfiltered)
-		len += (size_t)snprintf(line + len, sizeof(line) - len, ", %zu filtered",
-					m->nfiltered);
-	len += (size_t)snprintf(line + len, sizeof(line) - len,
-				"  queues %zu  sort %s %s", m->nqueues, tm_cols[m->sort].name,
-				(tm_cols[m->sort].descending != m->reverse) ? "desc" : "asc");
-	if (sv >= 0 && !l->on[sv])
-		len += (size_t)snprintf(line + len, sizeof(line) - len, " (column hidden)");
+	/* line 1: what is shown of what there is */
+	memset(&h, 0, sizeof(h));
+	if (m->all_forced)
+		hdr_add(&h, 100, "devices %zu shown of %zu (all down or BQL never used: shown anyway)",
+			m->nshown, m->ndev);
+	else
+		hdr_add(&h, 100, "devices %zu shown of %zu", m->nshown, m->ndev);
+	if (m->nhidden) {
+		hidden_note(note, sizeof(note), m);
+		hdr_add(&h, 90, "%s", note);
+	}
+	if (m->filter[0] && m->nfiltered)	/* the filter may be pasted: escaped */
+		hdr_add(&h, 89, "filter '%s' hides %zu", m->filter, m->nfiltered);
+	else if (m->filter[0])
+		hdr_add(&h, 89, "filter '%s'", m->filter);
+	hdr_add(&h, 40, "queues %zu", m->nqueues);
+	hdr_add(&h, 87, "sort %s %s%s", tm_cols[m->sort].name,
+		(tm_cols[m->sort].descending != m->reverse) ? "desc" : "asc",
+		sv >= 0 && !l->on[sv] ? " (column hidden)" : "");
 	if (l->nhidden)
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "  %d column%s hidden",
-					l->nhidden, l->nhidden == 1 ? "" : "s");
-	if (m->filter[0])
-		snprintf(line + len, sizeof(line) - len, "  filter '%s'", m->filter);
-	esc_text(shown, sizeof(shown), line);	/* the filter may be pasted */
-	mvaddnstr(1, 0, shown, COLS);
-	if (m->nflag[3] || m->nflag[2] || m->nflag[0] || m->nflag[1]) {
+		hdr_add(&h, 30, "%d column%s hidden", l->nhidden, l->nhidden == 1 ? "" : "s");
+	hdr_draw(&h, 1, COLS, 0, 0);
+	if (f->shortage) {
+		/* what is not covered beats flags and news: the counts above depend on it */
+		pen_on(PAIR_HIGH, A_BOLD);
+		mvaddnstr(2, 0, f->shortage, COLS);
+		pen_off(PAIR_HIGH, A_BOLD);
+	} else if (m->nflag[3] || m->nflag[2] || m->nflag[0] || m->nflag[1]) {
+		char line[160];
+
 		snprintf(line, sizeof(line), "queues flagged: %zu STALL  %zu PINNED  %zu MIN  %zu OSC",
 			 m->nflag[3], m->nflag[2], m->nflag[0], m->nflag[1]);
 		pen_on(PAIR_WARN, A_BOLD);
@@ -391,7 +527,7 @@ static void draw_header(const struct tv_frame *f, const struct layout *l)
 	} else {
 		move(2, 0);
 	}
-	if (f->message) {
+	if (f->message && !f->shortage) {
 		esc_text(shown, sizeof(shown), f->message);
 		addnstr(shown, COLS > getcurx(stdscr) ? COLS - getcurx(stdscr) : 0);
 	}
@@ -401,8 +537,8 @@ static void draw_status(const struct tv_frame *f)
 {
 	static const char *const keys[][2] = {
 		{ "h", "Help" }, { "s", "Sort" }, { "r", "Reverse" }, { "/", "Filter" },
-		{ "Space", "Pause" }, { "+-", "Interval" }, { "Enter", "Expand" },
-		{ "a", "All" }, { "q", "Quit" },
+		{ "Space", "Pause" }, { "+-", "Interval" }, { "Enter", "Expand" }, { "*", "All" },
+		{ "a", "Hidden" }, { "q", "Quit" },
 	};
 	int y = LINES - 1;
 
@@ -463,8 +599,8 @@ static void draw_help(const struct tv_frame *f)
 		"  s F6      choose the sort column   < >       previous/next sort column",
 		"  r         reverse the sort         /         filter: glob, text, DEV:tx-N*",
 		"  Space p   pause or resume          + -       sample less/more often",
-		"  Enter e   expand/collapse device   a         show hidden devices too",
-		"  Up Down PgUp PgDn Home End  move   ^L        redraw",
+		"  Enter e   expand/collapse device   * E       expand/collapse every device",
+		"  a         show hidden devices too  Up Down PgUp PgDn Home End move, ^L redraw",
 		"Columns (device rows sum their queues)",
 		"  LIMIT INFLIGHT  limit, inflight    FILL      inflight / limit",
 		"  MIN MAX         limit_min, _max    TX RATE PKT/S  transmit rate",
@@ -538,7 +674,6 @@ void tv_draw(const struct tv_frame *f, size_t *scroll)
 	if (!m->nrows) {
 		const char *why = m->nfiltered && m->filter[0] ?
 			"No device matches the filter (/ to change it)." :
-			m->nhidden ? "Every device is down or has never used BQL: press a to show them." :
 			"No network device with byte queue limits.";
 
 		mvaddnstr(y0 + 1, 2, why, COLS - 2);

@@ -51,6 +51,7 @@ struct ui {
 	char filter_edit[64], filter_old[64];
 	char message[256];
 	uint64_t message_until;
+	char shortage[512];
 };
 
 static void remember_cursor(struct ui *u)
@@ -203,6 +204,9 @@ static int table_key(struct ui *u, int ch, uint64_t *interval, bool *resample)
 			return 0;
 		}
 		break;
+	case '*': case 'E':	/* every device: expand, or collapse when all are */
+		topmodel_expand_all(&u->m, topmodel_any_collapsed(&u->m));
+		break;
 	case 'a':
 		u->m.show_all = !u->m.show_all;
 		break;
@@ -310,6 +314,8 @@ int top_run_live(struct bql_ctx *c, struct sampler *s, const struct top_opts *o,
 			u.f.qdiscs = sampler_has_qdiscs(s);
 			u.f.ethtool = sampler_has_ethtool(s);
 			u.f.message = u.message[0] && now < u.message_until ? u.message : NULL;
+			u.f.shortage = s->shortage.err ?
+				sampler_short_text(u.shortage, sizeof(u.shortage), s) : NULL;
 			tv_draw(&u.f, &u.scroll);
 			drawn = now;
 			dirty = force = false;

@@ -70,6 +70,7 @@ struct tv_frame {
 	int menu_sel;
 	const char *filter_edit;
 	const char *message;
+	const char *shortage;	/* what the sampler could not cover, or NULL */
 	bool qstats;
 	bool qdiscs;		/* some queue's qdisc is known: its columns are shown */
 	bool ethtool;		/* some device's ring or coalescing is known */

@@ -129,8 +129,9 @@ _bqltool_value()
 	--from) _filedir ;;
 	--link) COMPREPLY=($(compgen -W "10M 100M 1G 2.5G 10G 25G 40G 100G 200G 400G" -- "$cur")) ;;
 	-s | --sort)
-		COMPREPLY=($(compgen -W "name limit inflight fill limit_min limit_max tx_bytes
-			tx_packets tx_stop tx_wake stall_cnt stall_max" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "name limit inflight fill limit_min limit_max tx_rate
+			pkt_rate stop_rate wake_rate stall_cnt stall_max qdisc_backlog qdrop_rate
+			ring tx_usecs" -- "$cur")) ;;
 	--only) COMPREPLY=($(compgen -W "$(_bqltool_devices "$root" "$netns")" -- "$cur")) ;;
 	--set)
 		if [[ $cur == *=* ]]; then

@@ -110,8 +110,9 @@ function __bqltool_value
         case --link
             printf '%s\n' 10M 100M 1G 2.5G 10G 25G 40G 100G 200G 400G
         case -s --sort
-            printf '%s\n' name limit inflight fill limit_min limit_max tx_bytes \
-                tx_packets tx_stop tx_wake stall_cnt stall_max
+            printf '%s\n' name limit inflight fill limit_min limit_max tx_rate \
+                pkt_rate stop_rate wake_rate stall_cnt stall_max qdisc_backlog \
+                qdrop_rate ring tx_usecs
         case --only
             __bqltool_devices $__bqltool_root $__bqltool_netns
         case --set

@@ -6,10 +6,14 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <fcntl.h>
+#include <linux/magic.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,6 +78,23 @@ bool sampler_counter_delta(uint64_t prev, uint64_t cur, uint64_t *delta)
 	return false;
 }
 
+/* descriptors at or above the number returned are not kept open */
+static int fd_budget(uint64_t *limit)
+{
+	struct rlimit rl;
+
+	*limit = 0;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > INT_MAX) {
+		*limit = UINT64_MAX;
+		return INT_MAX;
+	}
+	*limit = (uint64_t)rl.rlim_cur;
+	if (rl.rlim_cur > 2 * SAMPLER_FD_RESERVE)
+		return (int)(rl.rlim_cur - SAMPLER_FD_RESERVE);
+	return (int)(rl.rlim_cur / 2);
+}
+
 void sampler_init(struct sampler *s, const struct bql_ctx *c,
 		  const struct sel *sel, struct bnl *nl,
 		  const struct sampler_clock *clk)
@@ -83,6 +104,89 @@ void sampler_init(struct sampler *s, const struct bql_ctx *c,
 	s->sel = sel;
 	s->nl = nl;
 	s->clock = clk ? *clk : sampler_clock_system;
+	s->fd_budget = fd_budget(&s->shortage.fd_limit);
+	{
+		struct statfs fs;
+
+		/* a real sysfs: its attributes can be opened with one openat2 */
+		s->on_sysfs = c->sysfs_root && !statfs(c->sysfs_root, &fs) &&
+			      fs.f_type == SYSFS_MAGIC;
+	}
+}
+
+uint64_t sampler_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
+}
+
+char *sampler_short_text(char *buf, size_t n, const struct sampler *s)
+{
+	const struct sampler_short *sh = &s->shortage;
+	size_t len = 0, nq = 0, nd = 0;
+	const char *why = sh->err == ENOMEM ? "out of memory" :
+			  sh->err == ENFILE ? "the system's open file table is full (ENFILE)" :
+			  "out of file descriptors";
+	char lim[48] = "";
+
+	buf[0] = '\0';
+	if (!sh->ndev_skipped && !sh->nq_reopen && !sh->nq_unread)
+		return buf;
+	for (size_t i = 0; i < s->ndev; i++)
+		if (!(s->dev[i].flags & SAMPLER_VANISHED)) {
+			nd++;
+			nq += s->dev[i].nq;
+		}
+	if (sh->err != ENOMEM && sh->fd_limit && sh->fd_limit != UINT64_MAX)
+		snprintf(lim, sizeof(lim), " (ulimit -n %llu)", (unsigned long long)sh->fd_limit);
+	len = (size_t)snprintf(buf, n, "%s%s:", why, lim);
+	if (sh->ndev_skipped && len < n)
+		len += (size_t)snprintf(buf + len, n - len, " %zu device%s (%zu queues) not sampled;",
+					sh->ndev_skipped, sh->ndev_skipped == 1 ? "" : "s",
+					sh->nq_skipped);
+	if (sh->nq_unread && len < n)
+		len += (size_t)snprintf(buf + len, n - len, " %zu queue%s not read this sample (older values);",
+					sh->nq_unread, sh->nq_unread == 1 ? "" : "s");
+	if (sh->nq_reopen && len < n)
+		len += (size_t)snprintf(buf + len, n - len, " %zu queue%s read by reopening their files (slower);",
+					sh->nq_reopen, sh->nq_reopen == 1 ? "" : "s");
+	if (len < n)
+		snprintf(buf + len, n - len, " covering %zu device%s, %zu queue%s",
+			 nd, nd == 1 ? "" : "s", nq, nq == 1 ? "" : "s");
+	return buf;
+}
+
+/* what the last tick could not cover */
+static void update_shortage(struct sampler *s)
+{
+	struct sampler_short *sh = &s->shortage;
+
+	sh->ndev_skipped = s->scan_skipped_dev;
+	sh->nq_skipped = s->scan_skipped_q;
+	sh->nq_reopen = sh->nq_unread = 0;
+	for (size_t i = 0; i < s->ndev; i++) {
+		const struct sampler_dev *d = &s->dev[i];
+
+		if (d->flags & SAMPLER_VANISHED)
+			continue;
+		for (unsigned int k = 0; k < d->nq; k++) {
+			if (d->q[k].flags & SAMPLER_VANISHED)
+				continue;
+			sh->nq_reopen += d->q[k].reopen != 0;
+			sh->nq_unread += d->q[k].unread;
+		}
+	}
+	if (sh->nq_reopen && !s->short_err)
+		s->short_err = EMFILE;
+	sh->err = sh->ndev_skipped || sh->nq_reopen || sh->nq_unread ? s->short_err : 0;
 }
 
 bool sampler_dev_down(const struct sampler_dev *d)
@@ -122,16 +226,54 @@ static ssize_t pread_value(int fd, char *buf, size_t n)
 }
 
 /*
- * Read the open files of @q but those in @keep (bits 1 << attr), which
- * keep their last values. An I/O error
- * (the file went away with its device or queue) is returned as -errno
- * with @io set; a bad value is an error of its own.
+ * One file of @q into @buf: pread on its open descriptor, or opened by
+ * path (the settings, and files past the descriptor budget). -1 with
+ * errno on failure; ENOENT for a file known to be absent.
  */
-static int queue_read(const char *dev, struct sampler_queue *q, uint32_t keep,
-		      bool *io, struct bql_err *e)
+static ssize_t attr_read(const struct sampler *s, const struct sampler_dev *d,
+			 struct sampler_queue *q, int a, char *buf, size_t n)
 {
+	ssize_t len;
+	int fd;
+
+	if (q->fd[a] >= 0)
+		return pread_value(q->fd[a], buf, n);
+	if (q->absent & (1u << a)) {
+		errno = ENOENT;
+		return -1;
+	}
+	fd = sampler_attr_open(s, d, q, a, d->ifname, NULL);
+	if (fd < 0) {
+		errno = -fd;
+		return -1;
+	}
+	len = pread_value(fd, buf, n);
+	if (len < 0) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	close(fd);
+	return len;
+}
+
+/*
+ * Read the files of @q but those in @keep (bits 1 << attr), which keep
+ * their last values. An I/O error (the file went away with its device or
+ * queue) is returned as -errno with @io set; a bad value is an error of
+ * its own. Running out of descriptors or memory is neither: the file
+ * keeps its last value and @q->unread says so.
+ */
+static int queue_read(struct sampler *s, const struct sampler_dev *d, struct sampler_queue *q,
+		      uint32_t keep, bool *io, struct bql_err *e)
+{
+	const char *dev = d->ifname;
+
 	struct bql_queue b = { .index = q->index };
 
+	q->unread = false;
 	if (keep && q->have_prev) {
 		b.present = q->bql.present & keep;
 		for (int a = 0; a < BQL_ATTR_NR; a++)
@@ -143,9 +285,9 @@ static int queue_read(const char *dev, struct sampler_queue *q, uint32_t keep,
 		ssize_t len;
 		int ret;
 
-		if (q->fd[a] < 0 || (b.present & (1u << a)))
+		if ((q->absent & (1u << a)) || (b.present & (1u << a)))
 			continue;
-		len = pread_value(q->fd[a], buf, sizeof(buf));
+		len = attr_read(s, d, q, a, buf, sizeof(buf));
 		/* a bad value, not a file gone with its device */
 		if (len < 0 && errno == EOVERFLOW)
 			return bql_err_set(e, EOVERFLOW,
@@ -155,6 +297,15 @@ static int queue_read(const char *dev, struct sampler_queue *q, uint32_t keep,
 			return bql_err_set(e, EILSEQ,
 					   "%s:tx-%u: %s: value contains a NUL byte: refused (not cut short)",
 					   dev, q->index, bql_attrs[a].name);
+		if (len < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM)) {
+			q->unread = true;
+			s->short_err = errno;
+			if (q->have_prev && (q->bql.present & (1u << a))) {
+				b.val[a] = q->bql.val[a];
+				b.present |= 1u << a;
+			}
+			continue;
+		}
 		if (len < 0) {
 			int err = errno;
 
@@ -191,7 +342,6 @@ static int queue_read(const char *dev, struct sampler_queue *q, uint32_t keep,
 	return 0;
 }
 
-
 static int read_devices(struct sampler *s, uint32_t keep, bool *again,
 			struct bql_err *e)
 {
@@ -207,7 +357,7 @@ static int read_devices(struct sampler *s, uint32_t keep, bool *again,
 
 			if (q->flags & SAMPLER_VANISHED)
 				continue;
-			ret = queue_read(d->ifname, q, keep, &io, e);
+			ret = queue_read(s, d, q, keep, &io, e);
 			if (!ret)
 				continue;
 			if (!io)
@@ -244,6 +394,25 @@ static int read_fd_u64(int fd, uint64_t *v)
 	return units_parse_u64(buf, v) == 0 ? 1 : -1;
 }
 
+/* read_fd_u64() of a device statistics file kept open or read by path */
+static int read_stat_u64(const struct sampler *s, const struct sampler_dev *d,
+			 const char *rel, int fd, uint64_t *v)
+{
+	char path[4096];
+	int ret;
+
+	if (fd != SAMPLER_FD_BY_PATH)
+		return read_fd_u64(fd, v);
+	if (sysfs_dev_path(s->ctx, path, sizeof(path), d->ifname, rel))
+		return -1;
+	fd = sysfs_open(s->ctx, path, O_RDONLY, d->ifname, NULL);
+	if (fd < 0)
+		return -1;
+	ret = read_fd_u64(fd, v);
+	close(fd);
+	return ret;
+}
+
 static void read_dev_stats(struct sampler *s)
 {
 	bool nl_ok = false;
@@ -270,8 +439,10 @@ static void read_dev_stats(struct sampler *s)
 				d->has_stats = true;
 			}
 		} else if (!s->nl) {
-			int b = read_fd_u64(d->fd_tx_bytes, &d->tx_bytes);
-			int p = read_fd_u64(d->fd_tx_packets, &d->tx_packets);
+			int b = read_stat_u64(s, d, "statistics/tx_bytes", d->fd_tx_bytes,
+					      &d->tx_bytes);
+			int p = read_stat_u64(s, d, "statistics/tx_packets", d->fd_tx_packets,
+					      &d->tx_packets);
 
 			d->has_stats = (b > 0 || (!b && d->had_stats)) &&
 				       (p > 0 || (!p && d->had_stats));
@@ -513,6 +684,7 @@ int sampler_tick(struct sampler *s, struct bql_err *e)
 	} else {
 		update_rates(s, false, 0);
 	}
+	update_shortage(s);
 	s->seq++;
 	return 0;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The sampler behind `top`: keeps every BQL file of the selected queues
- * open and re-reads it with pread(2) at each tick, follows devices and
- * queues appearing and vanishing, and turns counters into rates and
- * histories. The clock is injected so tests can drive it.
+ * The sampler behind `top`: keeps the BQL files that change at every
+ * completion (limit, inflight, stall_cnt, stall_max) of the selected
+ * queues open and re-reads them with pread(2) at each tick, reads the
+ * settings by path at each full scan, follows devices and queues
+ * appearing and vanishing, and turns counters into rates and histories.
+ * What it cannot cover (descriptors or memory ran out) it counts in
+ * struct sampler_short. The clock is injected so tests can drive it.
  */
 #ifndef BQLTOOL_LIB_SAMPLER_H
 #define BQLTOOL_LIB_SAMPLER_H
@@ -47,6 +50,20 @@ extern const struct sampler_clock sampler_clock_system;
 
 /* stall_cnt and stall_max: read with the traffic counters (stats_min_ns) */
 #define SAMPLER_COUNTERS	(1u << BQL_STALL_CNT | 1u << BQL_STALL_MAX)
+
+/*
+ * The files kept open per queue (4 descriptors). The settings are not:
+ * they are opened, read and closed at each full scan, so 4096 queues
+ * need 16384 descriptors, not 32768.
+ */
+#define SAMPLER_KEEP_OPEN	(1u << BQL_LIMIT | 1u << BQL_INFLIGHT | SAMPLER_COUNTERS)
+
+/*
+ * Descriptors left free below RLIMIT_NOFILE for everything else (netlink,
+ * the terminal, reads by path): a file that would be kept open past that
+ * is opened at each read instead.
+ */
+#define SAMPLER_FD_RESERVE	64
 
 /* samples of limit and inflight kept per queue */
 #define SAMPLER_HIST	128
@@ -109,6 +126,10 @@ struct sampler_queue {
 	uint32_t prev_present;
 	uint64_t prev_stall_cnt;
 	bool have_prev;
+	bool opened;		/* queue_open() ran (the settings are never kept open) */
+	uint32_t absent;	/* optional files that are not there */
+	uint32_t reopen;	/* kept-open files over the descriptor budget: opened at each read */
+	bool unread;		/* the last read of a file failed for want of descriptors or memory */
 };
 
 /**
@@ -141,6 +162,7 @@ struct sampler_dev {
 	/* private */
 	bool eth_read;
 	int fd_tx_bytes, fd_tx_packets;
+	int qdir_fd;		/* O_PATH queues/ on a real sysfs, for reads by path; -1 */
 	uint64_t queues_nlink;
 	bool had_stats;
 	uint64_t prev_tx_bytes, prev_tx_packets;
@@ -160,6 +182,24 @@ struct sampler_event {
 };
 
 const char *sampler_event_name(enum sampler_event_type t);
+
+/**
+ * struct sampler_short - what the sampler could not cover (all 0: everything)
+ * @ndev_skipped: devices the selectors match that are not sampled at all
+ *	(out of memory at the last full scan; retried at the next)
+ * @nq_skipped: the TX queues of those devices
+ * @nq_reopen: sampled queues whose files are opened at each read, because
+ *	keeping them open would pass the descriptor limit (slower, complete)
+ * @nq_unread: sampled queues of which a file could not be read in the last
+ *	sample for want of descriptors or memory: they show older values
+ * @err: the errno of the shortage: EMFILE, ENFILE or ENOMEM (0: none)
+ * @fd_limit: the RLIMIT_NOFILE soft limit the budget came from (0: none)
+ */
+struct sampler_short {
+	size_t ndev_skipped, nq_skipped, nq_reopen, nq_unread;
+	int err;
+	uint64_t fd_limit;
+};
 
 /**
  * struct sampler - state of one sampling session
@@ -189,7 +229,12 @@ struct sampler {
 	bool qstats;
 	char note[256];
 	uint64_t stats_min_ns;
+	struct sampler_short shortage;
 	/* private */
+	int fd_budget;			/* keep no descriptor at or above this number */
+	bool on_sysfs;			/* the root is a real sysfs (statfs SYSFS_MAGIC) */
+	int short_err;			/* errno of the last shortage, kept across ticks */
+	size_t scan_skipped_dev, scan_skipped_q;
 	uint64_t stats_ns;		/* time of the last counter read */
 	struct sysfs_dev *names;	/* ROOT/class/net at the last scan (names only) */
 	size_t nnames;
@@ -220,6 +265,18 @@ void sampler_init(struct sampler *s, const struct bql_ctx *c,
  */
 int sampler_tick(struct sampler *s, struct bql_err *e);
 void sampler_free(struct sampler *s);
+
+/*
+ * sampler_raise_nofile - raise the soft RLIMIT_NOFILE to the hard limit
+ * (a sampler keeps 4 descriptors per queue); returns the soft limit now
+ */
+uint64_t sampler_raise_nofile(void);
+
+/*
+ * sampler_short_text - one line saying what @sh leaves out and what is
+ * still covered ("" when nothing): for the text stream and the live view
+ */
+char *sampler_short_text(char *buf, size_t n, const struct sampler *s);
 
 /*
  * The device is down: operstate "down", "lowerlayerdown" or "notpresent".

@@ -17,6 +17,19 @@
 /* the cheap check of class/net at most this often */
 #define SAMPLER_QUICK_CHECK_NS	100000000ull
 
+/* a device statistics file read by path, not kept open (fd_tx_bytes...) */
+#define SAMPLER_FD_BY_PATH	(-2)
+
+/*
+ * Open one BQL file of @q of @d for reading, not to keep: relative to the
+ * device's queues/ directory when the root is a real sysfs (one openat2:
+ * kernfs holds no device node, FIFO or link below queues/), else by
+ * sysfs_open(). An fd, or -errno.
+ */
+int sampler_attr_open(const struct sampler *s, const struct sampler_dev *d,
+		      const struct sampler_queue *q, int attr, const char *obj,
+		      struct bql_err *e);
+
 /*
  * Full scan: every device of class/net, matched by name and ifindex with
  * what we have. Devices that went away are marked vanished (kept one

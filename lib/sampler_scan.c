@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lib/sampler.h"
@@ -43,6 +46,12 @@ static void add_event(struct sampler *s, enum sampler_event_type t,
 
 /* ------------------------------------------------------------ queues */
 
+/* out of descriptors or memory: a shortage to report, not a device going away */
+static bool short_of(int err)
+{
+	return err == -EMFILE || err == -ENFILE || err == -ENOMEM;
+}
+
 static void queue_close(struct sampler_queue *q)
 {
 	for (int a = 0; a < BQL_ATTR_NR; a++) {
@@ -50,6 +59,7 @@ static void queue_close(struct sampler_queue *q)
 			close(q->fd[a]);
 		q->fd[a] = -1;
 	}
+	q->opened = false;
 }
 
 static void queue_init(struct sampler_queue *q, unsigned int index)
@@ -62,33 +72,96 @@ static void queue_init(struct sampler_queue *q, unsigned int index)
 		q->fd[a] = -1;
 }
 
-/* Open the BQL files of @q; optional files may be absent. */
-static int queue_open(const struct sampler *s, const char *dev,
+/* the kernel has no openat2(2) (before 5.6): a fact of the process */
+static bool no_openat2;
+
+int sampler_attr_open(const struct sampler *s, const struct sampler_dev *d,
+		      const struct sampler_queue *q, int attr, const char *obj,
+		      struct bql_err *e)
+{
+	char path[4096];
+
+	if (d->qdir_fd >= 0 && !no_openat2) {
+		struct open_how how = {
+			.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+				   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+		};
+		long fd;
+
+		snprintf(path, sizeof(path), "tx-%u/byte_queue_limits/%s", q->index,
+			 bql_attrs[attr].name);
+		fd = syscall(SYS_openat2, d->qdir_fd, path, &how, sizeof(how));
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != ENOSYS && errno != ELOOP && errno != EXDEV && errno != EAGAIN) {
+			int err = errno;
+
+			return e ? bql_err_set(e, err, "%s: cannot open: %s", obj, strerror(err))
+				 : -err;
+		}
+		/* no openat2, or something odd on the way: the careful path */
+		if (errno == ENOSYS)
+			no_openat2 = true;
+	}
+	if (sysfs_bql_path(s->ctx, path, sizeof(path), d->ifname, q->index,
+			   bql_attrs[attr].name))
+		return e ? bql_err_set(e, ENAMETOOLONG, "%s: path too long", d->ifname)
+			 : -ENAMETOOLONG;
+	return sysfs_open(s->ctx, path, O_RDONLY, obj, e);
+}
+
+/*
+ * Open the BQL files of @q; optional files may be absent. Only the files
+ * of SAMPLER_KEEP_OPEN stay open, and only below the descriptor budget:
+ * past it (or when open fails for want of descriptors) a file is marked
+ * in @q->reopen and opened at each read. The settings are opened to see
+ * that they are there and readable, and closed: they are read by path.
+ */
+static int queue_open(const struct sampler *s, const struct sampler_dev *d,
 		      struct sampler_queue *q, struct bql_err *e)
 {
-	char path[4096], obj[64];
+	const char *dev = d->ifname;
+	char obj[64];
 	struct bql_err oe;
 
+	if (q->opened)
+		return 0;
 	for (int a = 0; a < BQL_ATTR_NR; a++) {
+		bool keep = SAMPLER_KEEP_OPEN & (1u << a);
 		int err;
 
 		if (q->fd[a] >= 0)
 			continue;
-		if (sysfs_bql_path(s->ctx, path, sizeof(path), dev, q->index,
-				   bql_attrs[a].name))
-			return bql_err_set(e, ENAMETOOLONG, "%s: path too long", dev);
 		snprintf(obj, sizeof(obj), "%s:tx-%u: %s", dev, q->index, bql_attrs[a].name);
 		/* beneath the root, regular files only (lib/sysfs.c) */
-		err = sysfs_open(s->ctx, path, O_RDONLY, obj, &oe);
+		err = sampler_attr_open(s, d, q, a, obj, &oe);
 		if (err >= 0) {
-			q->fd[a] = err;
+			if (keep && err < s->fd_budget) {
+				q->fd[a] = err;
+				q->reopen &= ~(1u << a);
+				continue;
+			}
+			close(err);
+			if (keep)
+				q->reopen |= 1u << a;
+			q->absent &= ~(1u << a);
 			continue;
 		}
-		if (err == -ENOENT && bql_attrs[a].optional)
+		if (short_of(err)) {
+			/* cannot tell whether it is there: read it by path */
+			q->reopen |= keep ? 1u << a : 0;
+			q->absent &= ~(1u << a);
 			continue;
+		}
+		if (err == -ENOENT && bql_attrs[a].optional) {
+			q->absent |= 1u << a;
+			continue;
+		}
 		*e = oe;
 		return err;
 	}
+	q->opened = true;
 	return 0;
 }
 
@@ -141,7 +214,9 @@ static void dev_close(struct sampler_dev *d)
 		close(d->fd_tx_bytes);
 	if (d->fd_tx_packets >= 0)
 		close(d->fd_tx_packets);
-	d->fd_tx_bytes = d->fd_tx_packets = -1;
+	if (d->qdir_fd >= 0)
+		close(d->qdir_fd);
+	d->fd_tx_bytes = d->fd_tx_packets = d->qdir_fd = -1;
 }
 
 void sampler_dev_free(struct sampler_dev *d)
@@ -189,6 +264,12 @@ static int open_stat(const struct sampler *s, const char *dev, const char *rel)
 	if (sysfs_dev_path(s->ctx, path, sizeof(path), dev, rel))
 		return -1;
 	fd = sysfs_open(s->ctx, path, O_RDONLY, dev, NULL);
+	if (fd >= s->fd_budget || short_of(fd)) {
+		/* past the descriptor budget: read it by path (SAMPLER_FD_BY_PATH) */
+		if (fd >= 0)
+			close(fd);
+		return SAMPLER_FD_BY_PATH;
+	}
 	return fd < 0 ? -1 : fd;
 }
 
@@ -245,7 +326,7 @@ static int dev_sync_queues(struct sampler *s, struct sampler_dev *d,
 		}
 		if (reopen)
 			queue_close(&nq[n]);
-		ret = queue_open(s, d->ifname, &nq[n], e);
+		ret = queue_open(s, d, &nq[n], e);
 		n++;
 		k++;
 		if (ret)
@@ -279,8 +360,21 @@ static int dev_open(struct sampler *s, struct sampler_dev *d, const char *name,
 	memset(d, 0, sizeof(*d));
 	snprintf(d->ifname, sizeof(d->ifname), "%s", name);
 	d->ifindex = ifindex;
-	d->fd_tx_bytes = d->fd_tx_packets = -1;
+	d->fd_tx_bytes = d->fd_tx_packets = d->qdir_fd = -1;
 	d->flags = events ? SAMPLER_NEW : 0;
+	if (s->on_sysfs) {
+		char path[4096];
+		int fd = -1;
+
+		/* beneath the root (lib/sysfs.c); settings are opened from it */
+		if (!sysfs_dev_path(s->ctx, path, sizeof(path), name, "queues"))
+			fd = sysfs_open(s->ctx, path, O_PATH | O_DIRECTORY, name, NULL);
+		if (fd >= s->fd_budget) {
+			close(fd);
+			fd = -1;
+		}
+		d->qdir_fd = fd < 0 ? -1 : fd;
+	}
 	d->ntx = ntx;
 	d->speed_mbps = sysfs_link_speed(s->ctx, name);
 	read_operstate(s, d);
@@ -327,6 +421,14 @@ static int dev_cmp(const void *a, const void *b)
 	return sysfs_dev_order(x->ifindex, x->ifname, y->ifindex, y->ifname);
 }
 
+/* a device the selectors match that could not be sampled (@err < 0) */
+static void skip_dev(struct sampler *s, int err, unsigned int ntx)
+{
+	s->scan_skipped_dev++;
+	s->scan_skipped_q += ntx;
+	s->short_err = -err;
+}
+
 /*
  * Full scan: every device of class/net, matched by name and ifindex with
  * what we have. Devices that went away are marked vanished (kept one
@@ -344,6 +446,7 @@ int sampler_scan_full(struct sampler *s, bool events, struct bql_err *e)
 	ret = sysfs_list_devs(s->ctx, &list, &nlist, e);
 	if (ret)
 		return ret;
+	s->scan_skipped_dev = s->scan_skipped_q = 0;
 	nd = calloc(nlist + s->ndev + 1, sizeof(*nd));
 	used = calloc(s->ndev + 1, sizeof(*used));
 	if (!nd || !used) {
@@ -379,6 +482,12 @@ int sampler_scan_full(struct sampler *s, bool events, struct bql_err *e)
 			nd[n].queues_nlink = queues_nlink(s, name, &gone);
 			ret = dev_sync_queues(s, &nd[n], ntx, events, old->rescan, e);
 			nd[n].rescan = false;
+			if (ret && short_of(ret)) {
+				/* still there, but not sampled: counted, not "vanished" */
+				skip_dev(s, ret, ntx);
+				sampler_dev_free(&nd[n]);
+				continue;
+			}
 			if (ret) {
 				/* it is going away under us */
 				if (events)
@@ -395,6 +504,8 @@ int sampler_scan_full(struct sampler *s, bool events, struct bql_err *e)
 			refused = ret;
 			rerr = *e;
 		}
+		if (ret && short_of(ret))
+			skip_dev(s, ret, ntx);
 		if (ret) {
 			sampler_dev_free(&nd[n]);
 			continue;

@@ -19,14 +19,14 @@ const struct tm_col_desc tm_cols[TM_COL_NR] = {
 	[TM_COL_FILL]	    = { "FILL",		"fill",		true },
 	[TM_COL_LIMIT_MIN]  = { "MIN",		"limit_min",	true },
 	[TM_COL_LIMIT_MAX]  = { "MAX",		"limit_max",	true },
-	[TM_COL_TX_BYTES]   = { "TX RATE",	"tx_bytes",	true },
-	[TM_COL_TX_PACKETS] = { "PKT/S",	"tx_packets",	true },
-	[TM_COL_TX_STOP]    = { "STOP/S",	"tx_stop",	true },
-	[TM_COL_TX_WAKE]    = { "WAKE/S",	"tx_wake",	true },
+	[TM_COL_TX_BYTES]   = { "TX RATE",	"tx_rate",	true, "tx_bytes" },
+	[TM_COL_TX_PACKETS] = { "PKT/S",	"pkt_rate",	true, "tx_packets" },
+	[TM_COL_TX_STOP]    = { "STOP/S",	"stop_rate",	true, "tx_stop" },
+	[TM_COL_TX_WAKE]    = { "WAKE/S",	"wake_rate",	true, "tx_wake" },
 	[TM_COL_STALL_CNT]  = { "STALLS",	"stall_cnt",	true },
 	[TM_COL_STALL_MAX]  = { "STALL MAX",	"stall_max",	true },
 	[TM_COL_QD_BACKLOG] = { "QDISC",	"qdisc_backlog", true },
-	[TM_COL_QD_DROPS]   = { "QDROP/S",	"qdisc_drops",	true },
+	[TM_COL_QD_DROPS]   = { "QDROP/S",	"qdrop_rate",	true, "qdisc_drops" },
 	[TM_COL_RING]	    = { "RING",		"ring",		true },
 	[TM_COL_COAL_USECS] = { "TX-USECS",	"tx_usecs",	true },
 };
@@ -47,7 +47,8 @@ void topmodel_free(struct topmodel *m)
 int topmodel_col_find(const char *name)
 {
 	for (int c = 0; c < TM_COL_NR; c++)
-		if (!strcasecmp(name, tm_cols[c].name) || !strcasecmp(name, tm_cols[c].title))
+		if (!strcasecmp(name, tm_cols[c].name) || !strcasecmp(name, tm_cols[c].title) ||
+		    (tm_cols[c].alias && !strcasecmp(name, tm_cols[c].alias)))
 			return c;
 	return -1;
 }
@@ -96,6 +97,23 @@ int topmodel_toggle(struct topmodel *m, const char *ifname)
 	}
 	x->expanded = !x->expanded;
 	return 0;
+}
+
+void topmodel_expand_all(struct topmodel *m, bool expanded)
+{
+	free(m->exp);
+	m->exp = NULL;
+	m->nexp = 0;
+	m->expand_default = expanded;
+	m->expand_default_set = true;
+}
+
+bool topmodel_any_collapsed(const struct topmodel *m)
+{
+	for (size_t i = 0; i < m->nrows; i++)
+		if (!m->rows[i].q && !m->rows[i].expanded && m->rows[i].nq)
+			return true;
+	return false;
 }
 
 /* ------------------------------------------------------------- flags */
@@ -347,7 +365,7 @@ static int grow(struct topmodel *m, size_t need)
 	return 0;
 }
 
-int topmodel_build(struct topmodel *m, const struct sampler *s)
+static int build_rows(struct topmodel *m, const struct sampler *s, bool show_all)
 {
 	unsigned int window = 3;
 	size_t nq = sampler_nqueues(s), nd = 0;
@@ -409,7 +427,7 @@ int topmodel_build(struct topmodel *m, const struct sampler *s)
 			m->nfiltered++;
 			continue;
 		}
-		why = m->show_all ? 0 : hidden_why(&devs[nd]);
+		why = show_all ? 0 : hidden_why(&devs[nd]);
 		if (why) {
 			m->nhidden++;
 			if (why == 1)
@@ -465,4 +483,21 @@ int topmodel_build(struct topmodel *m, const struct sampler *s)
 	free(order);
 	free(span);
 	return 0;
+}
+
+/*
+ * When the default would hide every device (all down, or none has used
+ * BQL yet: a fresh namespace), an empty screen helps nobody: show them
+ * all, and say so (@all_forced).
+ */
+int topmodel_build(struct topmodel *m, const struct sampler *s)
+{
+	int ret = build_rows(m, s, m->show_all);
+
+	m->all_forced = false;
+	if (!ret && !m->show_all && !m->nshown && m->nhidden) {
+		m->all_forced = true;
+		ret = build_rows(m, s, true);
+	}
+	return ret;
 }

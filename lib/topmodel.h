@@ -35,8 +35,9 @@ enum tm_col {
 
 struct tm_col_desc {
 	const char *title;	/* column header */
-	const char *name;	/* for the sort menu and help */
+	const char *name;	/* for the sort menu and help: rates are named *_rate */
 	bool descending;	/* natural direction (numbers: biggest first) */
+	const char *alias;	/* an older name -s still accepts (the counter's), or NULL */
 };
 
 extern const struct tm_col_desc tm_cols[TM_COL_NR];
@@ -89,6 +90,8 @@ struct tm_expand {
  * @nhidden: devices hidden because !@show_all, @ndown + @nunused
  * @ndown: of which down (operstate)
  * @nunused: of which up but with BQL never used
+ * @all_forced: every device would be hidden (down or BQL never used):
+ *	they are all shown instead, as if @show_all
  * @nfiltered: devices hidden by the filter
  * @nqueues: queues sampled
  * @nflag: queues carrying each flag bit, over all devices
@@ -98,6 +101,7 @@ struct topmodel {
 	bool reverse;
 	char filter[64];
 	bool show_all;
+	bool all_forced;
 	struct tm_expand *exp;
 	size_t nexp;
 	bool expand_default;		/* fixed by the first build */
@@ -121,6 +125,10 @@ void topmodel_set_filter(struct topmodel *m, const char *pattern);
 bool topmodel_is_expanded(const struct topmodel *m, const char *ifname);
 /* Flip a device between expanded and collapsed; 0 or -ENOMEM. */
 int topmodel_toggle(struct topmodel *m, const char *ifname);
+/* Expand (or collapse) every device, those to come included. */
+void topmodel_expand_all(struct topmodel *m, bool expanded);
+/* some device row of the last build is collapsed */
+bool topmodel_any_collapsed(const struct topmodel *m);
 /* the column named @name (title or name, case-insensitive), or -1 */
 int topmodel_col_find(const char *name);
 

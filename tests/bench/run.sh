@@ -325,26 +325,32 @@ top_row() {
 	}'
 }
 
-# top_measure LABEL PREFIX ROOT TOPCMD N QUEUES: bare reads, text, NDJSON
+# top_measure LABEL PREFIX ROOT TOPCMD N QUEUES [FLOOR]: bare reads, text,
+# NDJSON; FLOOR "kept" reads only the 4 files per queue top keeps open (and
+# reads at every sample), the default all 8 (needs 8 descriptors a queue)
 top_measure() {
-	local label=$1 pre=$2 root=$3 top=$4 n=$5 queues=$6 bare b t j
-	bare=$(cpu_rss "$pre $BUILD/tests/tools/bareread $root $n")
+	local label=$1 pre=$2 root=$3 top=$4 n=$5 queues=$6 floor=${7:-} bare b t j
+	bare=$(cpu_rss "$pre $BUILD/tests/tools/bareread $root $n $floor")
 	t=$(cpu_rss "$top top -b -c $n -d 0.01")
 	j=$(cpu_rss "$top -j top -c $n -d 0.01")
 	b=${bare% *}
-	top_row "$label: bare pread+parse" "$b" "$n" "$queues" "" "${bare#* }"
+	top_row "$label: bare pread+parse${floor:+ ($floor)}" "$b" "$n" "$queues" "" "${bare#* }"
 	top_row "$label: top -b (text)" "${t% *}" "$n" "$queues" "$b" "${t#* }"
 	top_row "$label: top -b -j (NDJSON)" "${j% *}" "$n" "$queues" "$b" "${j#* }"
 }
 
 # CPU time per sample per queue of top -b against a bare C reader of the
-# same files (tests/tools/bareread.c), on a 64x64 fake tree and, as root,
-# on a namespace of 16 ifb devices x 64 queues; max RSS of each.
+# same files (tests/tools/bareread.c), on fake trees of 64x64 and 16x256
+# queues and, as root, on namespaces of 16 ifb devices x 64 and x 256
+# queues (4096: 4 descriptors a queue, the "kept" floor); max RSS of each.
 bench_top() {
 	local n=${BENCH_TOP_SAMPLES:-100} root="$BENCH_DIR/top-64x64" ns="bqlt-bench-$$" i
+	local root2="$BENCH_DIR/top-16x256"
 	echo "top: CPU per sample per queue (user+sys over $n samples, -d 0.01) vs bare reads"
 	top_tree "$root" 64 64
-	top_measure "fake 64x64" "" "$root" "$BQLTOOL --sysfs-root $root" "$n" 4096
+	top_measure "fake 64x64" "" "$root" "$BQLTOOL --sysfs-root $root" "$n" 4096 kept
+	top_tree "$root2" 16 256
+	top_measure "fake 16x256" "" "$root2" "$BQLTOOL --sysfs-root $root2" "$n" 4096 kept
 	if [ "$(id -u)" -ne 0 ] || ! ip netns add "$ns" 2>/dev/null; then
 		echo "  netns: skipped (needs root and ip netns)"
 		return 0
@@ -354,6 +360,13 @@ bench_top() {
 		ip -n "$ns" link set "b$i" up
 	done
 	top_measure "netns 16 ifb x 64" "ip netns exec $ns" /sys "$BQLTOOL -n $ns" "$n" 1024 || true
+	top_measure "netns 16 ifb x 64" "ip netns exec $ns" /sys "$BQLTOOL -n $ns" "$n" 1024 kept || true
+	for i in $(seq 0 15); do
+		ip -n "$ns" link del "b$i"
+		ip -n "$ns" link add "b$i" numtxqueues 256 type ifb
+		ip -n "$ns" link set "b$i" up
+	done
+	top_measure "netns 16 ifb x 256" "ip netns exec $ns" /sys "$BQLTOOL -n $ns" "$n" 4096 kept || true
 	ip netns del "$ns"
 }
 
@@ -568,18 +581,19 @@ cpu_of_live() {
 	rm -f "$out"
 }
 
-# live_row LABEL PREFIX ROOT ROOT_ARGS: CPU per sample of bare reads and of
-# the live view, each as (CPU(N2) - CPU(N1)) / (N2 - N1) so that start-up
-# (exec, opening files, curses) does not count
+# live_row LABEL PREFIX ROOT ROOT_ARGS [FLOOR] [N2]: CPU per sample of bare
+# reads and of the live view, each as (CPU(N2) - CPU(N1)) / (N2 - N1) so
+# that start-up (exec, opening files, curses) does not count; FLOOR as in
+# top_measure
 live_row() {
-	local label=$1 pre=$2 root=$3 args=$4 n1=100 n2=${BENCH_LIVE_SAMPLES:-1000} b1 b2 l1 l2
-	b1=$(cpu_rss "$pre $BUILD/tests/tools/bareread $root $n1"); b1=${b1% *}
-	b2=$(cpu_rss "$pre $BUILD/tests/tools/bareread $root $n2"); b2=${b2% *}
+	local label=$1 pre=$2 root=$3 args=$4 floor=${5:-} n1=100 n2=${6:-${BENCH_LIVE_SAMPLES:-1000}} b1 b2 l1 l2
+	b1=$(cpu_rss "$pre $BUILD/tests/tools/bareread $root $n1 $floor"); b1=${b1% *}
+	b2=$(cpu_rss "$pre $BUILD/tests/tools/bareread $root $n2 $floor"); b2=${b2% *}
 	l1=$(cpu_of_live "$pre" "$args" $n1)
 	l2=$(cpu_of_live "$pre" "$args" $n2)
 	awk -v l="$label" -v b1="$b1" -v b2="$b2" -v l1="$l1" -v l2="$l2" -v n="$((n2 - n1))" 'BEGIN {
 		b = (b2 - b1) / n * 1e3; v = (l2 - l1) / n * 1e3
-		printf "  %-24s floor %6.3f ms/sample  live view %6.3f ms/sample", l, b, v
+		printf "  %-30s floor %6.3f ms/sample  live view %6.3f ms/sample", l, b, v
 		if (b > 0) printf "  %5.2fx floor", v / b
 		printf "\n"
 	}'
@@ -589,7 +603,7 @@ live_row() {
 # pread-ing the 8 BQL files of the same queues over open fds. On a fake
 # 1x64 tree, and as root on one ifb with 64 TX queues in a namespace.
 bench_top_live() {
-	local root="$BENCH_DIR/top-1x64" ns="bqlt-bench-live-$$"
+	local root="$BENCH_DIR/top-1x64" ns="bqlt-bench-live-$$" i
 	echo "top live view: CPU per sample vs the floor (tmux 200x80, -d 0.01)"
 	if ! have tmux || [ ! -x /usr/bin/time ]; then
 		echo "  skipped (needs tmux and /usr/bin/time)"
@@ -604,6 +618,16 @@ bench_top_live() {
 	ip -n "$ns" link add b0 numtxqueues 64 type ifb
 	ip -n "$ns" link set b0 up
 	live_row "netns 1 ifb x 64" "ip netns exec $ns" /sys "-n $ns" || true
+	live_row "netns 1 ifb x 64 (kept floor)" "ip netns exec $ns" /sys "-n $ns" kept || true
+	# 4096 queues (the size of issue #23): 4 descriptors a queue; the floor
+	# reads the 4 files top reads at every sample
+	ip -n "$ns" link del b0
+	for i in $(seq 0 15); do
+		ip -n "$ns" link add "b$i" numtxqueues 256 type ifb
+		ip -n "$ns" link set "b$i" up
+	done
+	live_row "netns 16 ifb x 256 (kept floor)" "ip netns exec $ns" /sys "-n $ns" kept \
+		"${BENCH_LIVE_SAMPLES_4096:-400}" || true
 	ip netns del "$ns"
 }
 

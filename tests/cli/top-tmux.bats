@@ -92,7 +92,7 @@ assert_quit_clean() {
 	assert_output --regexp "devices 3 shown of 3 +queues 7 +sort name asc"
 	assert_output --regexp "DEVICE/QUEUE.* LIMIT +INFLIGHT +FILL +LIMIT HISTORY +MIN +MAX +TX RATE"
 	assert_output --regexp "▾ eth0 +20\\.7 KiB +600 B +\\[▎ +\\] +3%"
-	assert_output --regexp "   tx-3 +7\\.39 KiB +300 B +\\[▍ +\\] +4% +█+ +0 B +max"
+	assert_output --regexp "   tx-3 +7\\.39 KiB +300 B +\\[▍ +\\] +4% +█+ +0-7\\.4K +0 B +max"
 	assert_output --regexp "   tx-1 +4\\.44 KiB +100 B"
 	assert_output --regexp "▾ eth1 +7\\.39 KiB"
 	# up, BQL used once (limit 3028) although idle now: shown
@@ -141,17 +141,15 @@ assert_quit_clean() {
 	wait_for "sort fill desc"
 	# filter by glob
 	keys / e t h 1 Enter
-	wait_for "filter 'eth1'"
+	wait_for "filter 'eth1' hides 2"
 	wait_gone "▾ eth0"
-	run screen
-	assert_output --partial "2 filtered"
 	keys / C-u Enter
 	wait_for "▾ eth0"
 	# a: the hidden (here: BQL never used) wlan0 appears
 	wait_for "▾ wlan0"
 	echo 0 > "$ROOT/class/net/wlan0/queues/tx-0/byte_queue_limits/limit"
 	wait_gone "▾ wlan0"
-	wait_for "1 hidden \\(0 down, 1 BQL unused: a\\)"
+	wait_for "1 hidden: 1 BQL unused \\(a shows\\)"
 	keys a
 	wait_for "wlan0"
 	# Enter collapses the device under the cursor (the first row)
@@ -205,7 +203,7 @@ assert_quit_clean() {
 	run screen
 	refute_output --partial "█"
 	assert_line --regexp "^- eth0 "
-	assert_output --regexp "tx-3 +7\\.39 KiB +6\\.84 KiB +\\[\\|{9} *\\] +92% +#+ +0 B +max"
+	assert_output --regexp "tx-3 +7\\.39 KiB +6\\.84 KiB +\\[\\|{9} *\\] +92% +#+ +0-7\\.4K +0 B +max"
 	keys q
 	assert_quit_clean
 }
@@ -252,17 +250,104 @@ assert_quit_clean() {
 	start_view -- -d 0.1
 	wait_for "DEVICE/QUEUE"
 	run screen
-	assert_output --regexp "devices 1 shown of 3, 2 hidden \\(1 down, 1 BQL unused: a\\)"
+	assert_output --regexp "devices 1 shown of 3  2 hidden: 1 down, 1 BQL unused \\(a shows\\)"
 	assert_output --regexp "▾ eth0 "
 	refute_output --partial "eth1"
 	refute_output --partial "wlan0"
 	keys a
 	wait_for "wlan0"
 	wait_for "eth1"
-	# every device hidden: the empty screen says why and what to press
+	# every device would be hidden: all are shown instead, and the header says so
 	keys a
 	echo down > "$ROOT/class/net/eth0/operstate"
-	wait_for "Every device is down or has never used BQL: press a to show them"
+	wait_for "devices 3 shown of 3 \\(all down or BQL never used: shown anyway\\)"
+	run screen
+	assert_output --regexp "▾ eth0 "
+	assert_output --regexp "▾ eth1 "
+	assert_output --regexp "▾ wlan0 "
+	refute_output --partial "press a"
+	keys q
+	assert_quit_clean
+}
+
+@test "LIMIT HISTORY prints its range: a 1 B limit and a 7.39 KiB one are told apart" {
+	echo 1 > "$ROOT/class/net/eth0/queues/tx-1/byte_queue_limits/limit"
+	start_view -- -d 0.1
+	wait_for "DEVICE/QUEUE"
+	run screen
+	assert_output --regexp "   tx-1 +1 B .* █+ +0-1B +0 B +max"
+	assert_output --regexp "   tx-3 +7\\.39 KiB .* █+ +0-7\\.4K +0 B +max"
+	# the bar is on a zero baseline: half the maximum is half a bar
+	echo 3784 > "$ROOT/class/net/eth0/queues/tx-3/byte_queue_limits/limit"
+	wait_for "tx-3 +3\\.70 KiB"
+	sleep 0.3
+	run screen
+	assert_output --regexp "   tx-3 +3\\.70 KiB .* █+▄+ +0-7\\.4K "
+	keys q
+	assert_quit_clean
+}
+
+@test "* expands every device (and collapses them all again); sorting by tx_rate follows the rate shown" {
+	# 20 devices x 4 queues: past 64 queues devices start collapsed
+	for i in $(seq 2 19); do
+		cp -a "$ROOT/class/net/eth0" "$ROOT/class/net/eth$i"
+		echo $((10 + i)) > "$ROOT/class/net/eth$i/ifindex"
+	done
+	VIEW_SIZE=160x120 start_view -- -d 0.2
+	wait_for "DEVICE/QUEUE"
+	run screen
+	assert_output --regexp "▸ eth0 "
+	refute_output --partial "tx-3"
+	keys '*'
+	wait_for "▾ eth19 "
+	[ "$(screen | grep -c '▾ eth')" -eq 20 ]
+	[ "$(screen | grep -cE '^   tx-3 ')" -eq 19 ]	# wlan0 and eth1 have fewer queues
+	keys '*'
+	wait_gone "▾ eth"
+	[ "$(screen | grep -c '▸ eth')" -eq 20 ]
+	# one device has the biggest counter, another the rate: the rate wins
+	echo 900000000 > "$ROOT/class/net/eth5/statistics/tx_bytes"
+	keys s
+	wait_for "Sort by"
+	run screen
+	assert_output --partial "tx_rate"
+	refute_output --partial "tx_bytes"
+	keys Escape
+	keys q
+	assert_quit_clean
+	tmux -L "$SOCK" kill-server
+	start_view -- -d 0.2 -s tx_rate
+	wait_for "sort tx_rate desc"
+	for i in $(seq 1 15); do
+		echo $((i * 100000)) > "$ROOT/class/net/eth7/statistics/tx_bytes"
+		sleep 0.1
+	done
+	run screen
+	first=$(screen | grep -E '^[▾▸] ' | head -n 1)
+	[[ "$first" == *"eth7 "* ]]
+	assert_output --regexp "TX RATEv"
+	keys q
+	assert_quit_clean
+}
+
+@test "80x24: header lines drop whole fields, lowest priority first, never cut one" {
+	echo down > "$ROOT/class/net/eth1/operstate"
+	echo 0 > "$ROOT/class/net/wlan0/queues/tx-0/byte_queue_limits/limit"
+	VIEW_SIZE=80x24 start_view -- -d 0.2
+	wait_for "DEVICE/QUEUE"
+	run screen
+	# line 0 ends with the whole time; line 1 keeps the sort, whole
+	assert_line --index 0 --regexp "^bqltool top( +[^ ]+ [^ ]+)* +every 200ms +[0-9]{2}:[0-9]{2}:[0-9]{2}$"
+	assert_line --index 1 --regexp "^devices 1 shown of 3  2 hidden: 1 down, 1 BQL unused \\(a shows\\)( +queues 7)?  sort name asc$"
+	keys Space
+	wait_for "PAUSED"
+	run screen
+	assert_line --index 0 --regexp "^bqltool top( +[^ ]+ [^ ]+)* +[0-9]{2}:[0-9]{2}:[0-9]{2} +PAUSED ?$"
+	# a long filter: fields give way, the filter is kept whole
+	keys / x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x Enter
+	wait_for "filter 'x{30}' hides 3"
+	run screen
+	assert_line --index 1 --regexp "^devices 0 shown of 3  filter 'x{30}' hides 3(  sort name asc)?$"
 	keys q
 	assert_quit_clean
 }

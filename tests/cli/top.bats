@@ -75,7 +75,7 @@ stop_top() {
 	[ "$(grep -cE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+  sample [0-9]+' <<<"$output")" -eq 2 ]
 	assert_line --index 0 --regexp "  sample 1$"
 	assert_output --regexp "sample 2  interval 0\\.[0-9]{3}s"
-	[ "$(grep -c '^device  *queue  *limit  *inflight' <<<"$output")" -eq 2 ]
+	[ "$(grep -c '^device  *queue  *state  *limit  *inflight' <<<"$output")" -eq 2 ]
 	# every queue of every BQL device, with human units; veth0/lo have none
 	[ "$(grep -cE '^eth0 +tx-[0-3] ' <<<"$output")" -eq 8 ]
 	[ "$(grep -cE '^eth1 +tx-[01] ' <<<"$output")" -eq 4 ]
@@ -89,8 +89,8 @@ stop_top() {
 	bq top -b -c 1 eth0:1,3 eth1
 	assert_success
 	# eth0: tx-1 4.44 KiB + tx-3 7.39 KiB, inflight 100 + 300, 2 of its 4 queues
-	assert_line --regexp "^eth0 +2 of 4 +11\\.8 KiB +400 B "
-	assert_line --regexp "^eth1 +all +7\\.39 KiB +100 B "
+	assert_line --regexp "^eth0 +2 of 4 +up +11\\.8 KiB +400 B "
+	assert_line --regexp "^eth1 +all +up +7\\.39 KiB +100 B "
 	refute_line --regexp "^eth0 +all"
 }
 
@@ -302,4 +302,29 @@ stop_top() {
 	bq top -b -c 1
 	assert_success
 	refute_output --partial "stall_cnt"
+}
+
+@test "-b text: every column keeps its place from one sample to the next" {
+	f="$ROOT/class/net/eth0/statistics/tx_bytes"
+	( v=3000; while :; do v=$((v + 999999)); printf '%s\n' $v 1<> "$f"; sleep 0.01; done ) &
+	LOOP_PID=$!
+	run -0 timeout 10 "$BQLTOOL" --sysfs-root "$ROOT" top -b -d 0.1 -c 4
+	kill "$LOOP_PID"; wait "$LOOP_PID" 2>/dev/null || true; LOOP_PID=
+	# a rate appears from the second sample on ("-" first): same header
+	# line, and the device rows end at the same column, in every block
+	assert_output --regexp "eth0 +all +.* [0-9.]+ Mbit/s"
+	[ "$(grep -c '^device ' <<<"$output")" -eq 4 ]
+	[ "$(grep '^device ' <<<"$output" | sort -u | wc -l)" -eq 1 ]
+	[ "$(grep -E '^eth0 +all ' <<<"$output" | awk '{ print length($0) }' | sort -u | wc -l)" -eq 1 ]
+}
+
+@test "-b lists every device, down ones too, with its state (text and JSON)" {
+	echo down > "$ROOT/class/net/eth1/operstate"
+	run -0 "$BQLTOOL" --sysfs-root "$ROOT" top -b -c 1
+	assert_line --regexp "^device +queue +state +limit"
+	assert_line --regexp "^eth1 +all +down +"
+	assert_line --regexp "^eth0 +all +up +"
+	run -0 "$BQLTOOL" --sysfs-root "$ROOT" -j top -c 1
+	assert_equal "$(jq -r '[.devices[] | "\(.ifname)=\(.operstate)"] | join(" ")' <<<"$output")" \
+		"eth0=up eth1=down wlan0=up"
 }

@@ -3,16 +3,22 @@
  * bareread: the bare cost of what `top` reads, for make bench. Opens every
  * byte_queue_limits file of every TX queue (and statistics/tx_bytes and
  * tx_packets of every device) under ROOT/class/net once, then preads and
- * parses all of them N times with no pause.
- *   usage: bareread ROOT N
- * Prints: files=F queues=Q samples=N
+ * parses all of them N times with no pause. With "kept", only the files
+ * top keeps open and reads at every sample (limit, inflight, stall_cnt,
+ * stall_max; the settings it reads once a second by path).
+ *   usage: bareread ROOT N [kept]
+ * Prints: files=F queues=Q samples=N; a file that cannot be opened (the
+ * descriptor limit, raised to the hard one first) is an error: a floor
+ * that reads fewer files than top would be no floor.
  */
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static int *fds;
@@ -22,8 +28,10 @@ static void add(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return;
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
 	if (nfds == capfds) {
 		capfds = capfds ? capfds * 2 : 1024;
 		fds = realloc(fds, capfds * sizeof(*fds));
@@ -39,15 +47,23 @@ int main(int argc, char **argv)
 {
 	static const char *const attrs[] = { "limit", "limit_min", "limit_max", "hold_time",
 					     "inflight", "stall_thrs", "stall_cnt", "stall_max" };
+	static const int kept[] = { 0, 4, 6, 7 };	/* limit, inflight, stall_cnt, stall_max */
 	char path[4096];
 	unsigned long n, queues = 0;
+	struct rlimit rl;
+	bool only_kept;
 	uint64_t sum = 0;
 	struct dirent *de;
 	DIR *d;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: bareread ROOT N\n");
+	if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "kept"))) {
+		fprintf(stderr, "usage: bareread ROOT N [kept]\n");
 		return 2;
+	}
+	only_kept = argc == 4;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	n = strtoul(argv[2], NULL, 10);
 	snprintf(path, sizeof(path), "%s/class/net", argv[1]);
@@ -65,7 +81,9 @@ int main(int argc, char **argv)
 			if (access(path, F_OK))
 				break;
 			queues++;
-			for (int a = 0; a < 8; a++) {
+			for (int i = 0; i < (only_kept ? 4 : 8); i++) {
+				int a = only_kept ? kept[i] : i;
+
 				snprintf(path, sizeof(path),
 					 "%s/class/net/%s/queues/tx-%u/byte_queue_limits/%s",
 					 argv[1], de->d_name, q, attrs[a]);

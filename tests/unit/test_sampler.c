@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -575,6 +577,115 @@ static void test_empty_and_missing_root(void **state)
 	sampler_free(&s);
 }
 
+/* descriptors this process has open */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the directory's own */
+}
+
+/*
+ * Only limit, inflight, stall_cnt and stall_max stay open (4 per queue,
+ * plus 2 statistics files per device without netlink); the settings are
+ * read by path, and a change to them still shows at the next full scan.
+ */
+static void test_four_fds_per_queue(void **state)
+{
+	const struct sampler_queue *q;
+	struct sampler s;
+	int before;
+
+	(void)state;
+	before = open_fds();
+	sampler_init(&s, &ctx, NULL, NULL, &clk);
+	tick(&s, 0);
+	assert_int_equal(sampler_nqueues(&s), 6);
+	assert_int_equal(open_fds() - before, 6 * 4 + 2 * 2);
+	q = &dev(&s, "eth0")->q[1];
+	assert_int_equal(q->bql.val[BQL_LIMIT_MAX], 1879048192);
+	assert_int_equal(q->bql.val[BQL_HOLD_TIME], 1000);
+	assert_true(bql_has(&q->bql, BQL_STALL_THRS));
+	putq("eth0", 1, "hold_time", 250);
+	tick(&s, 1000000000ull);
+	q = &dev(&s, "eth0")->q[1];
+	assert_int_equal(q->bql.val[BQL_HOLD_TIME], 250);
+	assert_int_equal(s.shortage.nq_reopen, 0);
+	assert_int_equal(s.shortage.err, 0);
+	sampler_free(&s);
+	assert_int_equal(open_fds(), before);
+}
+
+/*
+ * Past the descriptor limit no device is dropped: the files that do not
+ * fit are opened at each read, every queue is sampled, and the shortage
+ * is counted (and said) with what is still covered.
+ */
+static void test_fd_shortage_covers_all(void **state)
+{
+	struct rlimit old, low;
+	const struct sampler_dev *d;
+	struct sampler s;
+	char text[512];
+
+	(void)state;
+	mkdev("big0", 4, 64, true);
+	mkdev("big1", 5, 64, true);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 160;	/* 134 queues x 4 files do not fit */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	sampler_init(&s, &ctx, NULL, NULL, &clk);
+	tick(&s, 0);
+	assert_int_equal(s.ndev, 4);
+	assert_int_equal(sampler_nqueues(&s), 134);
+	assert_true(s.shortage.nq_reopen > 0);
+	assert_int_equal(s.shortage.err, EMFILE);
+	assert_int_equal(s.shortage.ndev_skipped, 0);
+	assert_int_equal(s.shortage.fd_limit, 160);
+	assert_true(open_fds() < 160 - SAMPLER_FD_RESERVE + 8);
+	/* the last queue of the last device: read, and followed */
+	d = dev(&s, "big1");
+	assert_non_null(d);
+	assert_int_equal(d->nq, 64);
+	assert_true(d->q[63].reopen != 0);
+	assert_int_equal(d->q[63].bql.val[BQL_LIMIT], 3028 + 63 * 1514);
+	putq("big1", 63, "limit", 4242);
+	tick(&s, 10000000ull);
+	assert_int_equal(dev(&s, "big1")->q[63].bql.val[BQL_LIMIT], 4242);
+	sampler_short_text(text, sizeof(text), &s);
+	assert_non_null(strstr(text, "out of file descriptors (ulimit -n 160)"));
+	assert_non_null(strstr(text, "read by reopening their files"));
+	assert_non_null(strstr(text, "covering 4 devices, 134 queues"));
+	sampler_free(&s);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+}
+
+/* the soft limit goes up to the hard one */
+static void test_raise_nofile(void **state)
+{
+	struct rlimit old, low, now;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	if (old.rlim_max < 200)
+		skip();
+	low = old;
+	low.rlim_cur = 100;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	assert_true(sampler_raise_nofile() == (old.rlim_max == RLIM_INFINITY ? UINT64_MAX :
+					       (uint64_t)old.rlim_max));
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &now), 0);
+	assert_true(now.rlim_cur == old.rlim_max);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -592,6 +703,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_value, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_ring, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_and_missing_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_four_fds_per_queue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fd_shortage_covers_all, setup, teardown),
+		cmocka_unit_test(test_raise_nofile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -431,11 +431,44 @@ static void test_flags_from_tree(void **state)
 	sampler_free(&s);
 }
 
+/*
+ * When the default would hide every device (a fresh namespace: up, but no
+ * BQL used yet; or all down), all are shown and the model says so.
+ */
+static void test_all_hidden_shows_all(void **state)
+{
+	struct sampler s;
+	struct topmodel m;
+
+	(void)state;
+	sh("echo down > '%s/class/net/eth0/operstate'", root);
+	sh("echo down > '%s/class/net/eth1/operstate'", root);
+	sampler_init(&s, &ctx, NULL, NULL, &clk);
+	tick(&s);
+	topmodel_init(&m);
+	assert_int_equal(topmodel_build(&m, &s), 0);
+	assert_true(m.all_forced);
+	assert_int_equal(m.nshown, 3);
+	assert_int_equal(m.nhidden, 0);
+	assert_string_equal(layout(&m), "eth0 0 1 2 eth1 0 wlan0 0 1");
+	/* one device comes up with BQL used: back to the default rule */
+	sh("echo up > '%s/class/net/eth0/operstate'", root);
+	tick(&s);
+	tick(&s);
+	assert_int_equal(topmodel_build(&m, &s), 0);
+	assert_false(m.all_forced);
+	assert_string_equal(layout(&m), "eth0 0 1 2");
+	assert_int_equal(m.nhidden, 2);
+	topmodel_free(&m);
+	sampler_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_rows_and_aggregates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hidden_rule, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_all_hidden_shows_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sort, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vanished_rows, setup, teardown),
