@@ -224,6 +224,7 @@ static int parse_opts(struct sx *x, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		SIM_OPTS_LONG,
+		SIM_OPTS_WIRE_LONG,
 		{ "set",	required_argument,	NULL, SO_SET },
 		{ "at",		required_argument,	NULL, SO_AT },
 		{ "stall",	required_argument,	NULL, SO_STALL },
@@ -337,12 +338,12 @@ out:
 const struct cmd_entry cmd_sim_entry = {
 	.name = "sim",
 	.synopsis = "sim [--traffic SPEC]... [--size SPEC] [--link RATE] [--queues N] [--qlen PKTS] "
-		    "[--ring N] [--coalesce-usecs N] [--coalesce-frames N] [--napi-budget N] "
+		    "[--ring N] [--frag-size BYTES] [--no-framing] [--coalesce-usecs N] [--coalesce-frames N] [--napi-budget N] "
 		    "[--irq-latency MEAN[:JITTER]] [--hz N] [--kernel VERSION] [--set KEY=VALUE]... "
 		    "[--at TIME:KEY=VALUE]... [--stall TIME:DURATION]... [--duration TIME] [--seed N] "
 		    "[--trace FILE] [--timeline FILE [--all-events]] [--plot FILE.svg] [-q]",
 	.summary = "Simulate a NIC's transmit path under DQL, closed loop, deterministically",
-	.help = SIM_OPTS_HELP SIM_OPTS_SET_HELP
+	.help = SIM_OPTS_HELP SIM_OPTS_WIRE_HELP SIM_OPTS_SET_HELP
 		"  --trace FILE         write what DQL saw as a bqltrace (C records carry limit=,\n"
 		"                       so 'bqltool replay --verify FILE' agrees); .gz, .zst\n"
 		"                       compress it\n"

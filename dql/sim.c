@@ -24,7 +24,8 @@
 
 struct pkt {
 	uint64_t t;		/* when it entered the qdisc / the ring */
-	uint32_t bytes;
+	uint32_t bytes;		/* skb->len, what DQL counts */
+	uint32_t wire;		/* byte-times on the wire */
 };
 
 enum napi_state {
@@ -39,7 +40,8 @@ struct flow {
 	struct sim_rng rng;
 	uint64_t rem;		/* CBR: ns fraction carried, times rate */
 	struct wtime wt;	/* CBR: per-size times at the rate */
-	double ns_per_byte;	/* POISSON: mean gap per byte */
+	double gap_mean;	/* POISSON: mean gap, ns (mean size at the rate) */
+	uint32_t wire_fixed;	/* FIXED, TSO: the wire bytes of every packet */
 	double frac;		/* POISSON: ns fraction carried */
 	uint64_t on_end;	/* ONOFF: end of the current on period */
 	uint64_t period;	/* ONOFF: start of the current period */
@@ -52,8 +54,10 @@ struct squeue {
 	uint32_t qd_cap, qd_head, qd_cnt;
 	/* ring: counters run freely, slot = counter & ring_mask */
 	struct pkt *ring;
-	uint32_t ring_mask, ring_size, wake;
-	uint32_t r_reap, r_tx, r_tail;	/* reap <= tx <= tail */
+	uint32_t ring_mask, ring_size, wake;	/* ring_size, wake: descriptors */
+	uint32_t r_reap, r_tx, r_tail;	/* packets: reap <= tx <= tail */
+	uint32_t desc;			/* descriptors in use (reap .. tail) */
+	uint32_t desc_need;		/* the most one packet of this queue takes */
 	bool stack_xoff, drv_xoff;
 	enum napi_state napi;
 	uint32_t pending;		/* completed since the interrupt was enabled */
@@ -87,6 +91,7 @@ struct sim {
 	uint64_t wire_rem;		/* ns fraction carried, times link_bps */
 	struct wtime wire;		/* per-size times on the link */
 	uint64_t bytes_tx;
+	uint32_t frag;			/* bytes per descriptor */
 	unsigned int nonempty;		/* queues whose qdisc has packets */
 	bool link_starving;
 	uint64_t link_starve_since, link_starved;
@@ -281,7 +286,7 @@ static void link_start(struct sim *s, unsigned int qi)
 	sim_hist_add(&q->st.ring_delay, d);
 	s->busy = true;
 	s->cur_q = qi;
-	ev_set(s, SRC_LINK, s->now + wtime(&s->wire, p->bytes, &s->wire_rem));
+	ev_set(s, SRC_LINK, s->now + wtime(&s->wire, p->wire, &s->wire_rem));
 }
 
 /* the next queue after @from (round robin) with a descriptor to send */
@@ -364,13 +369,32 @@ static void irq_on_done(struct sim *s, unsigned int qi)
 
 /* ------------------------------------------------------------ transmit */
 
-static void qdisc_push(struct sim *s, struct squeue *q, uint32_t bytes)
+/* the wire bytes of a packet of @bytes of flow @f */
+static inline uint32_t pkt_wire(const struct sim *s, const struct flow *f, uint32_t bytes)
+{
+	if (f->wire_fixed)
+		return f->wire_fixed;
+	if (s->cfg.no_framing)
+		return bytes;
+	return (bytes < SIM_FRAME_MIN ? SIM_FRAME_MIN : bytes) + SIM_FRAME_OVERHEAD;
+}
+
+/* the descriptors of a packet of @bytes (sim_descs()) */
+static inline uint32_t pkt_descs(const struct sim *s, uint32_t bytes)
+{
+	if (bytes <= s->frag)
+		return 1;
+	return 1 + (bytes - SIM_TSO_HDR + s->frag - 1) / s->frag;
+}
+
+static void qdisc_push(struct sim *s, struct squeue *q, const struct flow *f, uint32_t bytes)
 {
 	uint32_t i = q->qd_head + q->qd_cnt;
 	struct pkt *p = &q->qd[i >= q->qd_cap ? i - q->qd_cap : i];
 
 	p->t = s->now;
 	p->bytes = bytes;
+	p->wire = pkt_wire(s, f, bytes);
 	if (!q->qd_cnt++)
 		s->nonempty++;
 }
@@ -383,7 +407,7 @@ static void bulk_refill(struct sim *s, struct squeue *q)
 
 		if (++q->bulk_rr == q->nbulk)
 			q->bulk_rr = 0;
-		qdisc_push(s, q, size_draw(&f->f->size, &f->rng));
+		qdisc_push(s, q, f, size_draw(&f->f->size, &f->rng));
 	}
 }
 
@@ -413,6 +437,8 @@ static void xmit(struct sim *s, unsigned int qi)
 		slot = &q->ring[q->r_tail++ & q->ring_mask];
 		slot->t = s->now;
 		slot->bytes = p.bytes;
+		slot->wire = p.wire;
+		q->desc += pkt_descs(s, p.bytes);
 		dql_queued(&q->d, p.bytes, j);
 		q->st.packets_queued++;
 		q->st.bytes_queued += p.bytes;
@@ -422,7 +448,8 @@ static void xmit(struct sim *s, unsigned int qi)
 			q->stack_xoff = true;
 			q->st.stops++;
 		}
-		if (q->r_tail - q->r_reap == q->ring_size) {
+		/* as drivers do: stop while the next packet might not fit */
+		if (q->ring_size - q->desc < q->desc_need) {
 			q->drv_xoff = true;
 			q->st.ring_stops++;
 		}
@@ -444,6 +471,7 @@ static void on_link(struct sim *s)
 	q->r_tx++;
 	q->st.packets++;
 	q->st.bytes_tx += p->bytes;
+	q->st.wire_bytes += p->wire;
 	s->bytes_tx += p->bytes;
 	s->busy = false;
 	irq_on_done(s, qi);
@@ -484,13 +512,18 @@ static void limit_series(struct squeue *q, uint64_t t)
 static void napi_poll(struct sim *s, unsigned int qi)
 {
 	struct squeue *q = &s->q[qi];
-	uint32_t n = q->r_tx - q->r_reap, bytes = 0;
+	uint32_t n = q->r_tx - q->r_reap, bytes = 0, desc = 0;
 
 	if (n > s->cfg.napi_budget)
 		n = s->cfg.napi_budget;
-	for (uint32_t k = 0; k < n; k++)
-		bytes += q->ring[(q->r_reap + k) & q->ring_mask].bytes;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t b = q->ring[(q->r_reap + k) & q->ring_mask].bytes;
+
+		bytes += b;
+		desc += pkt_descs(s, b);
+	}
 	q->r_reap += n;
+	q->desc -= desc;
 	if (bytes) {
 		dql_completed(&q->d, bytes, jiffies_at(s, s->now));
 		q->st.bytes_completed += bytes;
@@ -500,7 +533,7 @@ static void napi_poll(struct sim *s, unsigned int qi)
 		if (q->stack_xoff && dql_avail(&q->d) >= 0)
 			q->stack_xoff = false;
 	}
-	if (q->drv_xoff && q->ring_size - (q->r_tail - q->r_reap) >= q->wake)
+	if (q->drv_xoff && q->ring_size - q->desc >= q->wake)
 		q->drv_xoff = false;
 	if (n == s->cfg.napi_budget && q->r_tx != q->r_reap) {
 		/* budget spent: net_rx_action() polls again at once */
@@ -530,8 +563,11 @@ static uint64_t flow_gap(const struct sim *s, struct flow *f, uint32_t bytes)
 {
 	if (f->f->kind == SIM_T_POISSON) {
 		/* whole ns now, the fraction carried: the mean rate holds */
-		double mean = (double)bytes * f->ns_per_byte;
-		double g = zig_exp(&s->zig, &f->rng) * mean + f->frac;
+		/*
+		 * A Poisson process of packets: the gap does not depend on
+		 * the size of this packet (sizes are drawn independently).
+		 */
+		double g = zig_exp(&s->zig, &f->rng) * f->gap_mean + f->frac;
 		uint64_t whole;
 
 		if (g >= 9e18)
@@ -551,7 +587,7 @@ static void on_flow(struct sim *s, unsigned int fi)
 	uint64_t next;
 
 	if (q->qd_cnt < q->qd_cap)
-		qdisc_push(s, q, bytes);
+		qdisc_push(s, q, f, bytes);
 	else
 		q->st.drops++;
 	next = s->now + flow_gap(s, f, bytes);
@@ -585,6 +621,7 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 {
 	struct sim *s;
 	unsigned int i;
+	uint32_t d;
 	int ret;
 
 	*sp = NULL;
@@ -595,6 +632,7 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 	if (!s)
 		return bql_err_set(e, ENOMEM, "out of memory");
 	s->cfg = *cfg;
+	s->frag = cfg->frag_size ? cfg->frag_size : SIM_FRAG_SIZE;
 	zig_init(&s->zig);
 	wtime_init(&s->wire, cfg->link_bps);
 	/* --at in time order, ties in the order given (insertion sort: stable) */
@@ -629,7 +667,7 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 			goto nomem;
 		q->ring_mask = sz - 1;
 		q->ring_size = cfg->ring;
-		q->wake = cfg->ring >= 4 ? cfg->ring / 4 : 1;
+		q->desc_need = 1;
 		q->qd_cap = cfg->qlen;
 		rng_seed(&q->rng, cfg->seed, 1000 + i);
 	}
@@ -641,13 +679,26 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 		rng_seed(&f->rng, cfg->seed, i);
 		if (f->f->rate_bps) {
 			wtime_init(&f->wt, f->f->rate_bps);
-			f->ns_per_byte = 8e9 / (double)f->f->rate_bps;
+			f->gap_mean = sim_size_mean(&f->f->size) * 8e9 / (double)f->f->rate_bps;
 		}
+		if (f->f->size.kind == SIM_SIZE_FIXED || f->f->size.kind == SIM_SIZE_TSO)
+			f->wire_fixed = sim_wire_bytes(cfg, &f->f->size, f->f->size.a);
+		d = sim_descs(cfg, sim_size_max(&f->f->size));
+		if (d > s->q[f->q].desc_need)
+			s->q[f->q].desc_need = d;
 		if (f->f->kind == SIM_T_BULK) {
 			struct squeue *q = &s->q[f->q];
 
 			q->bulk[q->nbulk++] = i;
 		}
+	}
+	/* the driver wakes the queue once a quarter of the ring, and a packet, is free */
+	for (i = 0; i < cfg->nqueues; i++) {
+		struct squeue *q = &s->q[i];
+
+		q->wake = cfg->ring >= 4 ? cfg->ring / 4 : 1;
+		if (q->wake < q->desc_need)
+			q->wake = q->desc_need;
 	}
 	*sp = s;
 	return 0;
@@ -808,6 +859,7 @@ void sim_get_totals(const struct sim *s, struct sim_totals *t)
 
 		t->packets += st->packets;
 		t->bytes_tx += st->bytes_tx;
+		t->wire_bytes += st->wire_bytes;
 		t->packets_queued += st->packets_queued;
 		t->bytes_queued += st->bytes_queued;
 		t->bytes_completed += st->bytes_completed;
@@ -821,7 +873,8 @@ void sim_get_totals(const struct sim *s, struct sim_totals *t)
 			t->stall_max = st->stall_max;
 	}
 	t->throughput_bps = (double)t->bytes_tx * 8.0 * 1e9 / (double)t->duration_ns;
-	t->utilization = t->throughput_bps / (double)t->link_bps;
+	t->utilization = (double)t->wire_bytes * 8.0 * 1e9 / (double)t->duration_ns /
+			 (double)t->link_bps;
 	t->ring_delay = &s->tot_ring;
 	t->qdisc_delay = &s->tot_qdisc;
 }

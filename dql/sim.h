@@ -35,13 +35,26 @@
 #define SIM_DURATION_MAX	(3600ull * 1000000000ull)	/* one hour */
 #define SIM_IRQ_LAT_MAX		(1000000000ull)		/* 1 s */
 
+/*
+ * Ethernet framing: a frame of L bytes (skb->len, without FCS) holds the
+ * wire for max(L, 60) + 4 (FCS) + 8 (preamble, SFD) + 12 (inter-frame
+ * gap) byte-times: 1538 for 1514, 84 for 60 or less.
+ */
+#define SIM_FRAME_MIN		60			/* 64 with the FCS */
+#define SIM_FRAME_OVERHEAD	24
+/* TSO: headers (Ethernet 14, IPv4 20, TCP with timestamps 32) replicated per segment */
+#define SIM_TSO_HDR		66
+#define SIM_TSO_MSS		1448			/* default payload per segment */
+#define SIM_FRAG_SIZE		4096			/* default --frag-size */
+#define SIM_FRAG_MIN		512
+
 /* packet size distributions (--size) */
 enum sim_size_kind {
 	SIM_SIZE_FIXED,		/* a */
 	SIM_SIZE_UNIFORM,	/* a..b inclusive */
 	SIM_SIZE_IMIX,		/* 60, 590, 1514 bytes in 7:4:1 */
 	SIM_SIZE_BIMODAL,	/* a with probability p, else b */
-	SIM_SIZE_TSO,		/* a (a super-packet, up to 64 KiB) */
+	SIM_SIZE_TSO,		/* a (a super-packet, up to 64 KiB), MSS b (0: SIM_TSO_MSS) */
 };
 
 struct sim_size {
@@ -120,6 +133,18 @@ struct sim_config {
 	struct sim_at at[SIM_MAX_AT];
 	unsigned int nstalls;
 	struct sim_stall stalls[SIM_MAX_STALLS];
+	/*
+	 * The wire and the ring (#21). Framing: a frame's time on the wire
+	 * is its bytes plus SIM_FRAME_OVERHEAD (at least SIM_FRAME_MIN + it),
+	 * a TSO packet is sent as its segments, each with SIM_TSO_HDR bytes
+	 * of headers; @no_framing: a packet's bytes only, as before. DQL
+	 * counts skb->len either way. Descriptors: a packet of at most
+	 * @frag_size bytes takes one, a larger one 1 + ceil((len -
+	 * SIM_TSO_HDR) / @frag_size) (a header descriptor and its page
+	 * fragments); @ring counts descriptors.
+	 */
+	bool no_framing;
+	unsigned int frag_size;
 };
 
 void sim_config_init(struct sim_config *cfg);
@@ -163,6 +188,28 @@ struct sim_work {
  * the parts.
  */
 uint64_t sim_work_estimate(const struct sim_config *cfg);
+
+/* the mean and the largest packet (skb->len) of @sz */
+double sim_size_mean(const struct sim_size *sz);
+uint32_t sim_size_max(const struct sim_size *sz);
+/* the MSS of a TSO size */
+static inline uint32_t sim_size_mss(const struct sim_size *sz)
+{
+	return sz->b ? sz->b : SIM_TSO_MSS;
+}
+/* the segments a packet of @len bytes of @sz is sent as (1 unless TSO) */
+uint32_t sim_segments(const struct sim_size *sz, uint32_t len);
+/* the byte-times a packet of @len bytes of @sz holds the wire in @cfg */
+uint32_t sim_wire_bytes(const struct sim_config *cfg, const struct sim_size *sz, uint32_t len);
+/* the descriptors a packet of @len bytes takes in @cfg's ring */
+static inline uint32_t sim_descs(const struct sim_config *cfg, uint32_t len)
+{
+	uint32_t frag = cfg->frag_size ? cfg->frag_size : SIM_FRAG_SIZE;
+
+	if (len <= frag)
+		return 1;
+	return 1 + (len - SIM_TSO_HDR + frag - 1) / frag;
+}
 void sim_work_count(const struct sim_config *cfg, struct sim_work *w);
 
 /*
@@ -217,6 +264,7 @@ struct sim_qstats {
 	uint64_t stall_cnt;
 	uint32_t stall_max;		/* jiffies */
 	struct sim_hist ring_delay, qdisc_delay;
+	uint64_t wire_bytes;		/* byte-times on the wire, framing included */
 };
 
 /* the link: sums over queues, merged histograms */
@@ -230,6 +278,7 @@ struct sim_totals {
 	uint64_t stall_cnt;
 	uint32_t stall_max;
 	const struct sim_hist *ring_delay, *qdisc_delay;
+	uint64_t wire_bytes;		/* utilization: these over the link's for the duration */
 };
 
 /* struct sim_rec - one DQL call or sysfs write, as a bqltrace record */

@@ -103,6 +103,7 @@ void sim_config_init(struct sim_config *cfg)
 	cfg->flows[0].kind = SIM_T_BULK;
 	cfg->flows[0].size.kind = SIM_SIZE_FIXED;
 	cfg->flows[0].size.a = 1514;
+	cfg->frag_size = SIM_FRAG_SIZE;
 }
 
 static int check_size(const struct sim_size *sz, unsigned int f,
@@ -114,6 +115,9 @@ static int check_size(const struct sim_size *sz, unsigned int f,
 		if (sz->a < 1 || sz->a > SIM_PKT_MAX)
 			return bql_err_set(e, EINVAL, "--size: flow %u: %" PRIu32
 					   " bytes: expected 1..%u", f, sz->a, SIM_PKT_MAX);
+		if (sz->kind == SIM_SIZE_TSO && sz->b && (sz->b < 88 || sz->b > SIM_PKT_MAX))
+			return bql_err_set(e, EINVAL, "--size: flow %u: MSS %" PRIu32
+					   ": expected 88..%u", f, sz->b, SIM_PKT_MAX);
 		return 0;
 	case SIM_SIZE_UNIFORM:
 	case SIM_SIZE_BIMODAL:
@@ -184,6 +188,9 @@ int sim_config_check(const struct sim_config *cfg, struct bql_err *e)
 		return bql_err_set(e, EINVAL, "--qlen: %u: expected 1..%u", cfg->qlen, SIM_QLEN_MAX);
 	if (cfg->ring < 1 || cfg->ring > SIM_RING_MAX)
 		return bql_err_set(e, EINVAL, "--ring: %u: expected 1..%u", cfg->ring, SIM_RING_MAX);
+	if (cfg->frag_size && (cfg->frag_size < SIM_FRAG_MIN || cfg->frag_size > SIM_PKT_MAX))
+		return bql_err_set(e, EINVAL, "--frag-size: %u: expected %u..%u", cfg->frag_size,
+				   SIM_FRAG_MIN, SIM_PKT_MAX);
 	if (cfg->coalesce_usecs > 1000000)
 		return bql_err_set(e, EINVAL, "--coalesce-usecs: %u: expected 0..1000000",
 				   cfg->coalesce_usecs);
@@ -217,6 +224,12 @@ int sim_config_check(const struct sim_config *cfg, struct bql_err *e)
 		ret = check_size(&f->size, i, e);
 		if (ret)
 			return ret;
+		if (sim_descs(cfg, sim_size_max(&f->size)) > cfg->ring)
+			return bql_err_set(e, EINVAL, "--ring: %u descriptors cannot hold flow %u's %"
+					   PRIu32 "-byte packet (%" PRIu32 " descriptors at --frag-size %u)",
+					   cfg->ring, i, sim_size_max(&f->size),
+					   sim_descs(cfg, sim_size_max(&f->size)),
+					   cfg->frag_size ? cfg->frag_size : SIM_FRAG_SIZE);
 	}
 	if (cfg->nset > SIM_MAX_SET || cfg->nat > SIM_MAX_AT || cfg->nstalls > SIM_MAX_STALLS)
 		return bql_err_set(e, EINVAL, "too many --set, --at or --stall options");
@@ -249,8 +262,7 @@ unsigned int sim_flow_queue(const struct sim_config *cfg, unsigned int flow)
 
 /* ------------------------------------------------------------ work */
 
-/* the mean size of a packet of @sz, in bytes */
-static double size_mean(const struct sim_size *sz)
+double sim_size_mean(const struct sim_size *sz)
 {
 	switch (sz->kind) {
 	case SIM_SIZE_UNIFORM:
@@ -266,11 +278,58 @@ static double size_mean(const struct sim_size *sz)
 	}
 }
 
-/* the mean time a packet of @sz holds the link, in byte-times */
+uint32_t sim_size_max(const struct sim_size *sz)
+{
+	switch (sz->kind) {
+	case SIM_SIZE_UNIFORM:
+		return sz->b;
+	case SIM_SIZE_IMIX:
+		return 1514;
+	case SIM_SIZE_BIMODAL:
+		return sz->a > sz->b ? sz->a : sz->b;
+	case SIM_SIZE_FIXED:
+	case SIM_SIZE_TSO:
+	default:
+		return sz->a;
+	}
+}
+
+uint32_t sim_segments(const struct sim_size *sz, uint32_t len)
+{
+	uint32_t mss = sim_size_mss(sz);
+
+	if (sz->kind != SIM_SIZE_TSO || len <= SIM_TSO_HDR + mss)
+		return 1;
+	return (len - SIM_TSO_HDR + mss - 1) / mss;
+}
+
+uint32_t sim_wire_bytes(const struct sim_config *cfg, const struct sim_size *sz, uint32_t len)
+{
+	uint32_t n;
+
+	if (cfg->no_framing)
+		return len;
+	n = sim_segments(sz, len);
+	if (n == 1)
+		return (len < SIM_FRAME_MIN ? SIM_FRAME_MIN : len) + SIM_FRAME_OVERHEAD;
+	/* every segment's frame is its headers, its payload and the overhead */
+	return len - SIM_TSO_HDR + n * (SIM_TSO_HDR + SIM_FRAME_OVERHEAD);
+}
+
+/*
+ * The mean time a packet of @sz holds the link, in byte-times; for mixed
+ * sizes at most the true mean (padding short frames only adds), so the
+ * packet count it gives is an upper bound.
+ */
 static double wire_mean(const struct sim_config *cfg, const struct sim_size *sz)
 {
-	(void)cfg;
-	return size_mean(sz);
+	double m = sim_size_mean(sz);
+
+	if (sz->kind == SIM_SIZE_TSO || sz->kind == SIM_SIZE_FIXED)
+		return sim_wire_bytes(cfg, sz, sz->a);
+	if (cfg->no_framing)
+		return m;
+	return (m < SIM_FRAME_MIN ? SIM_FRAME_MIN : m) + SIM_FRAME_OVERHEAD;
 }
 
 static uint64_t sat(double v)
@@ -303,7 +362,7 @@ void sim_work_count(const struct sim_config *cfg, struct sim_work *w)
 			continue;
 		}
 		/* offered packets, sent or dropped: each is an event */
-		arr += (double)f->rate_bps * dur / (8 * fmax(size_mean(&f->size), 1));
+		arr += (double)f->rate_bps * dur / (8 * fmax(sim_size_mean(&f->size), 1));
 		if (f->kind == SIM_T_ONOFF)
 			per += (double)cfg->duration_ns / (double)(f->on_ns + f->off_ns);
 	}

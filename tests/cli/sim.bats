@@ -102,6 +102,10 @@ verify() {
 	verify --traffic cbr:300M --hz 1000 --stall 80ms:40ms --set stall_thrs=20 --duration 0.2
 	verify --link 25G --coalesce-usecs 100 --coalesce-frames 32 --irq-latency 20us:15us \
 		--kernel 3.3 --duration 0.05
+	# framing and descriptors: TSO segments, small fragments, and the old model
+	verify --link 10G --size tso:64000:8948 --frag-size 1K --ring 512 --kernel 3.5 --duration 0.05
+	verify --link 10G --size tso:64000 --set limit_min=1G --duration 0.05
+	verify --link 1G --size imix --no-framing --frag-size 64K --kernel 3.3 --duration 0.1
 }
 
 @test "sim: the replay of the trace has the summary's limits and stops" {
@@ -209,4 +213,35 @@ verify() {
 	[ "$status" -eq 0 ]
 	sim sim -q --link 400G --size imix --queues 64 --duration 0.1
 	[ "$status" -eq 0 ]
+}
+
+@test "sim: framing, TSO segments and descriptors against hand computations" {
+	# 1G bulk 1514 B: a frame per 1538 * 8 = 12304 ns (81274 a second), in
+	# the time the link is not starved (a bulk qdisc is never empty)
+	sim -j sim
+	[ "$status" -eq 0 ]
+	jq -e '.packets * 12304 + .starved_ns <= 1e9 and (.packets + 1) * 12304 + .starved_ns > 1e9' <<<"$output"
+	jq -e '.packets > 81200' <<<"$output"
+	sim -j sim --no-framing
+	jq -e '.packets * 12112 + .starved_ns <= 1e9 and (.packets + 1) * 12112 + .starved_ns > 1e9' <<<"$output"
+	# a 256-descriptor ring holds 15 TSO packets of 64000 B (17 descriptors each)
+	t=$BATS_TEST_TMPDIR/t.csv
+	sim sim -q --link 10G --size tso:64000 --set limit_min=1G --duration 0.02 --timeline "$t" \
+		--all-events
+	[ "$status" -eq 0 ]
+	[ "$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m }' "$t")" -eq 960000 ]
+	# one descriptor a packet: 256 of them
+	sim sim -q --link 10G --size tso:64000 --frag-size 64K --set limit_min=1G --duration 0.02 \
+		--timeline "$t" --all-events
+	[ "$status" -eq 0 ]
+	[ "$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m }' "$t")" -eq 16384000 ]
+	sim sim --size tso:64000 --ring 16
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"--ring: 16 descriptors cannot hold flow 0's 64000-byte packet (17 descriptors at --frag-size 4096)"* ]]
+	sim sim --frag-size 100
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"--frag-size: '100': expected 512..65536 bytes"* ]]
+	sim sim --size tso:64000:10
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"MSS: expected 88..65536"* ]]
 }

@@ -106,9 +106,36 @@ static void model(struct sim_config *c, int i)
 		c->kflags = DQL_K_POSDIFF_WRAP;		/* 3.5 */
 		c->link_bps = 100 * M;
 		break;
+	case 4:		/* no framing, one descriptor a packet, flows pinned, 3.3 */
+		c->nflows = 0;
+		c->nqueues = 3;
+		add_flow(c, SIM_T_BULK, 0, SIM_SIZE_IMIX, 0, 0);
+		c->flows[0].pinned = true;
+		c->flows[0].queue = 2;
+		add_flow(c, SIM_T_POISSON, 400 * M, SIM_SIZE_UNIFORM, 1, 9000);
+		c->flows[1].pinned = true;
+		c->flows[1].queue = 2;
+		add_flow(c, SIM_T_CBR, 300 * M, SIM_SIZE_FIXED, 60, 0);
+		c->flows[2].pinned = true;
+		c->flows[2].queue = 0;
+		c->no_framing = true;
+		c->frag_size = SIM_PKT_MAX;
+		c->kflags = 0;				/* 3.3 */
+		break;
+	case 5:		/* TSO with a jumbo MSS on a 10G ring of small fragments */
+		c->nflows = 0;
+		c->nqueues = 2;
+		add_flow(c, SIM_T_BULK, 0, SIM_SIZE_TSO, 64000, 8948);
+		add_flow(c, SIM_T_POISSON, 2 * G, SIM_SIZE_TSO, 30000, 0);
+		c->flows[1].pinned = true;
+		c->flows[1].queue = 1;
+		c->link_bps = 10 * G;
+		c->frag_size = 1024;
+		c->ring = 512;
+		break;
 	}
 }
-#define NMODELS 4
+#define NMODELS 6
 
 /* ------------------------------------------------------------ properties */
 
@@ -458,6 +485,110 @@ static void test_ring_full(void **state)
 	sim_free(s);
 }
 
+/*
+ * Framing: at 1G a bulk flow of 1514-byte frames sends one per 1538 * 8 =
+ * 12304 ns (81274 a second), 60-byte frames one per 84 * 8 = 672 ns, and
+ * without framing 1514 bytes take 12112 ns. The link idles only while
+ * starved (the qdisc is never empty), so packets fill the rest exactly.
+ */
+static void framing_run(uint32_t bytes, bool no_framing, uint64_t ns_per_pkt, uint32_t wire)
+{
+	struct sim_config c;
+	struct sim_totals t;
+	struct sim *s;
+
+	sim_config_init(&c);
+	c.flows[0].size.a = bytes;
+	c.no_framing = no_framing;
+	s = run(&c, NULL, NULL);
+	sim_get_totals(s, &t);
+	assert_true(t.packets * ns_per_pkt + t.starved_ns <= SEC);
+	assert_true((t.packets + 1) * ns_per_pkt + t.starved_ns > SEC);
+	assert_int_equal(t.bytes_tx, t.packets * bytes);
+	assert_int_equal(t.wire_bytes, t.packets * wire);
+	assert_true(t.utilization > 0.999 && t.utilization <= 1.0);
+	sim_free(s);
+}
+
+static void test_framing(void **state)
+{
+	struct sim_config c;
+	struct sim_size tso = { .kind = SIM_SIZE_TSO, .a = 64000 };
+	struct sim_size fx = { .kind = SIM_SIZE_FIXED, .a = 1 };
+
+	(void)state;
+	framing_run(1514, false, 12304, 1538);
+	framing_run(60, false, 672, 84);
+	framing_run(1514, true, 12112, 1514);
+	sim_config_init(&c);
+	assert_int_equal(sim_wire_bytes(&c, &fx, 1), 84);
+	fx.a = 61;
+	assert_int_equal(sim_wire_bytes(&c, &fx, 61), 85);
+	/* 64000 B TSO, MSS 1448: 63934 B of payload in 45 segments of 66 + 24 */
+	assert_int_equal(sim_segments(&tso, 64000), 45);
+	assert_int_equal(sim_wire_bytes(&c, &tso, 64000), 63934 + 45 * 90);
+	/* a TSO packet that fits one segment is one frame */
+	assert_int_equal(sim_segments(&tso, 1514), 1);
+	assert_int_equal(sim_wire_bytes(&c, &tso, 1514), 1538);
+	/* MSS 8948 (9000 MTU): 8 segments */
+	tso.b = 8948;
+	assert_int_equal(sim_segments(&tso, 64000), 8);
+	assert_int_equal(sim_wire_bytes(&c, &tso, 64000), 63934 + 8 * 90);
+	c.no_framing = true;
+	assert_int_equal(sim_wire_bytes(&c, &tso, 64000), 64000);
+}
+
+/* the most bytes in flight (queued, not yet reaped) */
+static void rec_inflight(void *arg, const struct sim_rec *r)
+{
+	uint32_t *peak = arg;
+
+	if (r->inflight > *peak)
+		*peak = r->inflight;
+}
+
+/*
+ * Descriptors: a 64000-byte TSO packet takes 1 + ceil(63934 / 4096) = 17,
+ * so a 256-descriptor ring holds 15 of them (15 * 17 = 255) with BQL out
+ * of the way: 960000 bytes in flight at most, and reached. With 64K
+ * fragments (one descriptor a packet) it holds 256.
+ */
+static void test_descriptors(void **state)
+{
+	static const struct sim_ops ops = { .record = rec_inflight };
+	struct sim_config c;
+	struct bql_err e;
+	struct sim *s;
+	uint32_t peak = 0;
+
+	(void)state;
+	sim_config_init(&c);
+	assert_int_equal(sim_descs(&c, 64000), 17);
+	assert_int_equal(sim_descs(&c, 4096), 1);
+	assert_int_equal(sim_descs(&c, 4097), 2);
+	assert_int_equal(sim_descs(&c, 1514), 1);
+	c.link_bps = 10 * G;
+	c.duration_ns = 20 * MS;
+	c.flows[0].size.kind = SIM_SIZE_TSO;
+	c.flows[0].size.a = 64000;
+	set(&c, BQLT_K_LIMIT_MIN, DQL_MAX_LIMIT);
+	s = run(&c, &ops, &peak);
+	assert_int_equal(peak, 15 * 64000);
+	assert_true(sim_queue_stats(s, 0)->ring_stops > 0);
+	sim_free(s);
+	peak = 0;
+	c.frag_size = SIM_PKT_MAX;
+	s = run(&c, &ops, &peak);
+	assert_int_equal(peak, 256 * 64000);
+	sim_free(s);
+	/* a ring that cannot hold one packet is refused, naming --ring */
+	c.frag_size = 0;
+	c.ring = 16;
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(sim_new(&s, &c, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "--ring: 16 descriptors cannot hold flow 0's 64000-byte packet (17"));
+}
+
 /* packets over the qdisc limit are dropped, bulk flows never */
 static void test_qdisc_drops(void **state)
 {
@@ -542,17 +673,22 @@ static void test_work_estimate(void **state)
 	struct sim_work w;
 
 	(void)state;
-	/* 1G bulk 1514 B for 1 s: 1e9 / (1514 * 8) packets */
+	/* 1G bulk 1514 B for 1 s: 1e9 / (1538 * 8) frames */
 	sim_config_init(&c);
 	sim_work_count(&c, &w);
-	assert_int_equal(w.packets, 82562);
+	assert_int_equal(w.packets, 81274);
 	assert_int_equal(w.arrivals, 0);
 	/* one interrupt per 50 us coalescing + 5 us latency: 1e9 / 55e3 + 1 */
 	assert_int_equal(w.irqs, 18182);
 	/* and a poll per interrupt plus one per 256 packets */
-	assert_int_equal(w.polls, 18505);
+	assert_int_equal(w.polls, 18500);
 	assert_int_equal(w.total, w.packets + w.irqs + w.polls);
 	assert_int_equal(sim_work_estimate(&c), w.total);
+	/* without framing: 1e9 / (1514 * 8) */
+	c.no_framing = true;
+	sim_work_count(&c, &w);
+	assert_int_equal(w.packets, 82562);
+	c.no_framing = false;
 	/* coalescing 0: an interrupt per packet */
 	c.coalesce_usecs = 0;
 	c.irq_latency_ns = 0;
@@ -653,6 +789,8 @@ int main(void)
 		cmocka_unit_test(test_config_check),
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_work_estimate),
+		cmocka_unit_test(test_framing),
+		cmocka_unit_test(test_descriptors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
