@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -589,6 +590,136 @@ static void test_descriptors(void **state)
 	assert_non_null(strstr(e.msg, "--ring: 16 descriptors cannot hold flow 0's 64000-byte packet (17"));
 }
 
+/* ------------------------------------------------------------ M/G/1 */
+
+/* the test's own random numbers (splitmix64), independent of the model's */
+static uint64_t t_rand(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double t_unit(uint64_t *x)
+{
+	return ((double)(t_rand(x) >> 11) + 0.5) * 0x1.0p-53;	/* (0, 1) */
+}
+
+static uint32_t t_size(const struct sim_size *sz, uint64_t *x)
+{
+	uint64_t k;
+
+	switch (sz->kind) {
+	case SIM_SIZE_IMIX:
+		k = t_rand(x) % 12;
+		return k < 7 ? 60 : k < 11 ? 590 : 1514;
+	case SIM_SIZE_UNIFORM:
+		return sz->a + (uint32_t)(t_rand(x) % (sz->b - sz->a + 1));
+	case SIM_SIZE_BIMODAL:
+		return t_unit(x) < sz->p ? sz->a : sz->b;
+	default:
+		return sz->a;
+	}
+}
+
+/*
+ * The waiting time of an M/G/1 FIFO queue by Lindley's recursion,
+ * W(n+1) = max(0, W(n) + S(n) - A(n+1)): Poisson arrivals of mean gap
+ * mean_size * 8 / rate, sizes drawn independently, service the frame's
+ * time on the wire. Into @h, in ns.
+ */
+static void lindley(const struct sim_config *c, uint64_t n, struct sim_hist *h)
+{
+	const struct sim_size *sz = &c->flows[0].size;
+	double gap = sim_size_mean(sz) * 8e9 / (double)c->flows[0].rate_bps;
+	double ns_per_byte = 8e9 / (double)c->link_bps, w = 0;
+	uint64_t x = 12345;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t len = t_size(sz, &x);
+		double svc = sim_wire_bytes(c, sz, len) * ns_per_byte;
+
+		sim_hist_add(h, (uint64_t)llround(w));
+		w += svc + gap * log(t_unit(&x));	/* minus an exponential gap */
+		if (w < 0)
+			w = 0;
+	}
+}
+
+/*
+ * With BQL out of the way (limit_min at the maximum) and a ring that
+ * never fills, every packet goes into the ring as it arrives and the ring
+ * is the one FIFO queue of the single server, the link: the ring delay
+ * (sent to the driver -> start on the wire) is the M/G/1 waiting time.
+ * p50 and p99 within 3% of the recursion's, at loads whose p50 is not 0
+ * (the queue is empty with probability 1 - load).
+ */
+static void test_poisson_mg1(void **state)
+{
+	static const struct {
+		enum sim_size_kind kind;
+		uint32_t a, b;
+		double p, load;		/* of the wire, framing included */
+	} cases[] = {
+		{ SIM_SIZE_IMIX, 0, 0, 0, 0.6 },
+		{ SIM_SIZE_IMIX, 0, 0, 0, 0.8 },
+		{ SIM_SIZE_UNIFORM, 64, 1514, 0, 0.7 },
+		{ SIM_SIZE_BIMODAL, 64, 1514, 0.5, 0.75 },
+		{ SIM_SIZE_BIMODAL, 64, 9000, 0.9, 0.65 },
+		{ SIM_SIZE_FIXED, 1514, 0, 0, 0.8 },	/* M/D/1 */
+	};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct sim_hist *ref = calloc(1, sizeof(*ref));
+		struct sim_config c;
+		struct sim_totals t;
+		struct sim_size *sz;
+		struct sim *s;
+		double wire, rate;
+
+		assert_non_null(ref);
+		sim_config_init(&c);
+		c.link_bps = 10 * G;
+		c.ring = SIM_RING_MAX;
+		c.qlen = SIM_QLEN_MAX;
+		c.frag_size = SIM_PKT_MAX;
+		c.duration_ns = 2 * SEC;
+		set(&c, BQLT_K_LIMIT_MIN, DQL_MAX_LIMIT);
+		c.nflows = 0;
+		add_flow(&c, SIM_T_POISSON, 1, cases[k].kind, cases[k].a, cases[k].b);
+		sz = &c.flows[0].size;
+		sz->p = cases[k].p;
+		/* the offered skb rate that loads the wire so much */
+		wire = cases[k].kind == SIM_SIZE_IMIX ? (7.0 * 84 + 4.0 * 614 + 1538) / 12 :
+		       cases[k].kind == SIM_SIZE_UNIFORM ? (64.0 + 1514) / 2 + 24 :
+		       cases[k].kind == SIM_SIZE_FIXED ? cases[k].a + 24.0 :
+		       cases[k].p * (cases[k].a + 24) + (1 - cases[k].p) * (cases[k].b + 24);
+		rate = cases[k].load * (double)c.link_bps * sim_size_mean(sz) / wire;
+		c.flows[0].rate_bps = (uint64_t)rate;
+		s = run(&c, NULL, NULL);
+		sim_get_totals(s, &t);
+		assert_int_equal(t.drops, 0);
+		assert_int_equal(t.ring_stops, 0);
+		assert_true(fabs(t.utilization - cases[k].load) < 0.01 * cases[k].load);
+		lindley(&c, 4 * t.ring_delay->n, ref);	/* 4x: less noise in the reference */
+		for (int qi = 0; qi < 2; qi++) {
+			double q = qi ? 0.99 : 0.5;
+			double got = (double)sim_hist_quantile(t.ring_delay, q);
+			double want = (double)sim_hist_quantile(ref, q);
+
+			print_message("M/G/1 case %zu load %.2f: p%g sim %.0f ns, Lindley %.0f ns\n",
+				      k, cases[k].load, q * 100, got, want);
+			assert_true(want > 0);
+			assert_true(fabs(got - want) <= 0.03 * want);
+		}
+		sim_free(s);
+		free(ref);
+	}
+}
+
 /* packets over the qdisc limit are dropped, bulk flows never */
 static void test_qdisc_drops(void **state)
 {
@@ -791,6 +922,7 @@ int main(void)
 		cmocka_unit_test(test_work_estimate),
 		cmocka_unit_test(test_framing),
 		cmocka_unit_test(test_descriptors),
+		cmocka_unit_test(test_poisson_mg1),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
