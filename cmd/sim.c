@@ -111,7 +111,12 @@ static int outputs_open(struct sx *x)
 		x->x.plot_path = x->plot;
 		x->x.jsonl = x->jsonl;
 		x->x.all_events = x->all_events;
-		x->x.plot_title = "bqltool sim";
+		snprintf(x->plot_title, sizeof(x->plot_title),
+			 "bqltool sim: %s link, %u queue%s, seed %" PRIu64 ", traffic %s",
+			 sim_fmt_rate(rate, sizeof(rate), (double)cfg->link_bps), cfg->nqueues,
+			 cfg->nqueues == 1 ? "" : "s", cfg->seed,
+			 sim_fmt_traffic(traffic, sizeof(traffic), cfg));
+		x->x.plot_title = x->plot_title;
 		x->rf.path = x->trace ? x->trace : "sim";
 		x->x.files = &x->rf;
 		x->x.nfiles = 1;

@@ -27,6 +27,7 @@ struct sx {
 	/* --timeline, --plot: replay's writers, fed through a replay */
 	struct rx x;
 	struct rfile rf;
+	char plot_title[512];	/* the model: link, queues, traffic, seed */
 	bool rx_on;
 	int rx_err;
 	struct bql_err rx_e;

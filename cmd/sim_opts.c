@@ -197,14 +197,26 @@ static int parse_size(const char *spec, struct sim_size *sz, struct bql_err *e)
 
 static int parse_traffic(const char *spec, struct sim_flow *fl, struct bql_err *e)
 {
-	char buf[128], *f[5];
+	char buf[128], *f[5], *at;
 	int n;
 
 	if (strlen(spec) >= sizeof(buf))
 		return bql_err_set(e, EINVAL, "--traffic: '%s': too long", spec);
 	strcpy(buf, spec);
-	n = split(buf, f, 5);
 	memset(fl, 0, sizeof(*fl));
+	/* SPEC@Q: the flow on queue Q, not hashed */
+	at = strrchr(buf, '@');
+	if (at) {
+		uint64_t q;
+
+		*at++ = '\0';
+		if (units_parse_arg_u64(at, &q) || q >= SIM_MAX_QUEUES)
+			return bql_err_set(e, EINVAL, "--traffic: '%s': @%s: expected a queue 0..%u",
+					   spec, at, SIM_MAX_QUEUES - 1);
+		fl->pinned = true;
+		fl->queue = (unsigned int)q;
+	}
+	n = split(buf, f, 5);
 	if (!strcmp(f[0], "bulk")) {
 		if (n != 1)
 			return bql_err_set(e, EINVAL, "--traffic: '%s': bulk takes no rate", spec);
@@ -542,9 +554,9 @@ char *sim_fmt_traffic(char *buf, size_t n, const struct sim_config *cfg)
 			/* "1 Gbit/s" -> ":1G" style is kept readable: ":1 Gbit/s" */
 		}
 		fmt_size(sz, sizeof(sz), &f->size);
-		len += (size_t)snprintf(buf + len, n - len, "%s%s%s%s %s -> tx-%u", i ? ", " : "",
+		len += (size_t)snprintf(buf + len, n - len, "%s%s%s%s %s %stx-%u", i ? ", " : "",
 					kind[f->kind], *rate ? " " : "", rate, sz,
-					sim_flow_queue(cfg, i));
+					f->pinned ? "@" : "-> ", sim_flow_queue(cfg, i));
 	}
 	return buf;
 }

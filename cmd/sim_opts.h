@@ -56,7 +56,8 @@ enum {
 /* the help lines of the model options (@SIM_OPTS_SET: with --set/--at/--stall) */
 #define SIM_OPTS_HELP \
 	"  --traffic SPEC       one flow (repeatable): bulk (backlogged), cbr:RATE,\n" \
-	"                       poisson:RATE, onoff:RATE:ON:OFF (default: one bulk flow)\n" \
+	"                       poisson:RATE, onoff:RATE:ON:OFF (default: one bulk flow);\n" \
+	"                       SPEC@Q puts it on queue Q (else hashed by the seed)\n" \
 	"  --size SPEC          packet sizes of the --traffic flows after it (the first\n" \
 	"                       --size also covers flows before it): fixed:N, uniform:A:B,\n" \
 	"                       imix, bimodal:A:B:P, tso:N[:MSS] (default fixed:1514)\n" \

@@ -219,8 +219,8 @@ int sim_config_check(const struct sim_config *cfg, struct bql_err *e)
 			return bql_err_set(e, EINVAL, "--traffic: flow %u: on/off times must be positive, at most 1 h",
 					   i);
 		if (f->pinned && f->queue >= cfg->nqueues)
-			return bql_err_set(e, EINVAL, "--traffic: flow %u on queue %u of %u", i,
-					   f->queue, cfg->nqueues);
+			return bql_err_set(e, EINVAL, "--traffic: flow %u pinned to queue %u (@%u), but --queues is %u",
+					   i, f->queue, f->queue, cfg->nqueues);
 		ret = check_size(&f->size, i, e);
 		if (ret)
 			return ret;

@@ -17,7 +17,7 @@ sim() {
 	assert_line --partial "sim: 1 Gbit/s link, 1 queue, 1 s simulated, seed 1, HZ 250, kernel newest"
 	assert_line --regexp '^link: .*, 99\.[0-9]+% of the link; starved'
 	assert_line --regexp '^ring delay: p50 .*, p99 .*, max '
-	assert_line --regexp '^ +queue +throughput +starved +ring_p50'
+	assert_line --regexp '^ +queue +flows +throughput +starved +ring_p50'
 	assert_line --regexp '^ +sim:tx-0 '
 }
 
@@ -106,6 +106,9 @@ verify() {
 	verify --link 10G --size tso:64000:8948 --frag-size 1K --ring 512 --kernel 3.5 --duration 0.05
 	verify --link 10G --size tso:64000 --set limit_min=1G --duration 0.05
 	verify --link 1G --size imix --no-framing --frag-size 64K --kernel 3.3 --duration 0.1
+	# flows pinned to queues
+	verify --link 10G --queues 4 --traffic bulk@3 --traffic poisson:2G@0 --size imix \
+		--traffic cbr:1G@3 --kernel 3.5 --duration 0.05
 }
 
 @test "sim: the replay of the trace has the summary's limits and stops" {
@@ -244,4 +247,28 @@ verify() {
 	sim sim --size tso:64000:10
 	[ "$status" -eq 2 ]
 	[[ $stderr == *"MSS: expected 88..65536"* ]]
+}
+
+@test "sim: --traffic SPEC@Q pins flows; the summary, JSON and plot title say where they went" {
+	# seed 1 hashes 4 flows onto 4 queues leaving tx-0 idle; pinned, each queue
+	# carries one, and round robin gives each a quarter of the link
+	sim -j sim --queues 4 --traffic bulk@0 --traffic bulk@1 --traffic bulk@2 --traffic bulk@3 --duration 0.1
+	[ "$status" -eq 0 ]
+	jq -e '[.queues[].flows] == [[0],[1],[2],[3]]' <<<"$output"
+	jq -e '[.flows[] | .pinned] == [true, true, true, true]' <<<"$output"
+	jq -e '[.flows[] | .queue] == ["sim:tx-0", "sim:tx-1", "sim:tx-2", "sim:tx-3"]' <<<"$output"
+	jq -e '[.queues[].throughput_bps] | (max - min) < 0.01 * max and min > 0.24e9' <<<"$output"
+	sim sim --queues 4 --traffic bulk@2 --traffic poisson:100M --duration 0.05
+	[ "$status" -eq 0 ]
+	assert_line --regexp '^traffic: bulk fixed:1514 @tx-2, poisson 100 Mbit/s fixed:1514 -> tx-[0-3]$'
+	assert_line --regexp '^ +sim:tx-2 +0(,1)? '
+	sim sim -q --queues 2 --traffic bulk@1 --size imix --seed 7 --duration 0.01 --plot "$BATS_TEST_TMPDIR/p.svg"
+	[ "$status" -eq 0 ]
+	grep -q '<title>bqltool sim: 1 Gbit/s link, 2 queues, seed 7, traffic bulk imix @tx-1<' "$BATS_TEST_TMPDIR/p.svg"
+	sim sim --traffic bulk@3
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"--traffic: flow 0 pinned to queue 3 (@3), but --queues is 1"* ]]
+	sim sim --queues 4 --traffic bulk@x
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"--traffic: 'bulk@x': @x: expected a queue 0..63"* ]]
 }
