@@ -189,6 +189,34 @@ struct sim_work {
  */
 uint64_t sim_work_estimate(const struct sim_config *cfg);
 
+/*
+ * struct sim_warning - a model that cannot fill its link whatever BQL
+ * does: the descriptor rings of the busy queues hold @ring_ns of the link
+ * (at the mean frame of their flows), less than the @cycle_ns from a
+ * completion to the poll that reaps it (coalescing, or the frames that end
+ * it sooner, plus the IRQ latency), so the link idles each cycle and
+ * carries at most @cap_bps of @offered_bps (UINT64_MAX: backlogged).
+ * @msg says so and what to change.
+ *
+ * The NAPI budget cannot cap the completion rate in this model: a poll
+ * that uses its budget polls again at once (as net_rx_action() does
+ * while time remains), so there is no warning for it.
+ */
+enum sim_warn_kind {
+	SIM_WARN_RING_BOUND = 1,
+};
+
+struct sim_warning {
+	enum sim_warn_kind kind;
+	uint64_t ring_ns, cycle_ns;
+	uint64_t cap_bps, offered_bps;
+	char msg[320];
+};
+
+/* sim_model_warnings - up to @max warnings into @w; how many there are */
+unsigned int sim_model_warnings(const struct sim_config *cfg, struct sim_warning *w,
+				unsigned int max);
+
 /* the mean and the largest packet (skb->len) of @sz */
 double sim_size_mean(const struct sim_size *sz);
 uint32_t sim_size_max(const struct sim_size *sz);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sim.h"
@@ -403,6 +404,69 @@ uint64_t sim_work_estimate(const struct sim_config *cfg)
 
 	sim_work_count(cfg, &w);
 	return w.total;
+}
+
+/* ------------------------------------------------------------ warnings */
+
+unsigned int sim_model_warnings(const struct sim_config *cfg, struct sim_warning *w,
+				unsigned int max)
+{
+	double ns_per_byte = 8e9 / (double)cfg->link_bps, ring_ns = 0, pkt_ns = 0;
+	double cycle, coal = (double)cfg->coalesce_usecs * 1000, offered = 0, cap;
+	bool used[SIM_MAX_QUEUES] = { false }, bulk = false;
+	unsigned int nact = 0, ring_pkts = 0;
+	uint32_t pkt_len = 0;
+
+	for (unsigned int i = 0; i < cfg->nflows && i < SIM_MAX_FLOWS; i++) {
+		const struct sim_flow *f = &cfg->flows[i];
+		unsigned int q = sim_flow_queue(cfg, i);
+		double mean = sim_size_mean(&f->size), wire = wire_mean(cfg, &f->size);
+		uint32_t len = (uint32_t)llround(mean);
+		unsigned int pk = cfg->ring / sim_descs(cfg, len ? len : 1);
+
+		if (q < SIM_MAX_QUEUES && !used[q]) {
+			used[q] = true;
+			nact++;
+		}
+		/* the flow whose packets fill a ring with the most time */
+		if (pk * wire * ns_per_byte > ring_ns) {
+			ring_ns = pk * wire * ns_per_byte;
+			pkt_ns = wire * ns_per_byte;
+			ring_pkts = pk;
+			pkt_len = len;
+		}
+		if (f->kind == SIM_T_BULK)
+			bulk = true;
+		else
+			offered += (double)f->rate_bps * wire / fmax(mean, 1);
+	}
+	/* round robin: each of the busy rings drains at its share of the link */
+	ring_ns *= nact;
+	cycle = coal;
+	if (cfg->coalesce_frames && cfg->coalesce_frames * pkt_ns < cycle)
+		cycle = cfg->coalesce_frames * pkt_ns;
+	cycle += (double)cfg->irq_latency_ns;
+	if (!nact || ring_ns >= cycle)
+		return 0;
+	cap = (double)cfg->link_bps * ring_ns / cycle;
+	if (!bulk && offered <= cap)
+		return 0;
+	if (max) {
+		w->kind = SIM_WARN_RING_BOUND;
+		w->ring_ns = (uint64_t)llround(ring_ns);
+		w->cycle_ns = (uint64_t)llround(cycle);
+		w->cap_bps = (uint64_t)llround(cap);
+		w->offered_bps = bulk ? UINT64_MAX : (uint64_t)llround(offered);
+		snprintf(w->msg, sizeof(w->msg),
+			 "the model is ring-bound: %u ring%s of %u descriptors hold%s %.3g us of the "
+			 "link (%u packets of %" PRIu32 " bytes each), less than the %.3g us from a "
+			 "completion to its poll (--coalesce-usecs, --irq-latency): the link carries "
+			 "at most %.0f%% whatever BQL does; give a larger --ring or a smaller "
+			 "--coalesce-usecs",
+			 nact, nact == 1 ? "" : "s", cfg->ring, nact == 1 ? "s" : "", ring_ns / 1e3, ring_pkts, pkt_len,
+			 cycle / 1e3, 100 * cap / (double)cfg->link_bps);
+	}
+	return 1;
 }
 
 /* ------------------------------------------------------------ records */

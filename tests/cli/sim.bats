@@ -272,3 +272,18 @@ verify() {
 	[ "$status" -eq 2 ]
 	[[ $stderr == *"--traffic: 'bulk@x': @x: expected a queue 0..63"* ]]
 }
+
+@test "sim: a ring-bound model says so, on stderr and in the JSON" {
+	# 100G: 256 descriptors of 1514-byte frames drain in 31.5 us < 50 + 5 us
+	sim -j sim --link 100G --duration 0.05
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"warning: the model is ring-bound: 1 ring of 256 descriptors holds 31.5 us of the link"*"at most 57%"*"--ring"* ]]
+	jq -e '.warnings | length == 1' <<<"$output"
+	jq -e '.warnings[0] | .kind == "ring_bound" and .ring_ns == 31498 and .cycle_ns == 55000' <<<"$output"
+	jq -e '.utilization > 0.56 and .utilization < 0.58' <<<"$output"
+	# a ring that lasts: no warning
+	sim -j sim --link 100G --ring 1024 --duration 0.05
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	jq -e '.warnings == []' <<<"$output"
+}

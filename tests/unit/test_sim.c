@@ -590,6 +590,62 @@ static void test_descriptors(void **state)
 	assert_non_null(strstr(e.msg, "--ring: 16 descriptors cannot hold flow 0's 64000-byte packet (17"));
 }
 
+/*
+ * The ring-bound warning: at 100G a 256-descriptor ring of 1514-byte
+ * frames holds 256 * 1538 * 8 / 100 = 31498 ns, less than 50 us of
+ * coalescing + 5 us of IRQ latency: at most 31498 / 55000 = 57.3% of the
+ * link, and the run agrees within a percent. Four busy queues hold four
+ * times as much (no warning), as does a 1024 ring; a CBR flow below the
+ * cap is no reason to warn; 10G is fine.
+ */
+static void test_ring_bound_warning(void **state)
+{
+	struct sim_warning w;
+	struct sim_config c;
+	struct sim_totals t;
+	struct sim *s;
+
+	(void)state;
+	sim_config_init(&c);
+	c.link_bps = 100 * G;
+	c.duration_ns = 100 * MS;
+	assert_int_equal(sim_model_warnings(&c, &w, 1), 1);
+	assert_int_equal(w.kind, SIM_WARN_RING_BOUND);
+	assert_int_equal(w.ring_ns, 31498);
+	assert_int_equal(w.cycle_ns, 55000);
+	assert_true(w.cap_bps > 57260000000ull && w.cap_bps < 57280000000ull);
+	assert_non_null(strstr(w.msg, "--ring"));
+	assert_non_null(strstr(w.msg, "--coalesce-usecs"));
+	s = run(&c, NULL, NULL);
+	sim_get_totals(s, &t);
+	assert_true(fabs(t.utilization - 0.5727) < 0.01);
+	sim_free(s);
+	/* coalescing ended by 16 frames: 16 * 123 ns + 5 us, the ring lasts */
+	c.coalesce_frames = 16;
+	assert_int_equal(sim_model_warnings(&c, &w, 1), 0);
+	c.coalesce_frames = 0;
+	c.ring = 1024;
+	assert_int_equal(sim_model_warnings(&c, &w, 1), 0);
+	c.ring = 256;
+	c.nqueues = 4;
+	c.nflows = 0;
+	for (unsigned int i = 0; i < 4; i++) {
+		add_flow(&c, SIM_T_BULK, 0, SIM_SIZE_FIXED, 1514, 0);
+		c.flows[i].pinned = true;
+		c.flows[i].queue = i;
+	}
+	assert_int_equal(sim_model_warnings(&c, &w, 1), 0);
+	c.nqueues = 1;
+	c.nflows = 0;
+	add_flow(&c, SIM_T_CBR, 40 * G, SIM_SIZE_FIXED, 1514, 0);
+	assert_int_equal(sim_model_warnings(&c, &w, 1), 0);
+	c.flows[0].rate_bps = 80 * G;
+	assert_int_equal(sim_model_warnings(&c, &w, 1), 1);
+	sim_config_init(&c);
+	c.link_bps = 10 * G;
+	assert_int_equal(sim_model_warnings(&c, &w, 1), 0);
+}
+
 /* ------------------------------------------------------------ M/G/1 */
 
 /* the test's own random numbers (splitmix64), independent of the model's */
@@ -923,6 +979,7 @@ int main(void)
 		cmocka_unit_test(test_framing),
 		cmocka_unit_test(test_descriptors),
 		cmocka_unit_test(test_poisson_mg1),
+		cmocka_unit_test(test_ring_bound_warning),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
