@@ -246,17 +246,19 @@ static int parse_opts(struct sx *x, int argc, char **argv)
 	opterr = 0;
 	while ((opt = cmd_getopt(x->c, argc, argv, ":q", opts)) != -1) {
 		switch (opt) {
+		case OPT_PLOT:
+			ret = rx_plot_path_check(x->c, optarg);
+			if (ret)
+				return ret;
+			x->plot = optarg;
+			break;
 		case OPT_TRACE:
 		case OPT_TIMELINE:
-		case OPT_PLOT:
 			if (!*optarg || !strcmp(optarg, "-"))
 				return cmd_usage(x->c, "%s: expected a file name (/dev/stdout for standard output)",
-						 opt == OPT_TRACE ? "--trace" :
-						 opt == OPT_PLOT ? "--plot" : "--timeline");
+						 opt == OPT_TRACE ? "--trace" : "--timeline");
 			if (opt == OPT_TRACE) {
 				x->trace = optarg;
-			} else if (opt == OPT_PLOT) {
-				x->plot = optarg;
 			} else {
 				x->timeline = optarg;
 				x->jsonl = has_suffix(optarg, ".jsonl") || has_suffix(optarg, ".ndjson");

@@ -287,3 +287,16 @@ verify() {
 	[ -z "$stderr" ]
 	jq -e '.warnings == []' <<<"$output"
 }
+
+@test "sim: --plot refuses a name that is not SVG, as replay does (one check)" {
+	d=$BATS_TEST_TMPDIR
+	for cmd in sim "replay $d/none.bqlt"; do
+		sim $cmd --plot "$d/x.png"
+		[ "$status" -eq 2 ]
+		[[ $stderr == *"--plot: '$d/x.png': the plot is SVG; give a name ending in .svg (or /dev/stdout)"* ]]
+		[ ! -e "$d/x.png" ]
+	done
+	sim sim -q --duration 0.01 --plot "$d/x.SVG"
+	[ "$status" -eq 0 ]
+	grep -q '<svg' "$d/x.SVG"
+}
