@@ -80,14 +80,16 @@ struct sim {
 	uint64_t now;
 	/* jiffies cache: jiffies of [.., j_next) is j */
 	uint64_t j, j_next;
-	/* event heap over sources: 0 settings, 1 link, 2.. queues, then flows */
-	unsigned int nsrc, *heap, *pos;
-	bool linear;			/* few sources: scan tm[], no heap */
+	/* event sources: 0 settings, 1 link, 2.. queues, then flows */
+	unsigned int nsrc, tsize, *nid;	/* the winner tree: tsize leaves */
+	uint64_t *nt;
+	bool linear;			/* few sources: scan tm[], no tree */
 	uint64_t *tm;
 	unsigned int at_next;
 	/* link */
 	bool busy;
 	unsigned int cur_q, rr;
+	uint64_t ready;			/* bit q: queue q's ring has a packet to send */
 	uint64_t wire_rem;		/* ns fraction carried, times link_bps */
 	struct wtime wire;		/* per-size times on the link */
 	uint64_t bytes_tx;
@@ -106,62 +108,52 @@ struct sim {
 #define SRC_Q(i)	(2u + (i))
 #define SRC_FLOW(s, i)	(2u + (s)->cfg.nqueues + (i))
 
-/* ------------------------------------------------------------ event heap */
-
-static inline bool ev_less(const struct sim *s, unsigned int a, unsigned int b)
-{
-	return s->tm[a] < s->tm[b] || (s->tm[a] == s->tm[b] && a < b);
-}
-
-static inline void heap_swap(struct sim *s, unsigned int i, unsigned int j)
-{
-	unsigned int a = s->heap[i], b = s->heap[j];
-
-	s->heap[i] = b;
-	s->heap[j] = a;
-	s->pos[b] = i;
-	s->pos[a] = j;
-}
-
-/* source @id fires at @t next (T_NEVER: not at all) */
-static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
-{
-	unsigned int i;
-
-	s->tm[id] = t;
-	if (s->linear)
-		return;
-	i = s->pos[id];
-	while (i && ev_less(s, s->heap[i], s->heap[(i - 1) / 2])) {
-		heap_swap(s, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
-	for (;;) {
-		unsigned int l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < s->nsrc && ev_less(s, s->heap[l], s->heap[m]))
-			m = l;
-		if (r < s->nsrc && ev_less(s, s->heap[r], s->heap[m]))
-			m = r;
-		if (m == i)
-			break;
-		heap_swap(s, i, m);
-		i = m;
-	}
-}
+/* ------------------------------------------------------------ events */
 
 /*
- * The next source: with few sources a scan of their times beats the heap
- * (no pointer chasing); the lowest id wins a tie, as in the heap.
+ * The next event: with few sources a scan of their times; else a winner
+ * (tournament) tree over them: node k holds the earliest time and source
+ * of its subtree (nt[k], nid[k]), the leaves tsize.. the sources, padded
+ * with T_NEVER. An update walks one leaf-to-root path, one comparison of
+ * adjacent nodes a level. Left subtrees hold the lower ids, so a tie goes
+ * to the lower id, as in the scan. The link, the busiest source, stays out
+ * of the tree: ev_next() compares its time with the root's.
  */
+static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
+{
+	uint64_t *nt = s->nt;
+	unsigned int *nid = s->nid;
+	unsigned int k;
+
+	s->tm[id] = t;
+	if (s->linear || id == SRC_LINK)
+		return;
+	k = s->tsize + id;
+	nt[k] = t;
+	while (k > 1) {
+		unsigned int l = k & ~1u;
+		bool r = nt[l + 1] < nt[l];
+
+		k >>= 1;
+		nt[k] = nt[l + r];
+		nid[k] = nid[l + r];
+	}
+}
+
 static inline unsigned int ev_next(const struct sim *s)
 {
 	const uint64_t *tm = s->tm;
 	uint64_t best;
 	unsigned int id = 0;
 
-	if (!s->linear)
-		return s->heap[0];
+	if (!s->linear) {
+		uint64_t tl = tm[SRC_LINK];
+
+		id = s->nid[1];
+		if (tl < s->nt[1] || (tl == s->nt[1] && id > SRC_LINK))
+			id = SRC_LINK;
+		return id;
+	}
 	/* branch-free: which source is next is not predictable */
 	best = tm[0];
 	for (unsigned int i = 1; i < s->nsrc; i++) {
@@ -289,20 +281,22 @@ static void link_start(struct sim *s, unsigned int qi)
 	ev_set(s, SRC_LINK, s->now + wtime(&s->wire, p->wire, &s->wire_rem));
 }
 
-/* the next queue after @from (round robin) with a descriptor to send */
-static bool link_pick(struct sim *s, unsigned int from, unsigned int *out)
+/*
+ * The next queue after @from (round robin) with a descriptor to send:
+ * the first bit of s->ready (SIM_MAX_QUEUES is 64) after @from, else
+ * the first one at all (@from itself included).
+ */
+_Static_assert(SIM_MAX_QUEUES <= 64, "s->ready is one 64-bit word");
+
+static inline bool link_pick(const struct sim *s, unsigned int from, unsigned int *out)
 {
-	unsigned int n = s->cfg.nqueues;
+	uint64_t m = s->ready, hi;
 
-	for (unsigned int k = 1; k <= n; k++) {
-		unsigned int i = from + k >= n ? from + k - n : from + k;
-
-		if (s->q[i].r_tail != s->q[i].r_tx) {
-			*out = i;
-			return true;
-		}
-	}
-	return false;
+	if (!m)
+		return false;
+	hi = from >= 63 ? 0 : m & (~0ull << (from + 1));
+	*out = (unsigned int)__builtin_ctzll(hi ? hi : m);
+	return true;
 }
 
 /* ------------------------------------------------------------ interrupts */
@@ -435,6 +429,7 @@ static void xmit(struct sim *s, unsigned int qi)
 			s->nonempty--;
 		sim_hist_add(&q->st.qdisc_delay, s->now - p.t);
 		slot = &q->ring[q->r_tail++ & q->ring_mask];
+		s->ready |= 1ull << qi;
 		slot->t = s->now;
 		slot->bytes = p.bytes;
 		slot->wire = p.wire;
@@ -468,7 +463,8 @@ static void on_link(struct sim *s)
 	struct squeue *q = &s->q[qi];
 	const struct pkt *p = &q->ring[q->r_tx & q->ring_mask];
 
-	q->r_tx++;
+	if (++q->r_tx == q->r_tail)
+		s->ready &= ~(1ull << qi);
 	q->st.packets++;
 	q->st.bytes_tx += p->bytes;
 	q->st.wire_bytes += p->wire;
@@ -648,12 +644,14 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 	}
 	s->nsrc = 2 + cfg->nqueues + cfg->nflows;
 	s->linear = s->nsrc <= 16;
-	s->heap = calloc(s->nsrc, sizeof(*s->heap));
-	s->pos = calloc(s->nsrc, sizeof(*s->pos));
-	s->tm = calloc(s->nsrc, sizeof(*s->tm));
+	for (s->tsize = 2; s->tsize < s->nsrc; s->tsize <<= 1)
+		;
+	s->nid = calloc(2 * s->tsize, sizeof(*s->nid));
+	s->nt = calloc(2 * s->tsize, sizeof(*s->nt));
+	s->tm = calloc(s->tsize, sizeof(*s->tm));
 	s->q = calloc(cfg->nqueues, sizeof(*s->q));
 	s->fl = calloc(cfg->nflows, sizeof(*s->fl));
-	if (!s->heap || !s->pos || !s->tm || !s->q || !s->fl)
+	if (!s->nid || !s->nt || !s->tm || !s->q || !s->fl)
 		goto nomem;
 	for (i = 0; i < cfg->nqueues; i++) {
 		struct squeue *q = &s->q[i];
@@ -718,8 +716,8 @@ void sim_free(struct sim *s)
 	}
 	free(s->q);
 	free(s->fl);
-	free(s->heap);
-	free(s->pos);
+	free(s->nid);
+	free(s->nt);
 	free(s->tm);
 	free(s);
 }
@@ -733,10 +731,16 @@ static void sim_start(struct sim *s)
 	s->now = 0;
 	s->j_next = 0;
 	j0 = jiffies_at(s, 0);
-	for (i = 0; i < s->nsrc; i++) {
-		s->heap[i] = i;
-		s->pos[i] = i;
+	for (i = 0; i < s->tsize; i++)
 		s->tm[i] = T_NEVER;
+	/* every subtree's winner: its leftmost leaf, all times T_NEVER */
+	for (i = 0; i < s->tsize; i++) {
+		s->nid[s->tsize + i] = i;
+		s->nt[s->tsize + i] = T_NEVER;
+	}
+	for (i = s->tsize - 1; i; i--) {
+		s->nid[i] = s->nid[2 * i];
+		s->nt[i] = T_NEVER;
 	}
 	for (i = 0; i < s->cfg.nqueues; i++) {
 		struct squeue *q = &s->q[i];
