@@ -275,7 +275,7 @@ static void link_start(struct sim *s, unsigned int qi)
 	const struct pkt *p = &q->ring[q->r_tx & q->ring_mask];
 	uint64_t d = s->now - p->t;
 
-	sim_hist_add(&q->st.ring_delay, d);
+	sim_hist_put(&q->st.ring_delay, d);
 	s->busy = true;
 	s->cur_q = qi;
 	ev_set(s, SRC_LINK, s->now + wtime(&s->wire, p->wire, &s->wire_rem));
@@ -427,7 +427,7 @@ static void xmit(struct sim *s, unsigned int qi)
 			q->qd_head = 0;
 		if (!--q->qd_cnt)
 			s->nonempty--;
-		sim_hist_add(&q->st.qdisc_delay, s->now - p.t);
+		sim_hist_put(&q->st.qdisc_delay, s->now - p.t);
 		slot = &q->ring[q->r_tail++ & q->ring_mask];
 		s->ready |= 1ull << qi;
 		slot->t = s->now;

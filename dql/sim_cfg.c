@@ -18,17 +18,6 @@
 
 /* ------------------------------------------------------------ histogram */
 
-static inline unsigned int hist_idx(uint64_t v)
-{
-	unsigned int e;
-
-	if (v < SIM_HIST_SUB)
-		return (unsigned int)v;
-	e = 63u - (unsigned int)__builtin_clzll(v);	/* >= SUB_BITS */
-	return (e - SIM_HIST_SUB_BITS + 1) * SIM_HIST_SUB +
-	       (unsigned int)((v >> (e - SIM_HIST_SUB_BITS)) & (SIM_HIST_SUB - 1));
-}
-
 /* the largest value of bucket @i */
 static uint64_t hist_upper(unsigned int i)
 {
@@ -45,11 +34,7 @@ static uint64_t hist_upper(unsigned int i)
 
 void sim_hist_add(struct sim_hist *h, uint64_t v)
 {
-	h->n++;
-	h->sum += v;
-	if (v > h->max)
-		h->max = v;
-	h->b[hist_idx(v)]++;
+	sim_hist_put(h, v);
 }
 
 void sim_hist_merge(struct sim_hist *dst, const struct sim_hist *src)
