@@ -116,13 +116,6 @@ static bool is_jsonl(const char *name)
 	       (n >= 7 && !strncmp(name + n - 7, ".ndjson", 7));
 }
 
-static bool has_suffix_ci(const char *s, const char *suf)
-{
-	size_t n = strlen(s), m = strlen(suf);
-
-	return n >= m && !strcasecmp(s + n - m, suf);
-}
-
 /* ------------------------------------------------------------ replay */
 
 static void progress_show(struct rx *x)
@@ -421,14 +414,9 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 			x->jsonl = is_jsonl(optarg);
 			break;
 		case OPT_PLOT:
-			if (!*optarg || !strcmp(optarg, "-"))
-				return cmd_usage(x->c, "--plot: expected a file name (/dev/stdout for standard output)");
-			/* the name says what is in the file: SVG is all we write */
-			if (!has_suffix_ci(optarg, ".svg") && !has_suffix_ci(optarg, ".svgz") &&
-			    !has_suffix_ci(optarg, ".svg.gz") && !has_suffix_ci(optarg, ".svg.zst") &&
-			    strncmp(optarg, "/dev/", 5))
-				return cmd_usage(x->c, "--plot: '%s': the plot is SVG; give a name ending "
-						 "in .svg (or /dev/stdout)", optarg);
+			ret = rx_plot_path_check(x->c, optarg);
+			if (ret)
+				return ret;
 			x->plot_path = optarg;
 			break;
 		case OPT_ALL_EVENTS:

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -750,6 +751,26 @@ static int plot_choose(struct rx *x)
 	cmd_note(x->c, "--plot: %u queues: drawing the %u busiest%s (most records) and the total inflight of all",
 		 nseen, drawn, nseen > RPLOT_TRACK ? " of the first 64 declared" : "");
 	return svgplot_set_title(pl->svg, title);
+}
+
+static bool has_suffix_ci(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n >= m && !strcasecmp(s + n - m, suf);
+}
+
+int rx_plot_path_check(const struct bql_ctx *c, const char *path)
+{
+	if (!*path || !strcmp(path, "-"))
+		return cmd_usage(c, "--plot: expected a file name (/dev/stdout for standard output)");
+	/* the name says what is in the file: SVG is all we write */
+	if (!has_suffix_ci(path, ".svg") && !has_suffix_ci(path, ".svgz") &&
+	    !has_suffix_ci(path, ".svg.gz") && !has_suffix_ci(path, ".svg.zst") &&
+	    strncmp(path, "/dev/", 5))
+		return cmd_usage(c, "--plot: '%s': the plot is SVG; give a name ending "
+				 "in .svg (or /dev/stdout)", path);
+	return 0;
 }
 
 static int plot_open(struct rx *x)

@@ -111,7 +111,12 @@ static int outputs_open(struct sx *x)
 		x->x.plot_path = x->plot;
 		x->x.jsonl = x->jsonl;
 		x->x.all_events = x->all_events;
-		x->x.plot_title = "bqltool sim";
+		snprintf(x->plot_title, sizeof(x->plot_title),
+			 "bqltool sim: %s link, %u queue%s, seed %" PRIu64 ", traffic %s",
+			 sim_fmt_rate(rate, sizeof(rate), (double)cfg->link_bps), cfg->nqueues,
+			 cfg->nqueues == 1 ? "" : "s", cfg->seed,
+			 sim_fmt_traffic(traffic, sizeof(traffic), cfg));
+		x->x.plot_title = x->plot_title;
 		x->rf.path = x->trace ? x->trace : "sim";
 		x->x.files = &x->rf;
 		x->x.nfiles = 1;
@@ -195,10 +200,36 @@ static bool has_suffix(const char *s, const char *suf)
 	return n >= m && !strcmp(s + n - m, suf);
 }
 
+/*
+ * Refuse up front a model whose run would take more than SIM_WORK_MAX
+ * events, naming what makes it big.
+ */
+static int sim_work_check(struct bql_ctx *c, const struct sim_config *cfg)
+{
+	struct sim_work w;
+	char what[256] = "a shorter --duration";
+
+	sim_work_count(cfg, &w);
+	if (w.total <= SIM_WORK_MAX)
+		return 0;
+	if (w.packets + w.arrivals >= w.total / 4)
+		strcat(what, ", a larger --size, a slower --link or --traffic rate");
+	if (w.irqs >= w.total / 4)
+		strcat(what, ", a larger --coalesce-usecs or --irq-latency");
+	if (w.periods >= w.total / 4)
+		strcat(what, ", longer --traffic ON/OFF periods");
+	return cmd_usage(c, "the model needs about %.3g simulated events (%.3g packets, %.3g arrivals, "
+			 "%.3g interrupts, %.3g polls, %.3g on/off periods), more than the %.3g one run "
+			 "may take: give %s",
+			 (double)w.total, (double)w.packets, (double)w.arrivals, (double)w.irqs,
+			 (double)w.polls, (double)w.periods, (double)SIM_WORK_MAX, what);
+}
+
 static int parse_opts(struct sx *x, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		SIM_OPTS_LONG,
+		SIM_OPTS_WIRE_LONG,
 		{ "set",	required_argument,	NULL, SO_SET },
 		{ "at",		required_argument,	NULL, SO_AT },
 		{ "stall",	required_argument,	NULL, SO_STALL },
@@ -215,17 +246,19 @@ static int parse_opts(struct sx *x, int argc, char **argv)
 	opterr = 0;
 	while ((opt = cmd_getopt(x->c, argc, argv, ":q", opts)) != -1) {
 		switch (opt) {
+		case OPT_PLOT:
+			ret = rx_plot_path_check(x->c, optarg);
+			if (ret)
+				return ret;
+			x->plot = optarg;
+			break;
 		case OPT_TRACE:
 		case OPT_TIMELINE:
-		case OPT_PLOT:
 			if (!*optarg || !strcmp(optarg, "-"))
 				return cmd_usage(x->c, "%s: expected a file name (/dev/stdout for standard output)",
-						 opt == OPT_TRACE ? "--trace" :
-						 opt == OPT_PLOT ? "--plot" : "--timeline");
+						 opt == OPT_TRACE ? "--trace" : "--timeline");
 			if (opt == OPT_TRACE) {
 				x->trace = optarg;
-			} else if (opt == OPT_PLOT) {
-				x->plot = optarg;
 			} else {
 				x->timeline = optarg;
 				x->jsonl = has_suffix(optarg, ".jsonl") || has_suffix(optarg, ".ndjson");
@@ -264,7 +297,10 @@ static int parse_opts(struct sx *x, int argc, char **argv)
 							 "each output needs a file of its own",
 							 name[i], out[i], name[k]);
 	}
-	return sim_opts_finish(x->c, &x->o);
+	ret = sim_opts_finish(x->c, &x->o);
+	if (ret)
+		return ret;
+	return sim_work_check(x->c, &x->o.cfg);
 }
 
 static int sim_cmd_run(struct bql_ctx *c, int argc, char **argv)
@@ -293,6 +329,11 @@ static int sim_cmd_run(struct bql_ctx *c, int argc, char **argv)
 		outputs_close(x, false);
 		goto out;
 	}
+	x->nwarn = sim_model_warnings(&x->o.cfg, x->warn, SIM_MAX_WARN);
+	if (x->nwarn > SIM_MAX_WARN)
+		x->nwarn = SIM_MAX_WARN;
+	for (unsigned int i = 0; i < x->nwarn; i++)
+		cmd_warn(c, "%s", x->warn[i].msg);
 	x->progress = !c->json && !x->quiet && isatty(STDERR_FILENO);
 	sim_run(x->s, (x->trace || x->rx_on) ? &ops_rec : &ops_plain, x);
 	if (x->drawn)
@@ -309,12 +350,12 @@ out:
 const struct cmd_entry cmd_sim_entry = {
 	.name = "sim",
 	.synopsis = "sim [--traffic SPEC]... [--size SPEC] [--link RATE] [--queues N] [--qlen PKTS] "
-		    "[--ring N] [--coalesce-usecs N] [--coalesce-frames N] [--napi-budget N] "
+		    "[--ring N] [--frag-size BYTES] [--no-framing] [--coalesce-usecs N] [--coalesce-frames N] [--napi-budget N] "
 		    "[--irq-latency MEAN[:JITTER]] [--hz N] [--kernel VERSION] [--set KEY=VALUE]... "
 		    "[--at TIME:KEY=VALUE]... [--stall TIME:DURATION]... [--duration TIME] [--seed N] "
 		    "[--trace FILE] [--timeline FILE [--all-events]] [--plot FILE.svg] [-q]",
 	.summary = "Simulate a NIC's transmit path under DQL, closed loop, deterministically",
-	.help = SIM_OPTS_HELP SIM_OPTS_SET_HELP
+	.help = SIM_OPTS_HELP SIM_OPTS_WIRE_HELP SIM_OPTS_SET_HELP
 		"  --trace FILE         write what DQL saw as a bqltrace (C records carry limit=,\n"
 		"                       so 'bqltool replay --verify FILE' agrees); .gz, .zst\n"
 		"                       compress it\n"

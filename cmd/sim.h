@@ -12,6 +12,7 @@
 #include "lib/ctx.h"
 
 #define SIM_QNAME_MAX	20
+#define SIM_MAX_WARN	4
 
 struct sim_trace;
 
@@ -27,6 +28,9 @@ struct sx {
 	/* --timeline, --plot: replay's writers, fed through a replay */
 	struct rx x;
 	struct rfile rf;
+	char plot_title[512];	/* the model: link, queues, traffic, seed */
+	struct sim_warning warn[SIM_MAX_WARN];
+	unsigned int nwarn;
 	bool rx_on;
 	int rx_err;
 	struct bql_err rx_e;

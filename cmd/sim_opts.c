@@ -160,9 +160,14 @@ static int parse_size(const char *spec, struct sim_size *sz, struct bql_err *e)
 		sz->kind = SIM_SIZE_FIXED;
 		return parse_pkt_bytes(f[1], spec, &sz->a, e);
 	}
-	if (!strcmp(f[0], "tso") && n == 2) {
+	if (!strcmp(f[0], "tso") && (n == 2 || n == 3)) {
 		sz->kind = SIM_SIZE_TSO;
-		return parse_pkt_bytes(f[1], spec, &sz->a, e);
+		if (parse_pkt_bytes(f[1], spec, &sz->a, e))
+			return -EINVAL;
+		if (n == 3 && (parse_pkt_bytes(f[2], spec, &sz->b, e) || sz->b < 88))
+			return bql_err_set(e, EINVAL, "--size: '%s': MSS: expected 88..%u", spec,
+					   SIM_PKT_MAX);
+		return 0;
 	}
 	if (!strcmp(f[0], "imix") && n == 1) {
 		sz->kind = SIM_SIZE_IMIX;
@@ -186,20 +191,32 @@ static int parse_size(const char *spec, struct sim_size *sz, struct bql_err *e)
 		return 0;
 	}
 	return bql_err_set(e, EINVAL,
-			   "--size: '%s': unknown size (fixed:N, uniform:A:B, imix, bimodal:A:B:P, tso:N)",
+			   "--size: '%s': unknown size (fixed:N, uniform:A:B, imix, bimodal:A:B:P, tso:N[:MSS])",
 			   spec);
 }
 
 static int parse_traffic(const char *spec, struct sim_flow *fl, struct bql_err *e)
 {
-	char buf[128], *f[5];
+	char buf[128], *f[5], *at;
 	int n;
 
 	if (strlen(spec) >= sizeof(buf))
 		return bql_err_set(e, EINVAL, "--traffic: '%s': too long", spec);
 	strcpy(buf, spec);
-	n = split(buf, f, 5);
 	memset(fl, 0, sizeof(*fl));
+	/* SPEC@Q: the flow on queue Q, not hashed */
+	at = strrchr(buf, '@');
+	if (at) {
+		uint64_t q;
+
+		*at++ = '\0';
+		if (units_parse_arg_u64(at, &q) || q >= SIM_MAX_QUEUES)
+			return bql_err_set(e, EINVAL, "--traffic: '%s': @%s: expected a queue 0..%u",
+					   spec, at, SIM_MAX_QUEUES - 1);
+		fl->pinned = true;
+		fl->queue = (unsigned int)q;
+	}
+	n = split(buf, f, 5);
 	if (!strcmp(f[0], "bulk")) {
 		if (n != 1)
 			return bql_err_set(e, EINVAL, "--traffic: '%s': bulk takes no rate", spec);
@@ -432,6 +449,18 @@ int sim_opts_parse(struct bql_ctx *c, struct sim_opts *o, int opt, const char *a
 	case SO_STALL:
 		ret = parse_stall(o, arg, &e);
 		break;
+	case SO_NO_FRAMING:
+		cfg->no_framing = true;
+		break;
+	case SO_FRAG_SIZE:
+		if (units_parse_bytes("--frag-size", arg, 0, &v, &e))
+			ret = -EINVAL;
+		else if (v < SIM_FRAG_MIN || v > SIM_PKT_MAX)
+			ret = bql_err_set(&e, EINVAL, "--frag-size: '%s': expected %u..%u bytes",
+					  arg, SIM_FRAG_MIN, SIM_PKT_MAX);
+		else
+			cfg->frag_size = (unsigned int)v;
+		break;
 	default:
 		return 1;
 	}
@@ -490,7 +519,10 @@ static void fmt_size(char *buf, size_t n, const struct sim_size *sz)
 		snprintf(buf, n, "fixed:%" PRIu32, sz->a);
 		break;
 	case SIM_SIZE_TSO:
-		snprintf(buf, n, "tso:%" PRIu32, sz->a);
+		if (sz->b)
+			snprintf(buf, n, "tso:%" PRIu32 ":%" PRIu32, sz->a, sz->b);
+		else
+			snprintf(buf, n, "tso:%" PRIu32, sz->a);
 		break;
 	case SIM_SIZE_UNIFORM:
 		snprintf(buf, n, "uniform:%" PRIu32 ":%" PRIu32, sz->a, sz->b);
@@ -522,9 +554,9 @@ char *sim_fmt_traffic(char *buf, size_t n, const struct sim_config *cfg)
 			/* "1 Gbit/s" -> ":1G" style is kept readable: ":1 Gbit/s" */
 		}
 		fmt_size(sz, sizeof(sz), &f->size);
-		len += (size_t)snprintf(buf + len, n - len, "%s%s%s%s %s -> tx-%u", i ? ", " : "",
+		len += (size_t)snprintf(buf + len, n - len, "%s%s%s%s %s %stx-%u", i ? ", " : "",
 					kind[f->kind], *rate ? " " : "", rate, sz,
-					sim_flow_queue(cfg, i));
+					f->pinned ? "@" : "-> ", sim_flow_queue(cfg, i));
 	}
 	return buf;
 }

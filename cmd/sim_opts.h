@@ -32,6 +32,8 @@ enum {
 	SO_SET,
 	SO_AT,
 	SO_STALL,
+	SO_NO_FRAMING,
+	SO_FRAG_SIZE,
 };
 
 /* the getopt_long entries, to put in a command's table */
@@ -54,22 +56,34 @@ enum {
 /* the help lines of the model options (@SIM_OPTS_SET: with --set/--at/--stall) */
 #define SIM_OPTS_HELP \
 	"  --traffic SPEC       one flow (repeatable): bulk (backlogged), cbr:RATE,\n" \
-	"                       poisson:RATE, onoff:RATE:ON:OFF (default: one bulk flow)\n" \
+	"                       poisson:RATE, onoff:RATE:ON:OFF (default: one bulk flow);\n" \
+	"                       SPEC@Q puts it on queue Q (else hashed by the seed)\n" \
 	"  --size SPEC          packet sizes of the --traffic flows after it (the first\n" \
 	"                       --size also covers flows before it): fixed:N, uniform:A:B,\n" \
-	"                       imix, bimodal:A:B:P, tso:N (default fixed:1514)\n" \
+	"                       imix, bimodal:A:B:P, tso:N[:MSS] (default fixed:1514)\n" \
 	"  --link RATE          link rate, 10M..400G bit/s (default 1G)\n" \
 	"  --queues N           TX queues sharing the link; flows are hashed to them (1)\n" \
 	"  --qlen PKTS          qdisc backlog limit per queue, packets (1000)\n" \
 	"  --ring N             descriptors per TX ring (256)\n" \
 	"  --coalesce-usecs N   interrupt N us after the first completion; 0: at once (50)\n" \
 	"  --coalesce-frames N  ... or after N completed packets; 0: no frame limit (0)\n" \
-	"  --napi-budget N      descriptors one NAPI poll cleans at most (256)\n" \
+	"  --napi-budget N      packets one NAPI poll cleans at most (256)\n" \
 	"  --irq-latency MEAN[:JITTER]  interrupt to poll, uniform +-JITTER (5us)\n" \
 	"  --hz N               kernel HZ for jiffies (250)\n" \
 	"  --kernel VERSION     DQL of that kernel (3.3, 3.5, 6.1, 6.9, 6.15, newest)\n" \
 	"  --duration TIME      simulated time: 1, 0.5, 200ms (1 s)\n" \
 	"  --seed N             random seed; the same seed gives the same result (1)\n"
+
+/* the wire and ring options (a command's table adds them after SIM_OPTS_LONG) */
+#define SIM_OPTS_WIRE_LONG \
+	{ "frag-size",		required_argument, NULL, SO_FRAG_SIZE }, \
+	{ "no-framing",		no_argument,	   NULL, SO_NO_FRAMING }
+
+#define SIM_OPTS_WIRE_HELP \
+	"  --frag-size BYTES    bytes per TX descriptor: a larger packet takes 1 +\n" \
+	"                       ceil((len - 66) / BYTES) descriptors (4096)\n" \
+	"  --no-framing         a packet holds the wire for its bytes only (no preamble,\n" \
+	"                       FCS, gap, minimum frame, TSO segments)\n"
 
 #define SIM_OPTS_SET_HELP \
 	"  --set KEY=VALUE      BQL setting of every queue from the start: limit_min,\n" \

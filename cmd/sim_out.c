@@ -96,6 +96,28 @@ static void json_summary(struct sx *x, const struct sim_totals *t)
 	out_u64(c, OUT_JSON, "drops", NULL, t->drops);
 	out_u64(c, OUT_JSON, "stall_cnt", NULL, t->stall_cnt);
 	out_u64(c, OUT_JSON, "stall_max", NULL, t->stall_max);
+	out_open_arr(c, "warnings");
+	for (unsigned int i = 0; i < x->nwarn; i++) {
+		const struct sim_warning *w = &x->warn[i];
+
+		out_open_obj(c, NULL);
+		out_str(c, OUT_JSON, "kind", NULL, "ring_bound");
+		out_u64(c, OUT_JSON, "ring_ns", NULL, w->ring_ns);
+		out_u64(c, OUT_JSON, "cycle_ns", NULL, w->cycle_ns);
+		out_u64(c, OUT_JSON, "cap_bps", NULL, w->cap_bps);
+		out_str(c, OUT_JSON, "message", NULL, w->msg);
+		out_close_obj(c);
+	}
+	out_close_arr(c);
+	out_open_arr(c, "flows");
+	for (unsigned int f = 0; f < cfg->nflows; f++) {
+		out_open_obj(c, NULL);
+		out_u64(c, OUT_JSON, "flow", NULL, f);
+		out_str(c, OUT_JSON, "queue", NULL, x->qname[sim_flow_queue(cfg, f)]);
+		out_bool(c, OUT_JSON, "pinned", NULL, cfg->flows[f].pinned);
+		out_close_obj(c);
+	}
+	out_close_arr(c);
 	out_open_arr(c, "queues");
 	for (unsigned int i = 0; i < cfg->nqueues; i++)
 		json_queue(x, i);
@@ -103,7 +125,7 @@ static void json_summary(struct sx *x, const struct sim_totals *t)
 }
 
 static const char *const cols[] = {
-	"queue", "throughput", "starved", "ring_p50", "ring_p99", "ring_max", "qdisc_p50",
+	"queue", "flows", "throughput", "starved", "ring_p50", "ring_p99", "ring_max", "qdisc_p50",
 	"qdisc_p99", "limit_min", "limit_max", "limit_mean", "final", "stops", "completions",
 	"inflight", "stalls",
 };
@@ -112,7 +134,7 @@ static const char *const cols[] = {
 static void text_queues(struct sx *x)
 {
 	const struct sim_config *cfg = &x->o.cfg;
-	char a[32], b[32];
+	char a[32], b[32], fl[SIM_MAX_FLOWS * 3 + 1];
 	struct table t;
 
 	table_init(&t, NCOLS, 1u << 0, 2);
@@ -126,28 +148,33 @@ static void text_queues(struct sx *x)
 		if (table_row(&t))
 			break;
 		table_cell(&t, 0, "%s", x->qname[i]);
-		table_cell(&t, 1, "%s", sim_fmt_rate(a, sizeof(a),
+		fl[0] = '\0';
+		for (unsigned int f = 0, n = 0; f < cfg->nflows && n + 4 < sizeof(fl); f++)
+			if (sim_flow_queue(cfg, f) == i)
+				n += (size_t)snprintf(fl + n, sizeof(fl) - n, "%s%u", n ? "," : "", f);
+		table_cell(&t, 1, "%s", fl[0] ? fl : "-");
+		table_cell(&t, 2, "%s", sim_fmt_rate(a, sizeof(a),
 			   (double)rate_of(st->bytes_tx, cfg->duration_ns)));
-		table_cell(&t, 2, "%s", sim_fmt_ns(a, sizeof(a), st->starved_ns));
-		table_cell(&t, 3, "%s", sim_fmt_ns(a, sizeof(a), sim_hist_quantile(&st->ring_delay, 0.5)));
-		table_cell(&t, 4, "%s", sim_fmt_ns(a, sizeof(a), sim_hist_quantile(&st->ring_delay, 0.99)));
-		table_cell(&t, 5, "%s", sim_fmt_ns(a, sizeof(a), st->ring_delay.max));
-		table_cell(&t, 6, "%s", sim_fmt_ns(a, sizeof(a), sim_hist_quantile(&st->qdisc_delay, 0.5)));
-		table_cell(&t, 7, "%s", sim_fmt_ns(a, sizeof(a), sim_hist_quantile(&st->qdisc_delay, 0.99)));
+		table_cell(&t, 3, "%s", sim_fmt_ns(a, sizeof(a), st->starved_ns));
+		table_cell(&t, 4, "%s", sim_fmt_ns(a, sizeof(a), sim_hist_quantile(&st->ring_delay, 0.5)));
+		table_cell(&t, 5, "%s", sim_fmt_ns(a, sizeof(a), sim_hist_quantile(&st->ring_delay, 0.99)));
+		table_cell(&t, 6, "%s", sim_fmt_ns(a, sizeof(a), st->ring_delay.max));
+		table_cell(&t, 7, "%s", sim_fmt_ns(a, sizeof(a), sim_hist_quantile(&st->qdisc_delay, 0.5)));
+		table_cell(&t, 8, "%s", sim_fmt_ns(a, sizeof(a), sim_hist_quantile(&st->qdisc_delay, 0.99)));
 		if (st->completions) {
-			table_cell(&t, 8, "%" PRIu32, st->limit_min);
-			table_cell(&t, 9, "%" PRIu32, st->limit_max);
-			table_cell(&t, 10, "%.1f", st->limit_mean);
+			table_cell(&t, 9, "%" PRIu32, st->limit_min);
+			table_cell(&t, 10, "%" PRIu32, st->limit_max);
+			table_cell(&t, 11, "%.1f", st->limit_mean);
 		} else {
-			table_cell(&t, 8, "-");
 			table_cell(&t, 9, "-");
 			table_cell(&t, 10, "-");
+			table_cell(&t, 11, "-");
 		}
-		table_cell(&t, 11, "%" PRIu32, st->limit_final);
-		table_cell(&t, 12, "%" PRIu64, st->stops);
-		table_cell(&t, 13, "%" PRIu64, st->completions);
-		table_cell(&t, 14, "%" PRIu32, st->inflight);
-		table_cell(&t, 15, "%" PRIu64 "/%s", st->stall_cnt,
+		table_cell(&t, 12, "%" PRIu32, st->limit_final);
+		table_cell(&t, 13, "%" PRIu64, st->stops);
+		table_cell(&t, 14, "%" PRIu64, st->completions);
+		table_cell(&t, 15, "%" PRIu32, st->inflight);
+		table_cell(&t, 16, "%" PRIu64 "/%s", st->stall_cnt,
 			   units_fmt_ms(b, sizeof(b), dql_jiffies_to_msecs(st->stall_max, cfg->hz)));
 	}
 	table_print(&t, x->c->out);

@@ -24,7 +24,8 @@
 
 struct pkt {
 	uint64_t t;		/* when it entered the qdisc / the ring */
-	uint32_t bytes;
+	uint32_t bytes;		/* skb->len, what DQL counts */
+	uint32_t wire;		/* byte-times on the wire */
 };
 
 enum napi_state {
@@ -39,7 +40,8 @@ struct flow {
 	struct sim_rng rng;
 	uint64_t rem;		/* CBR: ns fraction carried, times rate */
 	struct wtime wt;	/* CBR: per-size times at the rate */
-	double ns_per_byte;	/* POISSON: mean gap per byte */
+	double gap_mean;	/* POISSON: mean gap, ns (mean size at the rate) */
+	uint32_t wire_fixed;	/* FIXED, TSO: the wire bytes of every packet */
 	double frac;		/* POISSON: ns fraction carried */
 	uint64_t on_end;	/* ONOFF: end of the current on period */
 	uint64_t period;	/* ONOFF: start of the current period */
@@ -52,8 +54,10 @@ struct squeue {
 	uint32_t qd_cap, qd_head, qd_cnt;
 	/* ring: counters run freely, slot = counter & ring_mask */
 	struct pkt *ring;
-	uint32_t ring_mask, ring_size, wake;
-	uint32_t r_reap, r_tx, r_tail;	/* reap <= tx <= tail */
+	uint32_t ring_mask, ring_size, wake;	/* ring_size, wake: descriptors */
+	uint32_t r_reap, r_tx, r_tail;	/* packets: reap <= tx <= tail */
+	uint32_t desc;			/* descriptors in use (reap .. tail) */
+	uint32_t desc_need;		/* the most one packet of this queue takes */
 	bool stack_xoff, drv_xoff;
 	enum napi_state napi;
 	uint32_t pending;		/* completed since the interrupt was enabled */
@@ -76,17 +80,20 @@ struct sim {
 	uint64_t now;
 	/* jiffies cache: jiffies of [.., j_next) is j */
 	uint64_t j, j_next;
-	/* event heap over sources: 0 settings, 1 link, 2.. queues, then flows */
-	unsigned int nsrc, *heap, *pos;
-	bool linear;			/* few sources: scan tm[], no heap */
+	/* event sources: 0 settings, 1 link, 2.. queues, then flows */
+	unsigned int nsrc, tsize, *nid;	/* the winner tree: tsize leaves */
+	uint64_t *nt;
+	bool linear;			/* few sources: scan tm[], no tree */
 	uint64_t *tm;
 	unsigned int at_next;
 	/* link */
 	bool busy;
 	unsigned int cur_q, rr;
+	uint64_t ready;			/* bit q: queue q's ring has a packet to send */
 	uint64_t wire_rem;		/* ns fraction carried, times link_bps */
 	struct wtime wire;		/* per-size times on the link */
 	uint64_t bytes_tx;
+	uint32_t frag;			/* bytes per descriptor */
 	unsigned int nonempty;		/* queues whose qdisc has packets */
 	bool link_starving;
 	uint64_t link_starve_since, link_starved;
@@ -101,62 +108,52 @@ struct sim {
 #define SRC_Q(i)	(2u + (i))
 #define SRC_FLOW(s, i)	(2u + (s)->cfg.nqueues + (i))
 
-/* ------------------------------------------------------------ event heap */
-
-static inline bool ev_less(const struct sim *s, unsigned int a, unsigned int b)
-{
-	return s->tm[a] < s->tm[b] || (s->tm[a] == s->tm[b] && a < b);
-}
-
-static inline void heap_swap(struct sim *s, unsigned int i, unsigned int j)
-{
-	unsigned int a = s->heap[i], b = s->heap[j];
-
-	s->heap[i] = b;
-	s->heap[j] = a;
-	s->pos[b] = i;
-	s->pos[a] = j;
-}
-
-/* source @id fires at @t next (T_NEVER: not at all) */
-static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
-{
-	unsigned int i;
-
-	s->tm[id] = t;
-	if (s->linear)
-		return;
-	i = s->pos[id];
-	while (i && ev_less(s, s->heap[i], s->heap[(i - 1) / 2])) {
-		heap_swap(s, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
-	for (;;) {
-		unsigned int l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < s->nsrc && ev_less(s, s->heap[l], s->heap[m]))
-			m = l;
-		if (r < s->nsrc && ev_less(s, s->heap[r], s->heap[m]))
-			m = r;
-		if (m == i)
-			break;
-		heap_swap(s, i, m);
-		i = m;
-	}
-}
+/* ------------------------------------------------------------ events */
 
 /*
- * The next source: with few sources a scan of their times beats the heap
- * (no pointer chasing); the lowest id wins a tie, as in the heap.
+ * The next event: with few sources a scan of their times; else a winner
+ * (tournament) tree over them: node k holds the earliest time and source
+ * of its subtree (nt[k], nid[k]), the leaves tsize.. the sources, padded
+ * with T_NEVER. An update walks one leaf-to-root path, one comparison of
+ * adjacent nodes a level. Left subtrees hold the lower ids, so a tie goes
+ * to the lower id, as in the scan. The link, the busiest source, stays out
+ * of the tree: ev_next() compares its time with the root's.
  */
+static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
+{
+	uint64_t *nt = s->nt;
+	unsigned int *nid = s->nid;
+	unsigned int k;
+
+	s->tm[id] = t;
+	if (s->linear || id == SRC_LINK)
+		return;
+	k = s->tsize + id;
+	nt[k] = t;
+	while (k > 1) {
+		unsigned int l = k & ~1u;
+		bool r = nt[l + 1] < nt[l];
+
+		k >>= 1;
+		nt[k] = nt[l + r];
+		nid[k] = nid[l + r];
+	}
+}
+
 static inline unsigned int ev_next(const struct sim *s)
 {
 	const uint64_t *tm = s->tm;
 	uint64_t best;
 	unsigned int id = 0;
 
-	if (!s->linear)
-		return s->heap[0];
+	if (!s->linear) {
+		uint64_t tl = tm[SRC_LINK];
+
+		id = s->nid[1];
+		if (tl < s->nt[1] || (tl == s->nt[1] && id > SRC_LINK))
+			id = SRC_LINK;
+		return id;
+	}
 	/* branch-free: which source is next is not predictable */
 	best = tm[0];
 	for (unsigned int i = 1; i < s->nsrc; i++) {
@@ -278,26 +275,28 @@ static void link_start(struct sim *s, unsigned int qi)
 	const struct pkt *p = &q->ring[q->r_tx & q->ring_mask];
 	uint64_t d = s->now - p->t;
 
-	sim_hist_add(&q->st.ring_delay, d);
+	sim_hist_put(&q->st.ring_delay, d);
 	s->busy = true;
 	s->cur_q = qi;
-	ev_set(s, SRC_LINK, s->now + wtime(&s->wire, p->bytes, &s->wire_rem));
+	ev_set(s, SRC_LINK, s->now + wtime(&s->wire, p->wire, &s->wire_rem));
 }
 
-/* the next queue after @from (round robin) with a descriptor to send */
-static bool link_pick(struct sim *s, unsigned int from, unsigned int *out)
+/*
+ * The next queue after @from (round robin) with a descriptor to send:
+ * the first bit of s->ready (SIM_MAX_QUEUES is 64) after @from, else
+ * the first one at all (@from itself included).
+ */
+_Static_assert(SIM_MAX_QUEUES <= 64, "s->ready is one 64-bit word");
+
+static inline bool link_pick(const struct sim *s, unsigned int from, unsigned int *out)
 {
-	unsigned int n = s->cfg.nqueues;
+	uint64_t m = s->ready, hi;
 
-	for (unsigned int k = 1; k <= n; k++) {
-		unsigned int i = from + k >= n ? from + k - n : from + k;
-
-		if (s->q[i].r_tail != s->q[i].r_tx) {
-			*out = i;
-			return true;
-		}
-	}
-	return false;
+	if (!m)
+		return false;
+	hi = from >= 63 ? 0 : m & (~0ull << (from + 1));
+	*out = (unsigned int)__builtin_ctzll(hi ? hi : m);
+	return true;
 }
 
 /* ------------------------------------------------------------ interrupts */
@@ -364,13 +363,32 @@ static void irq_on_done(struct sim *s, unsigned int qi)
 
 /* ------------------------------------------------------------ transmit */
 
-static void qdisc_push(struct sim *s, struct squeue *q, uint32_t bytes)
+/* the wire bytes of a packet of @bytes of flow @f */
+static inline uint32_t pkt_wire(const struct sim *s, const struct flow *f, uint32_t bytes)
+{
+	if (f->wire_fixed)
+		return f->wire_fixed;
+	if (s->cfg.no_framing)
+		return bytes;
+	return (bytes < SIM_FRAME_MIN ? SIM_FRAME_MIN : bytes) + SIM_FRAME_OVERHEAD;
+}
+
+/* the descriptors of a packet of @bytes (sim_descs()) */
+static inline uint32_t pkt_descs(const struct sim *s, uint32_t bytes)
+{
+	if (bytes <= s->frag)
+		return 1;
+	return 1 + (bytes - SIM_TSO_HDR + s->frag - 1) / s->frag;
+}
+
+static void qdisc_push(struct sim *s, struct squeue *q, const struct flow *f, uint32_t bytes)
 {
 	uint32_t i = q->qd_head + q->qd_cnt;
 	struct pkt *p = &q->qd[i >= q->qd_cap ? i - q->qd_cap : i];
 
 	p->t = s->now;
 	p->bytes = bytes;
+	p->wire = pkt_wire(s, f, bytes);
 	if (!q->qd_cnt++)
 		s->nonempty++;
 }
@@ -383,7 +401,7 @@ static void bulk_refill(struct sim *s, struct squeue *q)
 
 		if (++q->bulk_rr == q->nbulk)
 			q->bulk_rr = 0;
-		qdisc_push(s, q, size_draw(&f->f->size, &f->rng));
+		qdisc_push(s, q, f, size_draw(&f->f->size, &f->rng));
 	}
 }
 
@@ -409,10 +427,13 @@ static void xmit(struct sim *s, unsigned int qi)
 			q->qd_head = 0;
 		if (!--q->qd_cnt)
 			s->nonempty--;
-		sim_hist_add(&q->st.qdisc_delay, s->now - p.t);
+		sim_hist_put(&q->st.qdisc_delay, s->now - p.t);
 		slot = &q->ring[q->r_tail++ & q->ring_mask];
+		s->ready |= 1ull << qi;
 		slot->t = s->now;
 		slot->bytes = p.bytes;
+		slot->wire = p.wire;
+		q->desc += pkt_descs(s, p.bytes);
 		dql_queued(&q->d, p.bytes, j);
 		q->st.packets_queued++;
 		q->st.bytes_queued += p.bytes;
@@ -422,7 +443,8 @@ static void xmit(struct sim *s, unsigned int qi)
 			q->stack_xoff = true;
 			q->st.stops++;
 		}
-		if (q->r_tail - q->r_reap == q->ring_size) {
+		/* as drivers do: stop while the next packet might not fit */
+		if (q->ring_size - q->desc < q->desc_need) {
 			q->drv_xoff = true;
 			q->st.ring_stops++;
 		}
@@ -441,9 +463,11 @@ static void on_link(struct sim *s)
 	struct squeue *q = &s->q[qi];
 	const struct pkt *p = &q->ring[q->r_tx & q->ring_mask];
 
-	q->r_tx++;
+	if (++q->r_tx == q->r_tail)
+		s->ready &= ~(1ull << qi);
 	q->st.packets++;
 	q->st.bytes_tx += p->bytes;
+	q->st.wire_bytes += p->wire;
 	s->bytes_tx += p->bytes;
 	s->busy = false;
 	irq_on_done(s, qi);
@@ -484,13 +508,18 @@ static void limit_series(struct squeue *q, uint64_t t)
 static void napi_poll(struct sim *s, unsigned int qi)
 {
 	struct squeue *q = &s->q[qi];
-	uint32_t n = q->r_tx - q->r_reap, bytes = 0;
+	uint32_t n = q->r_tx - q->r_reap, bytes = 0, desc = 0;
 
 	if (n > s->cfg.napi_budget)
 		n = s->cfg.napi_budget;
-	for (uint32_t k = 0; k < n; k++)
-		bytes += q->ring[(q->r_reap + k) & q->ring_mask].bytes;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t b = q->ring[(q->r_reap + k) & q->ring_mask].bytes;
+
+		bytes += b;
+		desc += pkt_descs(s, b);
+	}
 	q->r_reap += n;
+	q->desc -= desc;
 	if (bytes) {
 		dql_completed(&q->d, bytes, jiffies_at(s, s->now));
 		q->st.bytes_completed += bytes;
@@ -500,7 +529,7 @@ static void napi_poll(struct sim *s, unsigned int qi)
 		if (q->stack_xoff && dql_avail(&q->d) >= 0)
 			q->stack_xoff = false;
 	}
-	if (q->drv_xoff && q->ring_size - (q->r_tail - q->r_reap) >= q->wake)
+	if (q->drv_xoff && q->ring_size - q->desc >= q->wake)
 		q->drv_xoff = false;
 	if (n == s->cfg.napi_budget && q->r_tx != q->r_reap) {
 		/* budget spent: net_rx_action() polls again at once */
@@ -530,8 +559,11 @@ static uint64_t flow_gap(const struct sim *s, struct flow *f, uint32_t bytes)
 {
 	if (f->f->kind == SIM_T_POISSON) {
 		/* whole ns now, the fraction carried: the mean rate holds */
-		double mean = (double)bytes * f->ns_per_byte;
-		double g = zig_exp(&s->zig, &f->rng) * mean + f->frac;
+		/*
+		 * A Poisson process of packets: the gap does not depend on
+		 * the size of this packet (sizes are drawn independently).
+		 */
+		double g = zig_exp(&s->zig, &f->rng) * f->gap_mean + f->frac;
 		uint64_t whole;
 
 		if (g >= 9e18)
@@ -551,7 +583,7 @@ static void on_flow(struct sim *s, unsigned int fi)
 	uint64_t next;
 
 	if (q->qd_cnt < q->qd_cap)
-		qdisc_push(s, q, bytes);
+		qdisc_push(s, q, f, bytes);
 	else
 		q->st.drops++;
 	next = s->now + flow_gap(s, f, bytes);
@@ -585,6 +617,7 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 {
 	struct sim *s;
 	unsigned int i;
+	uint32_t d;
 	int ret;
 
 	*sp = NULL;
@@ -595,6 +628,7 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 	if (!s)
 		return bql_err_set(e, ENOMEM, "out of memory");
 	s->cfg = *cfg;
+	s->frag = cfg->frag_size ? cfg->frag_size : SIM_FRAG_SIZE;
 	zig_init(&s->zig);
 	wtime_init(&s->wire, cfg->link_bps);
 	/* --at in time order, ties in the order given (insertion sort: stable) */
@@ -610,12 +644,14 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 	}
 	s->nsrc = 2 + cfg->nqueues + cfg->nflows;
 	s->linear = s->nsrc <= 16;
-	s->heap = calloc(s->nsrc, sizeof(*s->heap));
-	s->pos = calloc(s->nsrc, sizeof(*s->pos));
-	s->tm = calloc(s->nsrc, sizeof(*s->tm));
+	for (s->tsize = 2; s->tsize < s->nsrc; s->tsize <<= 1)
+		;
+	s->nid = calloc(2 * s->tsize, sizeof(*s->nid));
+	s->nt = calloc(2 * s->tsize, sizeof(*s->nt));
+	s->tm = calloc(s->tsize, sizeof(*s->tm));
 	s->q = calloc(cfg->nqueues, sizeof(*s->q));
 	s->fl = calloc(cfg->nflows, sizeof(*s->fl));
-	if (!s->heap || !s->pos || !s->tm || !s->q || !s->fl)
+	if (!s->nid || !s->nt || !s->tm || !s->q || !s->fl)
 		goto nomem;
 	for (i = 0; i < cfg->nqueues; i++) {
 		struct squeue *q = &s->q[i];
@@ -629,7 +665,7 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 			goto nomem;
 		q->ring_mask = sz - 1;
 		q->ring_size = cfg->ring;
-		q->wake = cfg->ring >= 4 ? cfg->ring / 4 : 1;
+		q->desc_need = 1;
 		q->qd_cap = cfg->qlen;
 		rng_seed(&q->rng, cfg->seed, 1000 + i);
 	}
@@ -641,13 +677,26 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 		rng_seed(&f->rng, cfg->seed, i);
 		if (f->f->rate_bps) {
 			wtime_init(&f->wt, f->f->rate_bps);
-			f->ns_per_byte = 8e9 / (double)f->f->rate_bps;
+			f->gap_mean = sim_size_mean(&f->f->size) * 8e9 / (double)f->f->rate_bps;
 		}
+		if (f->f->size.kind == SIM_SIZE_FIXED || f->f->size.kind == SIM_SIZE_TSO)
+			f->wire_fixed = sim_wire_bytes(cfg, &f->f->size, f->f->size.a);
+		d = sim_descs(cfg, sim_size_max(&f->f->size));
+		if (d > s->q[f->q].desc_need)
+			s->q[f->q].desc_need = d;
 		if (f->f->kind == SIM_T_BULK) {
 			struct squeue *q = &s->q[f->q];
 
 			q->bulk[q->nbulk++] = i;
 		}
+	}
+	/* the driver wakes the queue once a quarter of the ring, and a packet, is free */
+	for (i = 0; i < cfg->nqueues; i++) {
+		struct squeue *q = &s->q[i];
+
+		q->wake = cfg->ring >= 4 ? cfg->ring / 4 : 1;
+		if (q->wake < q->desc_need)
+			q->wake = q->desc_need;
 	}
 	*sp = s;
 	return 0;
@@ -667,8 +716,8 @@ void sim_free(struct sim *s)
 	}
 	free(s->q);
 	free(s->fl);
-	free(s->heap);
-	free(s->pos);
+	free(s->nid);
+	free(s->nt);
 	free(s->tm);
 	free(s);
 }
@@ -682,10 +731,16 @@ static void sim_start(struct sim *s)
 	s->now = 0;
 	s->j_next = 0;
 	j0 = jiffies_at(s, 0);
-	for (i = 0; i < s->nsrc; i++) {
-		s->heap[i] = i;
-		s->pos[i] = i;
+	for (i = 0; i < s->tsize; i++)
 		s->tm[i] = T_NEVER;
+	/* every subtree's winner: its leftmost leaf, all times T_NEVER */
+	for (i = 0; i < s->tsize; i++) {
+		s->nid[s->tsize + i] = i;
+		s->nt[s->tsize + i] = T_NEVER;
+	}
+	for (i = s->tsize - 1; i; i--) {
+		s->nid[i] = s->nid[2 * i];
+		s->nt[i] = T_NEVER;
 	}
 	for (i = 0; i < s->cfg.nqueues; i++) {
 		struct squeue *q = &s->q[i];
@@ -808,6 +863,7 @@ void sim_get_totals(const struct sim *s, struct sim_totals *t)
 
 		t->packets += st->packets;
 		t->bytes_tx += st->bytes_tx;
+		t->wire_bytes += st->wire_bytes;
 		t->packets_queued += st->packets_queued;
 		t->bytes_queued += st->bytes_queued;
 		t->bytes_completed += st->bytes_completed;
@@ -821,7 +877,8 @@ void sim_get_totals(const struct sim *s, struct sim_totals *t)
 			t->stall_max = st->stall_max;
 	}
 	t->throughput_bps = (double)t->bytes_tx * 8.0 * 1e9 / (double)t->duration_ns;
-	t->utilization = t->throughput_bps / (double)t->link_bps;
+	t->utilization = (double)t->wire_bytes * 8.0 * 1e9 / (double)t->duration_ns /
+			 (double)t->link_bps;
 	t->ring_delay = &s->tot_ring;
 	t->qdisc_delay = &s->tot_qdisc;
 }

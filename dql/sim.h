@@ -35,13 +35,26 @@
 #define SIM_DURATION_MAX	(3600ull * 1000000000ull)	/* one hour */
 #define SIM_IRQ_LAT_MAX		(1000000000ull)		/* 1 s */
 
+/*
+ * Ethernet framing: a frame of L bytes (skb->len, without FCS) holds the
+ * wire for max(L, 60) + 4 (FCS) + 8 (preamble, SFD) + 12 (inter-frame
+ * gap) byte-times: 1538 for 1514, 84 for 60 or less.
+ */
+#define SIM_FRAME_MIN		60			/* 64 with the FCS */
+#define SIM_FRAME_OVERHEAD	24
+/* TSO: headers (Ethernet 14, IPv4 20, TCP with timestamps 32) replicated per segment */
+#define SIM_TSO_HDR		66
+#define SIM_TSO_MSS		1448			/* default payload per segment */
+#define SIM_FRAG_SIZE		4096			/* default --frag-size */
+#define SIM_FRAG_MIN		512
+
 /* packet size distributions (--size) */
 enum sim_size_kind {
 	SIM_SIZE_FIXED,		/* a */
 	SIM_SIZE_UNIFORM,	/* a..b inclusive */
 	SIM_SIZE_IMIX,		/* 60, 590, 1514 bytes in 7:4:1 */
 	SIM_SIZE_BIMODAL,	/* a with probability p, else b */
-	SIM_SIZE_TSO,		/* a (a super-packet, up to 64 KiB) */
+	SIM_SIZE_TSO,		/* a (a super-packet, up to 64 KiB), MSS b (0: SIM_TSO_MSS) */
 };
 
 struct sim_size {
@@ -120,6 +133,18 @@ struct sim_config {
 	struct sim_at at[SIM_MAX_AT];
 	unsigned int nstalls;
 	struct sim_stall stalls[SIM_MAX_STALLS];
+	/*
+	 * The wire and the ring (#21). Framing: a frame's time on the wire
+	 * is its bytes plus SIM_FRAME_OVERHEAD (at least SIM_FRAME_MIN + it),
+	 * a TSO packet is sent as its segments, each with SIM_TSO_HDR bytes
+	 * of headers; @no_framing: a packet's bytes only, as before. DQL
+	 * counts skb->len either way. Descriptors: a packet of at most
+	 * @frag_size bytes takes one, a larger one 1 + ceil((len -
+	 * SIM_TSO_HDR) / @frag_size) (a header descriptor and its page
+	 * fragments); @ring counts descriptors.
+	 */
+	bool no_framing;
+	unsigned int frag_size;
 };
 
 void sim_config_init(struct sim_config *cfg);
@@ -131,6 +156,89 @@ void sim_config_init(struct sim_config *cfg);
 int sim_config_check(const struct sim_config *cfg, struct bql_err *e);
 /* the TX queue of a flow: its pinned queue, or hashed (depends on the seed) */
 unsigned int sim_flow_queue(const struct sim_config *cfg, unsigned int flow);
+
+/*
+ * SIM_WORK_MAX - the most simulated events (see sim_work_estimate()) one
+ * run may take: about 10 s of CPU at the engine's speed (some 30..50 M
+ * packets per second). 400 Gbit/s of bulk 1514-byte frames for 1 s is
+ * about 33 M, 400G of imix for 1 s about 130 M; a day of work for a
+ * minute of 400G or 1-byte frames with an interrupt each is refused.
+ */
+#define SIM_WORK_MAX		400000000ull
+
+/*
+ * struct sim_work - what sim_work_estimate() counted, for a message that
+ * names what to change: @arrivals (packets the non-bulk flows offer,
+ * dropped or not), @packets (on the link), @irqs, @polls, @periods (the
+ * on/off switches of the onoff flows) and @total, their sum (saturating).
+ */
+struct sim_work {
+	uint64_t arrivals, packets, irqs, polls, periods, total;
+};
+
+/*
+ * sim_work_estimate - an upper-bound-ish count of the events a run of
+ * @cfg takes: packets on the link at line rate for the duration (at the
+ * smallest mean frame size of the flows; no more than the non-bulk flows
+ * offer if none is bulk), the arrivals of the non-bulk flows, interrupts
+ * (at most one per packet, and per queue one per coalescing + IRQ latency
+ * cycle), NAPI polls (one per interrupt plus one per budget of packets),
+ * the on/off periods and the --at writes. Cheap (no allocation), valid
+ * for any @cfg that sim_config_check() accepts. sim_work_count() gives
+ * the parts.
+ */
+uint64_t sim_work_estimate(const struct sim_config *cfg);
+
+/*
+ * struct sim_warning - a model that cannot fill its link whatever BQL
+ * does: the descriptor rings of the busy queues hold @ring_ns of the link
+ * (at the mean frame of their flows), less than the @cycle_ns from a
+ * completion to the poll that reaps it (coalescing, or the frames that end
+ * it sooner, plus the IRQ latency), so the link idles each cycle and
+ * carries at most @cap_bps of @offered_bps (UINT64_MAX: backlogged).
+ * @msg says so and what to change.
+ *
+ * The NAPI budget cannot cap the completion rate in this model: a poll
+ * that uses its budget polls again at once (as net_rx_action() does
+ * while time remains), so there is no warning for it.
+ */
+enum sim_warn_kind {
+	SIM_WARN_RING_BOUND = 1,
+};
+
+struct sim_warning {
+	enum sim_warn_kind kind;
+	uint64_t ring_ns, cycle_ns;
+	uint64_t cap_bps, offered_bps;
+	char msg[320];
+};
+
+/* sim_model_warnings - up to @max warnings into @w; how many there are */
+unsigned int sim_model_warnings(const struct sim_config *cfg, struct sim_warning *w,
+				unsigned int max);
+
+/* the mean and the largest packet (skb->len) of @sz */
+double sim_size_mean(const struct sim_size *sz);
+uint32_t sim_size_max(const struct sim_size *sz);
+/* the MSS of a TSO size */
+static inline uint32_t sim_size_mss(const struct sim_size *sz)
+{
+	return sz->b ? sz->b : SIM_TSO_MSS;
+}
+/* the segments a packet of @len bytes of @sz is sent as (1 unless TSO) */
+uint32_t sim_segments(const struct sim_size *sz, uint32_t len);
+/* the byte-times a packet of @len bytes of @sz holds the wire in @cfg */
+uint32_t sim_wire_bytes(const struct sim_config *cfg, const struct sim_size *sz, uint32_t len);
+/* the descriptors a packet of @len bytes takes in @cfg's ring */
+static inline uint32_t sim_descs(const struct sim_config *cfg, uint32_t len)
+{
+	uint32_t frag = cfg->frag_size ? cfg->frag_size : SIM_FRAG_SIZE;
+
+	if (len <= frag)
+		return 1;
+	return 1 + (len - SIM_TSO_HDR + frag - 1) / frag;
+}
+void sim_work_count(const struct sim_config *cfg, struct sim_work *w);
 
 /*
  * Fixed-size log-linear histogram of nanosecond delays: exact below 64 ns,
@@ -184,6 +292,7 @@ struct sim_qstats {
 	uint64_t stall_cnt;
 	uint32_t stall_max;		/* jiffies */
 	struct sim_hist ring_delay, qdisc_delay;
+	uint64_t wire_bytes;		/* byte-times on the wire, framing included */
 };
 
 /* the link: sums over queues, merged histograms */
@@ -197,6 +306,7 @@ struct sim_totals {
 	uint64_t stall_cnt;
 	uint32_t stall_max;
 	const struct sim_hist *ring_delay, *qdisc_delay;
+	uint64_t wire_bytes;		/* utilization: these over the link's for the duration */
 };
 
 /* struct sim_rec - one DQL call or sysfs write, as a bqltrace record */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sim.h"
@@ -16,17 +17,6 @@
 #define NS_PER_SEC	1000000000ull
 
 /* ------------------------------------------------------------ histogram */
-
-static inline unsigned int hist_idx(uint64_t v)
-{
-	unsigned int e;
-
-	if (v < SIM_HIST_SUB)
-		return (unsigned int)v;
-	e = 63u - (unsigned int)__builtin_clzll(v);	/* >= SUB_BITS */
-	return (e - SIM_HIST_SUB_BITS + 1) * SIM_HIST_SUB +
-	       (unsigned int)((v >> (e - SIM_HIST_SUB_BITS)) & (SIM_HIST_SUB - 1));
-}
 
 /* the largest value of bucket @i */
 static uint64_t hist_upper(unsigned int i)
@@ -44,11 +34,7 @@ static uint64_t hist_upper(unsigned int i)
 
 void sim_hist_add(struct sim_hist *h, uint64_t v)
 {
-	h->n++;
-	h->sum += v;
-	if (v > h->max)
-		h->max = v;
-	h->b[hist_idx(v)]++;
+	sim_hist_put(h, v);
 }
 
 void sim_hist_merge(struct sim_hist *dst, const struct sim_hist *src)
@@ -103,6 +89,7 @@ void sim_config_init(struct sim_config *cfg)
 	cfg->flows[0].kind = SIM_T_BULK;
 	cfg->flows[0].size.kind = SIM_SIZE_FIXED;
 	cfg->flows[0].size.a = 1514;
+	cfg->frag_size = SIM_FRAG_SIZE;
 }
 
 static int check_size(const struct sim_size *sz, unsigned int f,
@@ -114,6 +101,9 @@ static int check_size(const struct sim_size *sz, unsigned int f,
 		if (sz->a < 1 || sz->a > SIM_PKT_MAX)
 			return bql_err_set(e, EINVAL, "--size: flow %u: %" PRIu32
 					   " bytes: expected 1..%u", f, sz->a, SIM_PKT_MAX);
+		if (sz->kind == SIM_SIZE_TSO && sz->b && (sz->b < 88 || sz->b > SIM_PKT_MAX))
+			return bql_err_set(e, EINVAL, "--size: flow %u: MSS %" PRIu32
+					   ": expected 88..%u", f, sz->b, SIM_PKT_MAX);
 		return 0;
 	case SIM_SIZE_UNIFORM:
 	case SIM_SIZE_BIMODAL:
@@ -184,6 +174,9 @@ int sim_config_check(const struct sim_config *cfg, struct bql_err *e)
 		return bql_err_set(e, EINVAL, "--qlen: %u: expected 1..%u", cfg->qlen, SIM_QLEN_MAX);
 	if (cfg->ring < 1 || cfg->ring > SIM_RING_MAX)
 		return bql_err_set(e, EINVAL, "--ring: %u: expected 1..%u", cfg->ring, SIM_RING_MAX);
+	if (cfg->frag_size && (cfg->frag_size < SIM_FRAG_MIN || cfg->frag_size > SIM_PKT_MAX))
+		return bql_err_set(e, EINVAL, "--frag-size: %u: expected %u..%u", cfg->frag_size,
+				   SIM_FRAG_MIN, SIM_PKT_MAX);
 	if (cfg->coalesce_usecs > 1000000)
 		return bql_err_set(e, EINVAL, "--coalesce-usecs: %u: expected 0..1000000",
 				   cfg->coalesce_usecs);
@@ -212,11 +205,17 @@ int sim_config_check(const struct sim_config *cfg, struct bql_err *e)
 			return bql_err_set(e, EINVAL, "--traffic: flow %u: on/off times must be positive, at most 1 h",
 					   i);
 		if (f->pinned && f->queue >= cfg->nqueues)
-			return bql_err_set(e, EINVAL, "--traffic: flow %u on queue %u of %u", i,
-					   f->queue, cfg->nqueues);
+			return bql_err_set(e, EINVAL, "--traffic: flow %u pinned to queue %u (@%u), but --queues is %u",
+					   i, f->queue, f->queue, cfg->nqueues);
 		ret = check_size(&f->size, i, e);
 		if (ret)
 			return ret;
+		if (sim_descs(cfg, sim_size_max(&f->size)) > cfg->ring)
+			return bql_err_set(e, EINVAL, "--ring: %u descriptors cannot hold flow %u's %"
+					   PRIu32 "-byte packet (%" PRIu32 " descriptors at --frag-size %u)",
+					   cfg->ring, i, sim_size_max(&f->size),
+					   sim_descs(cfg, sim_size_max(&f->size)),
+					   cfg->frag_size ? cfg->frag_size : SIM_FRAG_SIZE);
 	}
 	if (cfg->nset > SIM_MAX_SET || cfg->nat > SIM_MAX_AT || cfg->nstalls > SIM_MAX_STALLS)
 		return bql_err_set(e, EINVAL, "too many --set, --at or --stall options");
@@ -245,6 +244,214 @@ unsigned int sim_flow_queue(const struct sim_config *cfg, unsigned int flow)
 	if (cfg->nqueues <= 1)
 		return 0;
 	return (unsigned int)(splitmix64(&x) % cfg->nqueues);
+}
+
+/* ------------------------------------------------------------ work */
+
+double sim_size_mean(const struct sim_size *sz)
+{
+	switch (sz->kind) {
+	case SIM_SIZE_UNIFORM:
+		return ((double)sz->a + sz->b) / 2;
+	case SIM_SIZE_IMIX:
+		return (7.0 * 60 + 4.0 * 590 + 1514) / 12;
+	case SIM_SIZE_BIMODAL:
+		return sz->p * sz->a + (1 - sz->p) * sz->b;
+	case SIM_SIZE_FIXED:
+	case SIM_SIZE_TSO:
+	default:
+		return sz->a;
+	}
+}
+
+uint32_t sim_size_max(const struct sim_size *sz)
+{
+	switch (sz->kind) {
+	case SIM_SIZE_UNIFORM:
+		return sz->b;
+	case SIM_SIZE_IMIX:
+		return 1514;
+	case SIM_SIZE_BIMODAL:
+		return sz->a > sz->b ? sz->a : sz->b;
+	case SIM_SIZE_FIXED:
+	case SIM_SIZE_TSO:
+	default:
+		return sz->a;
+	}
+}
+
+uint32_t sim_segments(const struct sim_size *sz, uint32_t len)
+{
+	uint32_t mss = sim_size_mss(sz);
+
+	if (sz->kind != SIM_SIZE_TSO || len <= SIM_TSO_HDR + mss)
+		return 1;
+	return (len - SIM_TSO_HDR + mss - 1) / mss;
+}
+
+uint32_t sim_wire_bytes(const struct sim_config *cfg, const struct sim_size *sz, uint32_t len)
+{
+	uint32_t n;
+
+	if (cfg->no_framing)
+		return len;
+	n = sim_segments(sz, len);
+	if (n == 1)
+		return (len < SIM_FRAME_MIN ? SIM_FRAME_MIN : len) + SIM_FRAME_OVERHEAD;
+	/* every segment's frame is its headers, its payload and the overhead */
+	return len - SIM_TSO_HDR + n * (SIM_TSO_HDR + SIM_FRAME_OVERHEAD);
+}
+
+/*
+ * The mean time a packet of @sz holds the link, in byte-times; for mixed
+ * sizes at most the true mean (padding short frames only adds), so the
+ * packet count it gives is an upper bound.
+ */
+static double wire_mean(const struct sim_config *cfg, const struct sim_size *sz)
+{
+	double m = sim_size_mean(sz);
+
+	if (sz->kind == SIM_SIZE_TSO || sz->kind == SIM_SIZE_FIXED)
+		return sim_wire_bytes(cfg, sz, sz->a);
+	if (cfg->no_framing)
+		return m;
+	return (m < SIM_FRAME_MIN ? SIM_FRAME_MIN : m) + SIM_FRAME_OVERHEAD;
+}
+
+static uint64_t sat(double v)
+{
+	return v >= 1.8e19 ? UINT64_MAX : v <= 0 ? 0 : (uint64_t)v;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+void sim_work_count(const struct sim_config *cfg, struct sim_work *w)
+{
+	double dur = (double)cfg->duration_ns / 1e9, wmin = 0, pkts, arr = 0, per = 0;
+	double tpkt, cycle, irqs, polls;
+	bool bulk = false;
+
+	memset(w, 0, sizeof(*w));
+	for (unsigned int i = 0; i < cfg->nflows && i < SIM_MAX_FLOWS; i++) {
+		const struct sim_flow *f = &cfg->flows[i];
+		double wb = wire_mean(cfg, &f->size);
+
+		if (wb < 1)
+			wb = 1;
+		if (!wmin || wb < wmin)
+			wmin = wb;
+		if (f->kind == SIM_T_BULK) {
+			bulk = true;
+			continue;
+		}
+		/* offered packets, sent or dropped: each is an event */
+		arr += (double)f->rate_bps * dur / (8 * fmax(sim_size_mean(&f->size), 1));
+		if (f->kind == SIM_T_ONOFF)
+			per += (double)cfg->duration_ns / (double)(f->on_ns + f->off_ns);
+	}
+	if (!wmin)
+		wmin = 1;
+	pkts = (double)cfg->link_bps * dur / (8 * wmin);
+	if (!bulk && arr < pkts)
+		pkts = arr;
+	/*
+	 * An interrupt per completed packet at most; per queue, one per
+	 * cycle of coalescing (or the frames that end it sooner) and IRQ
+	 * latency, the time it stays masked.
+	 */
+	tpkt = 8 * wmin * 1e9 / (double)cfg->link_bps;
+	cycle = (double)cfg->coalesce_usecs * 1000;
+	if (cfg->coalesce_frames && cfg->coalesce_frames * tpkt < cycle)
+		cycle = cfg->coalesce_frames * tpkt;
+	if (!cfg->coalesce_usecs)
+		cycle = 0;
+	cycle += (double)(cfg->irq_latency_ns > cfg->irq_jitter_ns ?
+			  cfg->irq_latency_ns - cfg->irq_jitter_ns : 0);
+	irqs = pkts;
+	if (cycle > 0 && cfg->nqueues * ((double)cfg->duration_ns / cycle + 1) < irqs)
+		irqs = cfg->nqueues * ((double)cfg->duration_ns / cycle + 1);
+	polls = irqs + pkts / (cfg->napi_budget ? cfg->napi_budget : 1);
+	w->arrivals = sat(arr);
+	w->packets = sat(pkts);
+	w->irqs = sat(irqs);
+	w->polls = sat(polls);
+	w->periods = sat(per);
+	w->total = sat_add(sat_add(sat_add(w->arrivals, w->packets), sat_add(w->irqs, w->polls)),
+			   sat_add(w->periods, cfg->nat));
+}
+
+uint64_t sim_work_estimate(const struct sim_config *cfg)
+{
+	struct sim_work w;
+
+	sim_work_count(cfg, &w);
+	return w.total;
+}
+
+/* ------------------------------------------------------------ warnings */
+
+unsigned int sim_model_warnings(const struct sim_config *cfg, struct sim_warning *w,
+				unsigned int max)
+{
+	double ns_per_byte = 8e9 / (double)cfg->link_bps, ring_ns = 0, pkt_ns = 0;
+	double cycle, coal = (double)cfg->coalesce_usecs * 1000, offered = 0, cap;
+	bool used[SIM_MAX_QUEUES] = { false }, bulk = false;
+	unsigned int nact = 0, ring_pkts = 0;
+	uint32_t pkt_len = 0;
+
+	for (unsigned int i = 0; i < cfg->nflows && i < SIM_MAX_FLOWS; i++) {
+		const struct sim_flow *f = &cfg->flows[i];
+		unsigned int q = sim_flow_queue(cfg, i);
+		double mean = sim_size_mean(&f->size), wire = wire_mean(cfg, &f->size);
+		uint32_t len = (uint32_t)llround(mean);
+		unsigned int pk = cfg->ring / sim_descs(cfg, len ? len : 1);
+
+		if (q < SIM_MAX_QUEUES && !used[q]) {
+			used[q] = true;
+			nact++;
+		}
+		/* the flow whose packets fill a ring with the most time */
+		if (pk * wire * ns_per_byte > ring_ns) {
+			ring_ns = pk * wire * ns_per_byte;
+			pkt_ns = wire * ns_per_byte;
+			ring_pkts = pk;
+			pkt_len = len;
+		}
+		if (f->kind == SIM_T_BULK)
+			bulk = true;
+		else
+			offered += (double)f->rate_bps * wire / fmax(mean, 1);
+	}
+	/* round robin: each of the busy rings drains at its share of the link */
+	ring_ns *= nact;
+	cycle = coal;
+	if (cfg->coalesce_frames && cfg->coalesce_frames * pkt_ns < cycle)
+		cycle = cfg->coalesce_frames * pkt_ns;
+	cycle += (double)cfg->irq_latency_ns;
+	if (!nact || ring_ns >= cycle)
+		return 0;
+	cap = (double)cfg->link_bps * ring_ns / cycle;
+	if (!bulk && offered <= cap)
+		return 0;
+	if (max) {
+		w->kind = SIM_WARN_RING_BOUND;
+		w->ring_ns = (uint64_t)llround(ring_ns);
+		w->cycle_ns = (uint64_t)llround(cycle);
+		w->cap_bps = (uint64_t)llround(cap);
+		w->offered_bps = bulk ? UINT64_MAX : (uint64_t)llround(offered);
+		snprintf(w->msg, sizeof(w->msg),
+			 "the model is ring-bound: %u ring%s of %u descriptors hold%s %.3g us of the "
+			 "link (%u packets of %" PRIu32 " bytes each), less than the %.3g us from a "
+			 "completion to its poll (--coalesce-usecs, --irq-latency): the link carries "
+			 "at most %.0f%% whatever BQL does; give a larger --ring or a smaller "
+			 "--coalesce-usecs",
+			 nact, nact == 1 ? "" : "s", cfg->ring, nact == 1 ? "s" : "", ring_ns / 1e3, ring_pkts, pkt_len,
+			 cycle / 1e3, 100 * cap / (double)cfg->link_bps);
+	}
+	return 1;
 }
 
 /* ------------------------------------------------------------ records */

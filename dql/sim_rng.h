@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "sim.h"
+
 /* xoshiro256** (Blackman, Vigna), seeded through splitmix64 */
 struct sim_rng {
 	uint64_t s[4];
@@ -159,6 +161,27 @@ static inline uint64_t wtime(struct wtime *w, uint32_t bytes, uint64_t *carry)
 	}
 	*carry = r;
 	return q;
+}
+
+/* sim_hist_add() inline, for the event loop (sim.h's histogram) */
+static inline unsigned int sim_hist_idx(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < SIM_HIST_SUB)
+		return (unsigned int)v;
+	e = 63u - (unsigned int)__builtin_clzll(v);	/* >= SUB_BITS */
+	return (e - SIM_HIST_SUB_BITS + 1) * SIM_HIST_SUB +
+	       (unsigned int)((v >> (e - SIM_HIST_SUB_BITS)) & (SIM_HIST_SUB - 1));
+}
+
+static inline void sim_hist_put(struct sim_hist *h, uint64_t v)
+{
+	h->n++;
+	h->sum += v;
+	if (v > h->max)
+		h->max = v;
+	h->b[sim_hist_idx(v)]++;
 }
 
 #endif

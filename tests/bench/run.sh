@@ -530,6 +530,22 @@ bench_sim() {
 	sim_one "400G bulk imix, ${d} s" "--link 400G --ring 4096 --size imix --duration $d"
 	sim_one "40G 4 queues poisson+cbr imix" "--link 40G --queues 4 --traffic poisson:15G --traffic cbr:10G --traffic poisson:10G --size imix --irq-latency 5us:2us --duration $d"
 	sim_one "10G 64 queues 64 bulk flows" "--link 10G --queues 64 $(printf -- '--traffic bulk %.0s' $(seq 64)) --duration $d"
+	# the models of #21 (target: >= 30 M packets per CPU second on each)
+	echo "sim: the #21 models, ${d} s each"
+	sim_one "10G bulk 1514 B" "--link 10G --duration $d"
+	sim_one "10G bulk imix" "--link 10G --size imix --duration $d"
+	sim_one "100G 64 queues 64 poisson:1.5G imix" "--link 100G --queues 64 --size imix $(printf -- '--traffic poisson:1.5G %.0s' $(seq 64)) --duration $d"
+	sim_one "100G bulk imix (ring 4096)" "--link 100G --size imix --ring 4096 --duration $d"
+	echo "sim vs replay -J 1 of the same packets (100G bulk imix, ring 4096, 1 s; target: sim <= replay)"
+	local m1="--link 100G --size imix --ring 4096 --duration 1"
+	"$BQLTOOL" sim -q $m1 --trace "$t"
+	lines=$(wc -l <"$t")
+	n=$(grep -c ' Q ' "$t")
+	cs=$(cpu_rss "$BQLTOOL sim -q $m1")
+	sim_row "sim" "${cs% *}" "$n" "${cs#* }"
+	cr=$(cpu_rss "$BQLTOOL replay -q -J 1 $t")
+	sim_row "replay -J 1 of its trace ($lines lines)" "${cr% *}" "$n" "${cr#* }" "${cs% *}"
+	rm -f "$t"
 	echo "sim vs replay of the same packets (10G bulk, 4x longer, --trace then replay)"
 	"$BQLTOOL" sim -q --link 10G --duration "$((4 * d))" --trace "$t"
 	lines=$(wc -l <"$t")

@@ -17,7 +17,7 @@ sim() {
 	assert_line --partial "sim: 1 Gbit/s link, 1 queue, 1 s simulated, seed 1, HZ 250, kernel newest"
 	assert_line --regexp '^link: .*, 99\.[0-9]+% of the link; starved'
 	assert_line --regexp '^ring delay: p50 .*, p99 .*, max '
-	assert_line --regexp '^ +queue +throughput +starved +ring_p50'
+	assert_line --regexp '^ +queue +flows +throughput +starved +ring_p50'
 	assert_line --regexp '^ +sim:tx-0 '
 }
 
@@ -102,6 +102,13 @@ verify() {
 	verify --traffic cbr:300M --hz 1000 --stall 80ms:40ms --set stall_thrs=20 --duration 0.2
 	verify --link 25G --coalesce-usecs 100 --coalesce-frames 32 --irq-latency 20us:15us \
 		--kernel 3.3 --duration 0.05
+	# framing and descriptors: TSO segments, small fragments, and the old model
+	verify --link 10G --size tso:64000:8948 --frag-size 1K --ring 512 --kernel 3.5 --duration 0.05
+	verify --link 10G --size tso:64000 --set limit_min=1G --duration 0.05
+	verify --link 1G --size imix --no-framing --frag-size 64K --kernel 3.3 --duration 0.1
+	# flows pinned to queues
+	verify --link 10G --queues 4 --traffic bulk@3 --traffic poisson:2G@0 --size imix \
+		--traffic cbr:1G@3 --kernel 3.5 --duration 0.05
 }
 
 @test "sim: the replay of the trace has the summary's limits and stops" {
@@ -186,4 +193,110 @@ verify() {
 	[ "$status" -eq 0 ]
 	assert_line --partial "Usage: bqltool [GLOBAL OPTIONS] sim"
 	assert_line --partial "--traffic SPEC"
+}
+
+@test "sim: work that small arguments make huge is refused up front, naming what to change" {
+	d=$BATS_TEST_TMPDIR/out
+	mkdir "$d"
+	sim sim -q --link 400G --size fixed:1 --coalesce-usecs 0 --irq-latency 0 --duration 1 \
+		--trace "$d/t.bqlt"
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"simulated events"*"more than the 4e+08 one run may take"* ]]
+	[[ $stderr == *"--duration"*"--size"*"--link"*"--coalesce-usecs"* ]]
+	[ ! -e "$d/t.bqlt" ]
+	[ -z "$(ls -A "$d")" ]
+	sim sim -q --traffic onoff:400G:1ns:1ns
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"5e+08 on/off periods"*"longer --traffic ON/OFF periods"* ]]
+	sim sim -q --link 400G --duration 3600
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"a shorter --duration"* ]]
+	# the biggest default-ish models run
+	sim sim -q --link 400G --duration 1
+	[ "$status" -eq 0 ]
+	sim sim -q --link 400G --size imix --queues 64 --duration 0.1
+	[ "$status" -eq 0 ]
+}
+
+@test "sim: framing, TSO segments and descriptors against hand computations" {
+	# 1G bulk 1514 B: a frame per 1538 * 8 = 12304 ns (81274 a second), in
+	# the time the link is not starved (a bulk qdisc is never empty)
+	sim -j sim
+	[ "$status" -eq 0 ]
+	jq -e '.packets * 12304 + .starved_ns <= 1e9 and (.packets + 1) * 12304 + .starved_ns > 1e9' <<<"$output"
+	jq -e '.packets > 81200' <<<"$output"
+	sim -j sim --no-framing
+	jq -e '.packets * 12112 + .starved_ns <= 1e9 and (.packets + 1) * 12112 + .starved_ns > 1e9' <<<"$output"
+	# a 256-descriptor ring holds 15 TSO packets of 64000 B (17 descriptors each)
+	t=$BATS_TEST_TMPDIR/t.csv
+	sim sim -q --link 10G --size tso:64000 --set limit_min=1G --duration 0.02 --timeline "$t" \
+		--all-events
+	[ "$status" -eq 0 ]
+	[ "$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m }' "$t")" -eq 960000 ]
+	# one descriptor a packet: 256 of them
+	sim sim -q --link 10G --size tso:64000 --frag-size 64K --set limit_min=1G --duration 0.02 \
+		--timeline "$t" --all-events
+	[ "$status" -eq 0 ]
+	[ "$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m }' "$t")" -eq 16384000 ]
+	sim sim --size tso:64000 --ring 16
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"--ring: 16 descriptors cannot hold flow 0's 64000-byte packet (17 descriptors at --frag-size 4096)"* ]]
+	sim sim --frag-size 100
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"--frag-size: '100': expected 512..65536 bytes"* ]]
+	sim sim --size tso:64000:10
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"MSS: expected 88..65536"* ]]
+}
+
+@test "sim: --traffic SPEC@Q pins flows; the summary, JSON and plot title say where they went" {
+	# seed 1 hashes 4 flows onto 4 queues leaving tx-0 idle; pinned, each queue
+	# carries one, and round robin gives each a quarter of the link
+	sim -j sim --queues 4 --traffic bulk@0 --traffic bulk@1 --traffic bulk@2 --traffic bulk@3 --duration 0.1
+	[ "$status" -eq 0 ]
+	jq -e '[.queues[].flows] == [[0],[1],[2],[3]]' <<<"$output"
+	jq -e '[.flows[] | .pinned] == [true, true, true, true]' <<<"$output"
+	jq -e '[.flows[] | .queue] == ["sim:tx-0", "sim:tx-1", "sim:tx-2", "sim:tx-3"]' <<<"$output"
+	jq -e '[.queues[].throughput_bps] | (max - min) < 0.01 * max and min > 0.24e9' <<<"$output"
+	sim sim --queues 4 --traffic bulk@2 --traffic poisson:100M --duration 0.05
+	[ "$status" -eq 0 ]
+	assert_line --regexp '^traffic: bulk fixed:1514 @tx-2, poisson 100 Mbit/s fixed:1514 -> tx-[0-3]$'
+	assert_line --regexp '^ +sim:tx-2 +0(,1)? '
+	sim sim -q --queues 2 --traffic bulk@1 --size imix --seed 7 --duration 0.01 --plot "$BATS_TEST_TMPDIR/p.svg"
+	[ "$status" -eq 0 ]
+	grep -q '<title>bqltool sim: 1 Gbit/s link, 2 queues, seed 7, traffic bulk imix @tx-1<' "$BATS_TEST_TMPDIR/p.svg"
+	sim sim --traffic bulk@3
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"--traffic: flow 0 pinned to queue 3 (@3), but --queues is 1"* ]]
+	sim sim --queues 4 --traffic bulk@x
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"--traffic: 'bulk@x': @x: expected a queue 0..63"* ]]
+}
+
+@test "sim: a ring-bound model says so, on stderr and in the JSON" {
+	# 100G: 256 descriptors of 1514-byte frames drain in 31.5 us < 50 + 5 us
+	sim -j sim --link 100G --duration 0.05
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"warning: the model is ring-bound: 1 ring of 256 descriptors holds 31.5 us of the link"*"at most 57%"*"--ring"* ]]
+	jq -e '.warnings | length == 1' <<<"$output"
+	jq -e '.warnings[0] | .kind == "ring_bound" and .ring_ns == 31498 and .cycle_ns == 55000' <<<"$output"
+	jq -e '.utilization > 0.56 and .utilization < 0.58' <<<"$output"
+	# a ring that lasts: no warning
+	sim -j sim --link 100G --ring 1024 --duration 0.05
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	jq -e '.warnings == []' <<<"$output"
+}
+
+@test "sim: --plot refuses a name that is not SVG, as replay does (one check)" {
+	d=$BATS_TEST_TMPDIR
+	for cmd in sim "replay $d/none.bqlt"; do
+		sim $cmd --plot "$d/x.png"
+		[ "$status" -eq 2 ]
+		[[ $stderr == *"--plot: '$d/x.png': the plot is SVG; give a name ending in .svg (or /dev/stdout)"* ]]
+		[ ! -e "$d/x.png" ]
+	done
+	sim sim -q --duration 0.01 --plot "$d/x.SVG"
+	[ "$status" -eq 0 ]
+	grep -q '<svg' "$d/x.SVG"
 }

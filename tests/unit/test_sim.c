@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -106,9 +107,36 @@ static void model(struct sim_config *c, int i)
 		c->kflags = DQL_K_POSDIFF_WRAP;		/* 3.5 */
 		c->link_bps = 100 * M;
 		break;
+	case 4:		/* no framing, one descriptor a packet, flows pinned, 3.3 */
+		c->nflows = 0;
+		c->nqueues = 3;
+		add_flow(c, SIM_T_BULK, 0, SIM_SIZE_IMIX, 0, 0);
+		c->flows[0].pinned = true;
+		c->flows[0].queue = 2;
+		add_flow(c, SIM_T_POISSON, 400 * M, SIM_SIZE_UNIFORM, 1, 9000);
+		c->flows[1].pinned = true;
+		c->flows[1].queue = 2;
+		add_flow(c, SIM_T_CBR, 300 * M, SIM_SIZE_FIXED, 60, 0);
+		c->flows[2].pinned = true;
+		c->flows[2].queue = 0;
+		c->no_framing = true;
+		c->frag_size = SIM_PKT_MAX;
+		c->kflags = 0;				/* 3.3 */
+		break;
+	case 5:		/* TSO with a jumbo MSS on a 10G ring of small fragments */
+		c->nflows = 0;
+		c->nqueues = 2;
+		add_flow(c, SIM_T_BULK, 0, SIM_SIZE_TSO, 64000, 8948);
+		add_flow(c, SIM_T_POISSON, 2 * G, SIM_SIZE_TSO, 30000, 0);
+		c->flows[1].pinned = true;
+		c->flows[1].queue = 1;
+		c->link_bps = 10 * G;
+		c->frag_size = 1024;
+		c->ring = 512;
+		break;
 	}
 }
-#define NMODELS 4
+#define NMODELS 6
 
 /* ------------------------------------------------------------ properties */
 
@@ -458,6 +486,296 @@ static void test_ring_full(void **state)
 	sim_free(s);
 }
 
+/*
+ * Framing: at 1G a bulk flow of 1514-byte frames sends one per 1538 * 8 =
+ * 12304 ns (81274 a second), 60-byte frames one per 84 * 8 = 672 ns, and
+ * without framing 1514 bytes take 12112 ns. The link idles only while
+ * starved (the qdisc is never empty), so packets fill the rest exactly.
+ */
+static void framing_run(uint32_t bytes, bool no_framing, uint64_t ns_per_pkt, uint32_t wire)
+{
+	struct sim_config c;
+	struct sim_totals t;
+	struct sim *s;
+
+	sim_config_init(&c);
+	c.flows[0].size.a = bytes;
+	c.no_framing = no_framing;
+	s = run(&c, NULL, NULL);
+	sim_get_totals(s, &t);
+	assert_true(t.packets * ns_per_pkt + t.starved_ns <= SEC);
+	assert_true((t.packets + 1) * ns_per_pkt + t.starved_ns > SEC);
+	assert_int_equal(t.bytes_tx, t.packets * bytes);
+	assert_int_equal(t.wire_bytes, t.packets * wire);
+	assert_true(t.utilization > 0.999 && t.utilization <= 1.0);
+	sim_free(s);
+}
+
+static void test_framing(void **state)
+{
+	struct sim_config c;
+	struct sim_size tso = { .kind = SIM_SIZE_TSO, .a = 64000 };
+	struct sim_size fx = { .kind = SIM_SIZE_FIXED, .a = 1 };
+
+	(void)state;
+	framing_run(1514, false, 12304, 1538);
+	framing_run(60, false, 672, 84);
+	framing_run(1514, true, 12112, 1514);
+	sim_config_init(&c);
+	assert_int_equal(sim_wire_bytes(&c, &fx, 1), 84);
+	fx.a = 61;
+	assert_int_equal(sim_wire_bytes(&c, &fx, 61), 85);
+	/* 64000 B TSO, MSS 1448: 63934 B of payload in 45 segments of 66 + 24 */
+	assert_int_equal(sim_segments(&tso, 64000), 45);
+	assert_int_equal(sim_wire_bytes(&c, &tso, 64000), 63934 + 45 * 90);
+	/* a TSO packet that fits one segment is one frame */
+	assert_int_equal(sim_segments(&tso, 1514), 1);
+	assert_int_equal(sim_wire_bytes(&c, &tso, 1514), 1538);
+	/* MSS 8948 (9000 MTU): 8 segments */
+	tso.b = 8948;
+	assert_int_equal(sim_segments(&tso, 64000), 8);
+	assert_int_equal(sim_wire_bytes(&c, &tso, 64000), 63934 + 8 * 90);
+	c.no_framing = true;
+	assert_int_equal(sim_wire_bytes(&c, &tso, 64000), 64000);
+}
+
+/* the most bytes in flight (queued, not yet reaped) */
+static void rec_inflight(void *arg, const struct sim_rec *r)
+{
+	uint32_t *peak = arg;
+
+	if (r->inflight > *peak)
+		*peak = r->inflight;
+}
+
+/*
+ * Descriptors: a 64000-byte TSO packet takes 1 + ceil(63934 / 4096) = 17,
+ * so a 256-descriptor ring holds 15 of them (15 * 17 = 255) with BQL out
+ * of the way: 960000 bytes in flight at most, and reached. With 64K
+ * fragments (one descriptor a packet) it holds 256.
+ */
+static void test_descriptors(void **state)
+{
+	static const struct sim_ops ops = { .record = rec_inflight };
+	struct sim_config c;
+	struct bql_err e;
+	struct sim *s;
+	uint32_t peak = 0;
+
+	(void)state;
+	sim_config_init(&c);
+	assert_int_equal(sim_descs(&c, 64000), 17);
+	assert_int_equal(sim_descs(&c, 4096), 1);
+	assert_int_equal(sim_descs(&c, 4097), 2);
+	assert_int_equal(sim_descs(&c, 1514), 1);
+	c.link_bps = 10 * G;
+	c.duration_ns = 20 * MS;
+	c.flows[0].size.kind = SIM_SIZE_TSO;
+	c.flows[0].size.a = 64000;
+	set(&c, BQLT_K_LIMIT_MIN, DQL_MAX_LIMIT);
+	s = run(&c, &ops, &peak);
+	assert_int_equal(peak, 15 * 64000);
+	assert_true(sim_queue_stats(s, 0)->ring_stops > 0);
+	sim_free(s);
+	peak = 0;
+	c.frag_size = SIM_PKT_MAX;
+	s = run(&c, &ops, &peak);
+	assert_int_equal(peak, 256 * 64000);
+	sim_free(s);
+	/* a ring that cannot hold one packet is refused, naming --ring */
+	c.frag_size = 0;
+	c.ring = 16;
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(sim_new(&s, &c, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "--ring: 16 descriptors cannot hold flow 0's 64000-byte packet (17"));
+}
+
+/*
+ * The ring-bound warning: at 100G a 256-descriptor ring of 1514-byte
+ * frames holds 256 * 1538 * 8 / 100 = 31498 ns, less than 50 us of
+ * coalescing + 5 us of IRQ latency: at most 31498 / 55000 = 57.3% of the
+ * link, and the run agrees within a percent. Four busy queues hold four
+ * times as much (no warning), as does a 1024 ring; a CBR flow below the
+ * cap is no reason to warn; 10G is fine.
+ */
+static void test_ring_bound_warning(void **state)
+{
+	struct sim_warning w;
+	struct sim_config c;
+	struct sim_totals t;
+	struct sim *s;
+
+	(void)state;
+	sim_config_init(&c);
+	c.link_bps = 100 * G;
+	c.duration_ns = 100 * MS;
+	assert_int_equal(sim_model_warnings(&c, &w, 1), 1);
+	assert_int_equal(w.kind, SIM_WARN_RING_BOUND);
+	assert_int_equal(w.ring_ns, 31498);
+	assert_int_equal(w.cycle_ns, 55000);
+	assert_true(w.cap_bps > 57260000000ull && w.cap_bps < 57280000000ull);
+	assert_non_null(strstr(w.msg, "--ring"));
+	assert_non_null(strstr(w.msg, "--coalesce-usecs"));
+	s = run(&c, NULL, NULL);
+	sim_get_totals(s, &t);
+	assert_true(fabs(t.utilization - 0.5727) < 0.01);
+	sim_free(s);
+	/* coalescing ended by 16 frames: 16 * 123 ns + 5 us, the ring lasts */
+	c.coalesce_frames = 16;
+	assert_int_equal(sim_model_warnings(&c, &w, 1), 0);
+	c.coalesce_frames = 0;
+	c.ring = 1024;
+	assert_int_equal(sim_model_warnings(&c, &w, 1), 0);
+	c.ring = 256;
+	c.nqueues = 4;
+	c.nflows = 0;
+	for (unsigned int i = 0; i < 4; i++) {
+		add_flow(&c, SIM_T_BULK, 0, SIM_SIZE_FIXED, 1514, 0);
+		c.flows[i].pinned = true;
+		c.flows[i].queue = i;
+	}
+	assert_int_equal(sim_model_warnings(&c, &w, 1), 0);
+	c.nqueues = 1;
+	c.nflows = 0;
+	add_flow(&c, SIM_T_CBR, 40 * G, SIM_SIZE_FIXED, 1514, 0);
+	assert_int_equal(sim_model_warnings(&c, &w, 1), 0);
+	c.flows[0].rate_bps = 80 * G;
+	assert_int_equal(sim_model_warnings(&c, &w, 1), 1);
+	sim_config_init(&c);
+	c.link_bps = 10 * G;
+	assert_int_equal(sim_model_warnings(&c, &w, 1), 0);
+}
+
+/* ------------------------------------------------------------ M/G/1 */
+
+/* the test's own random numbers (splitmix64), independent of the model's */
+static uint64_t t_rand(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double t_unit(uint64_t *x)
+{
+	return ((double)(t_rand(x) >> 11) + 0.5) * 0x1.0p-53;	/* (0, 1) */
+}
+
+static uint32_t t_size(const struct sim_size *sz, uint64_t *x)
+{
+	uint64_t k;
+
+	switch (sz->kind) {
+	case SIM_SIZE_IMIX:
+		k = t_rand(x) % 12;
+		return k < 7 ? 60 : k < 11 ? 590 : 1514;
+	case SIM_SIZE_UNIFORM:
+		return sz->a + (uint32_t)(t_rand(x) % (sz->b - sz->a + 1));
+	case SIM_SIZE_BIMODAL:
+		return t_unit(x) < sz->p ? sz->a : sz->b;
+	default:
+		return sz->a;
+	}
+}
+
+/*
+ * The waiting time of an M/G/1 FIFO queue by Lindley's recursion,
+ * W(n+1) = max(0, W(n) + S(n) - A(n+1)): Poisson arrivals of mean gap
+ * mean_size * 8 / rate, sizes drawn independently, service the frame's
+ * time on the wire. Into @h, in ns.
+ */
+static void lindley(const struct sim_config *c, uint64_t n, struct sim_hist *h)
+{
+	const struct sim_size *sz = &c->flows[0].size;
+	double gap = sim_size_mean(sz) * 8e9 / (double)c->flows[0].rate_bps;
+	double ns_per_byte = 8e9 / (double)c->link_bps, w = 0;
+	uint64_t x = 12345;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t len = t_size(sz, &x);
+		double svc = sim_wire_bytes(c, sz, len) * ns_per_byte;
+
+		sim_hist_add(h, (uint64_t)llround(w));
+		w += svc + gap * log(t_unit(&x));	/* minus an exponential gap */
+		if (w < 0)
+			w = 0;
+	}
+}
+
+/*
+ * With BQL out of the way (limit_min at the maximum) and a ring that
+ * never fills, every packet goes into the ring as it arrives and the ring
+ * is the one FIFO queue of the single server, the link: the ring delay
+ * (sent to the driver -> start on the wire) is the M/G/1 waiting time.
+ * p50 and p99 within 3% of the recursion's, at loads whose p50 is not 0
+ * (the queue is empty with probability 1 - load).
+ */
+static void test_poisson_mg1(void **state)
+{
+	static const struct {
+		enum sim_size_kind kind;
+		uint32_t a, b;
+		double p, load;		/* of the wire, framing included */
+	} cases[] = {
+		{ SIM_SIZE_IMIX, 0, 0, 0, 0.6 },
+		{ SIM_SIZE_IMIX, 0, 0, 0, 0.8 },
+		{ SIM_SIZE_UNIFORM, 64, 1514, 0, 0.7 },
+		{ SIM_SIZE_BIMODAL, 64, 1514, 0.5, 0.75 },
+		{ SIM_SIZE_BIMODAL, 64, 9000, 0.9, 0.65 },
+		{ SIM_SIZE_FIXED, 1514, 0, 0, 0.8 },	/* M/D/1 */
+	};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct sim_hist *ref = calloc(1, sizeof(*ref));
+		struct sim_config c;
+		struct sim_totals t;
+		struct sim_size *sz;
+		struct sim *s;
+		double wire, rate;
+
+		assert_non_null(ref);
+		sim_config_init(&c);
+		c.link_bps = 10 * G;
+		c.ring = SIM_RING_MAX;
+		c.qlen = SIM_QLEN_MAX;
+		c.frag_size = SIM_PKT_MAX;
+		c.duration_ns = 2 * SEC;
+		set(&c, BQLT_K_LIMIT_MIN, DQL_MAX_LIMIT);
+		c.nflows = 0;
+		add_flow(&c, SIM_T_POISSON, 1, cases[k].kind, cases[k].a, cases[k].b);
+		sz = &c.flows[0].size;
+		sz->p = cases[k].p;
+		/* the offered skb rate that loads the wire so much */
+		wire = cases[k].kind == SIM_SIZE_IMIX ? (7.0 * 84 + 4.0 * 614 + 1538) / 12 :
+		       cases[k].kind == SIM_SIZE_UNIFORM ? (64.0 + 1514) / 2 + 24 :
+		       cases[k].kind == SIM_SIZE_FIXED ? cases[k].a + 24.0 :
+		       cases[k].p * (cases[k].a + 24) + (1 - cases[k].p) * (cases[k].b + 24);
+		rate = cases[k].load * (double)c.link_bps * sim_size_mean(sz) / wire;
+		c.flows[0].rate_bps = (uint64_t)rate;
+		s = run(&c, NULL, NULL);
+		sim_get_totals(s, &t);
+		assert_int_equal(t.drops, 0);
+		assert_int_equal(t.ring_stops, 0);
+		assert_true(fabs(t.utilization - cases[k].load) < 0.01 * cases[k].load);
+		lindley(&c, 4 * t.ring_delay->n, ref);	/* 4x: less noise in the reference */
+		for (int qi = 0; qi < 2; qi++) {
+			double q = qi ? 0.99 : 0.5;
+			double got = (double)sim_hist_quantile(t.ring_delay, q);
+			double want = (double)sim_hist_quantile(ref, q);
+
+			print_message("M/G/1 case %zu load %.2f: p%g sim %.0f ns, Lindley %.0f ns\n",
+				      k, cases[k].load, q * 100, got, want);
+			assert_true(want > 0);
+			assert_true(fabs(got - want) <= 0.03 * want);
+		}
+		sim_free(s);
+		free(ref);
+	}
+}
+
 /* packets over the qdisc limit are dropped, bulk flows never */
 static void test_qdisc_drops(void **state)
 {
@@ -532,6 +850,78 @@ static void test_config_check(void **state)
 
 /* ------------------------------------------------------------ histogram */
 
+/*
+ * The work estimate against hand computations, and the budget: what must
+ * run (400G bulk 1514 B or imix for 1 s) and what must not (#23 class 1).
+ */
+static void test_work_estimate(void **state)
+{
+	struct sim_config c;
+	struct sim_work w;
+
+	(void)state;
+	/* 1G bulk 1514 B for 1 s: 1e9 / (1538 * 8) frames */
+	sim_config_init(&c);
+	sim_work_count(&c, &w);
+	assert_int_equal(w.packets, 81274);
+	assert_int_equal(w.arrivals, 0);
+	/* one interrupt per 50 us coalescing + 5 us latency: 1e9 / 55e3 + 1 */
+	assert_int_equal(w.irqs, 18182);
+	/* and a poll per interrupt plus one per 256 packets */
+	assert_int_equal(w.polls, 18500);
+	assert_int_equal(w.total, w.packets + w.irqs + w.polls);
+	assert_int_equal(sim_work_estimate(&c), w.total);
+	/* without framing: 1e9 / (1514 * 8) */
+	c.no_framing = true;
+	sim_work_count(&c, &w);
+	assert_int_equal(w.packets, 82562);
+	c.no_framing = false;
+	/* coalescing 0: an interrupt per packet */
+	c.coalesce_usecs = 0;
+	c.irq_latency_ns = 0;
+	sim_work_count(&c, &w);
+	assert_int_equal(w.irqs, w.packets);
+
+	/* runs: 400G of bulk 1514 B, or imix, for 1 s, on 64 queues too */
+	sim_config_init(&c);
+	c.link_bps = 400 * G;
+	assert_true(sim_work_estimate(&c) <= SIM_WORK_MAX);
+	c.flows[0].size.kind = SIM_SIZE_IMIX;
+	c.nqueues = 64;
+	assert_true(sim_work_estimate(&c) <= SIM_WORK_MAX);
+
+	/* refused: 1-byte packets at 400G with an interrupt each */
+	sim_config_init(&c);
+	c.link_bps = 400 * G;
+	c.flows[0].size.a = 1;
+	c.coalesce_usecs = 0;
+	c.irq_latency_ns = 0;
+	sim_work_count(&c, &w);
+	assert_true(w.total > SIM_WORK_MAX);
+	assert_true(w.irqs > SIM_WORK_MAX / 4);
+	/* an hour of 400G */
+	sim_config_init(&c);
+	c.link_bps = 400 * G;
+	c.duration_ns = 3600 * SEC;
+	assert_true(sim_work_estimate(&c) > SIM_WORK_MAX);
+	/* onoff:400G:1ns:1ns on the default link: its periods */
+	sim_config_init(&c);
+	c.nflows = 0;
+	add_flow(&c, SIM_T_ONOFF, 400 * G, SIM_SIZE_FIXED, 1514, 0);
+	c.flows[0].on_ns = 1;
+	c.flows[0].off_ns = 1;
+	sim_work_count(&c, &w);
+	assert_int_equal(w.periods, 500000000);
+	assert_true(w.total > SIM_WORK_MAX);
+	/* the packets a slow link carries are what the flows offer at most */
+	sim_config_init(&c);
+	c.nflows = 0;
+	add_flow(&c, SIM_T_CBR, 10 * M, SIM_SIZE_FIXED, 1250, 0);
+	sim_work_count(&c, &w);
+	assert_int_equal(w.arrivals, 1000);
+	assert_int_equal(w.packets, 1000);
+}
+
 static void test_hist(void **state)
 {
 	static struct sim_hist h, h2;
@@ -585,6 +975,11 @@ int main(void)
 		cmocka_unit_test(test_cbr_rate),
 		cmocka_unit_test(test_config_check),
 		cmocka_unit_test(test_hist),
+		cmocka_unit_test(test_work_estimate),
+		cmocka_unit_test(test_framing),
+		cmocka_unit_test(test_descriptors),
+		cmocka_unit_test(test_poisson_mg1),
+		cmocka_unit_test(test_ring_bound_warning),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
