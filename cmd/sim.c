@@ -195,6 +195,31 @@ static bool has_suffix(const char *s, const char *suf)
 	return n >= m && !strcmp(s + n - m, suf);
 }
 
+/*
+ * Refuse up front a model whose run would take more than SIM_WORK_MAX
+ * events, naming what makes it big.
+ */
+static int sim_work_check(struct bql_ctx *c, const struct sim_config *cfg)
+{
+	struct sim_work w;
+	char what[256] = "a shorter --duration";
+
+	sim_work_count(cfg, &w);
+	if (w.total <= SIM_WORK_MAX)
+		return 0;
+	if (w.packets + w.arrivals >= w.total / 4)
+		strcat(what, ", a larger --size, a slower --link or --traffic rate");
+	if (w.irqs >= w.total / 4)
+		strcat(what, ", a larger --coalesce-usecs or --irq-latency");
+	if (w.periods >= w.total / 4)
+		strcat(what, ", longer --traffic ON/OFF periods");
+	return cmd_usage(c, "the model needs about %.3g simulated events (%.3g packets, %.3g arrivals, "
+			 "%.3g interrupts, %.3g polls, %.3g on/off periods), more than the %.3g one run "
+			 "may take: give %s",
+			 (double)w.total, (double)w.packets, (double)w.arrivals, (double)w.irqs,
+			 (double)w.polls, (double)w.periods, (double)SIM_WORK_MAX, what);
+}
+
 static int parse_opts(struct sx *x, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -264,7 +289,10 @@ static int parse_opts(struct sx *x, int argc, char **argv)
 							 "each output needs a file of its own",
 							 name[i], out[i], name[k]);
 	}
-	return sim_opts_finish(x->c, &x->o);
+	ret = sim_opts_finish(x->c, &x->o);
+	if (ret)
+		return ret;
+	return sim_work_check(x->c, &x->o.cfg);
 }
 
 static int sim_cmd_run(struct bql_ctx *c, int argc, char **argv)

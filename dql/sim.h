@@ -133,6 +133,39 @@ int sim_config_check(const struct sim_config *cfg, struct bql_err *e);
 unsigned int sim_flow_queue(const struct sim_config *cfg, unsigned int flow);
 
 /*
+ * SIM_WORK_MAX - the most simulated events (see sim_work_estimate()) one
+ * run may take: about 10 s of CPU at the engine's speed (some 30..50 M
+ * packets per second). 400 Gbit/s of bulk 1514-byte frames for 1 s is
+ * about 33 M, 400G of imix for 1 s about 130 M; a day of work for a
+ * minute of 400G or 1-byte frames with an interrupt each is refused.
+ */
+#define SIM_WORK_MAX		400000000ull
+
+/*
+ * struct sim_work - what sim_work_estimate() counted, for a message that
+ * names what to change: @arrivals (packets the non-bulk flows offer,
+ * dropped or not), @packets (on the link), @irqs, @polls, @periods (the
+ * on/off switches of the onoff flows) and @total, their sum (saturating).
+ */
+struct sim_work {
+	uint64_t arrivals, packets, irqs, polls, periods, total;
+};
+
+/*
+ * sim_work_estimate - an upper-bound-ish count of the events a run of
+ * @cfg takes: packets on the link at line rate for the duration (at the
+ * smallest mean frame size of the flows; no more than the non-bulk flows
+ * offer if none is bulk), the arrivals of the non-bulk flows, interrupts
+ * (at most one per packet, and per queue one per coalescing + IRQ latency
+ * cycle), NAPI polls (one per interrupt plus one per budget of packets),
+ * the on/off periods and the --at writes. Cheap (no allocation), valid
+ * for any @cfg that sim_config_check() accepts. sim_work_count() gives
+ * the parts.
+ */
+uint64_t sim_work_estimate(const struct sim_config *cfg);
+void sim_work_count(const struct sim_config *cfg, struct sim_work *w);
+
+/*
  * Fixed-size log-linear histogram of nanosecond delays: exact below 64 ns,
  * then 64 buckets per power of two (relative error below 1/64). Mergeable
  * by adding bucket counts.

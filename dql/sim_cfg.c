@@ -247,6 +247,105 @@ unsigned int sim_flow_queue(const struct sim_config *cfg, unsigned int flow)
 	return (unsigned int)(splitmix64(&x) % cfg->nqueues);
 }
 
+/* ------------------------------------------------------------ work */
+
+/* the mean size of a packet of @sz, in bytes */
+static double size_mean(const struct sim_size *sz)
+{
+	switch (sz->kind) {
+	case SIM_SIZE_UNIFORM:
+		return ((double)sz->a + sz->b) / 2;
+	case SIM_SIZE_IMIX:
+		return (7.0 * 60 + 4.0 * 590 + 1514) / 12;
+	case SIM_SIZE_BIMODAL:
+		return sz->p * sz->a + (1 - sz->p) * sz->b;
+	case SIM_SIZE_FIXED:
+	case SIM_SIZE_TSO:
+	default:
+		return sz->a;
+	}
+}
+
+/* the mean time a packet of @sz holds the link, in byte-times */
+static double wire_mean(const struct sim_config *cfg, const struct sim_size *sz)
+{
+	(void)cfg;
+	return size_mean(sz);
+}
+
+static uint64_t sat(double v)
+{
+	return v >= 1.8e19 ? UINT64_MAX : v <= 0 ? 0 : (uint64_t)v;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+void sim_work_count(const struct sim_config *cfg, struct sim_work *w)
+{
+	double dur = (double)cfg->duration_ns / 1e9, wmin = 0, pkts, arr = 0, per = 0;
+	double tpkt, cycle, irqs, polls;
+	bool bulk = false;
+
+	memset(w, 0, sizeof(*w));
+	for (unsigned int i = 0; i < cfg->nflows && i < SIM_MAX_FLOWS; i++) {
+		const struct sim_flow *f = &cfg->flows[i];
+		double wb = wire_mean(cfg, &f->size);
+
+		if (wb < 1)
+			wb = 1;
+		if (!wmin || wb < wmin)
+			wmin = wb;
+		if (f->kind == SIM_T_BULK) {
+			bulk = true;
+			continue;
+		}
+		/* offered packets, sent or dropped: each is an event */
+		arr += (double)f->rate_bps * dur / (8 * fmax(size_mean(&f->size), 1));
+		if (f->kind == SIM_T_ONOFF)
+			per += (double)cfg->duration_ns / (double)(f->on_ns + f->off_ns);
+	}
+	if (!wmin)
+		wmin = 1;
+	pkts = (double)cfg->link_bps * dur / (8 * wmin);
+	if (!bulk && arr < pkts)
+		pkts = arr;
+	/*
+	 * An interrupt per completed packet at most; per queue, one per
+	 * cycle of coalescing (or the frames that end it sooner) and IRQ
+	 * latency, the time it stays masked.
+	 */
+	tpkt = 8 * wmin * 1e9 / (double)cfg->link_bps;
+	cycle = (double)cfg->coalesce_usecs * 1000;
+	if (cfg->coalesce_frames && cfg->coalesce_frames * tpkt < cycle)
+		cycle = cfg->coalesce_frames * tpkt;
+	if (!cfg->coalesce_usecs)
+		cycle = 0;
+	cycle += (double)(cfg->irq_latency_ns > cfg->irq_jitter_ns ?
+			  cfg->irq_latency_ns - cfg->irq_jitter_ns : 0);
+	irqs = pkts;
+	if (cycle > 0 && cfg->nqueues * ((double)cfg->duration_ns / cycle + 1) < irqs)
+		irqs = cfg->nqueues * ((double)cfg->duration_ns / cycle + 1);
+	polls = irqs + pkts / (cfg->napi_budget ? cfg->napi_budget : 1);
+	w->arrivals = sat(arr);
+	w->packets = sat(pkts);
+	w->irqs = sat(irqs);
+	w->polls = sat(polls);
+	w->periods = sat(per);
+	w->total = sat_add(sat_add(sat_add(w->arrivals, w->packets), sat_add(w->irqs, w->polls)),
+			   sat_add(w->periods, cfg->nat));
+}
+
+uint64_t sim_work_estimate(const struct sim_config *cfg)
+{
+	struct sim_work w;
+
+	sim_work_count(cfg, &w);
+	return w.total;
+}
+
 /* ------------------------------------------------------------ records */
 
 void sim_queue_to_bqlt(const struct sim_config *cfg, unsigned int q, const char *qname,

@@ -187,3 +187,26 @@ verify() {
 	assert_line --partial "Usage: bqltool [GLOBAL OPTIONS] sim"
 	assert_line --partial "--traffic SPEC"
 }
+
+@test "sim: work that small arguments make huge is refused up front, naming what to change" {
+	d=$BATS_TEST_TMPDIR/out
+	mkdir "$d"
+	sim sim -q --link 400G --size fixed:1 --coalesce-usecs 0 --irq-latency 0 --duration 1 \
+		--trace "$d/t.bqlt"
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"simulated events"*"more than the 4e+08 one run may take"* ]]
+	[[ $stderr == *"--duration"*"--size"*"--link"*"--coalesce-usecs"* ]]
+	[ ! -e "$d/t.bqlt" ]
+	[ -z "$(ls -A "$d")" ]
+	sim sim -q --traffic onoff:400G:1ns:1ns
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"5e+08 on/off periods"*"longer --traffic ON/OFF periods"* ]]
+	sim sim -q --link 400G --duration 3600
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"a shorter --duration"* ]]
+	# the biggest default-ish models run
+	sim sim -q --link 400G --duration 1
+	[ "$status" -eq 0 ]
+	sim sim -q --link 400G --size imix --queues 64 --duration 0.1
+	[ "$status" -eq 0 ]
+}

@@ -532,6 +532,73 @@ static void test_config_check(void **state)
 
 /* ------------------------------------------------------------ histogram */
 
+/*
+ * The work estimate against hand computations, and the budget: what must
+ * run (400G bulk 1514 B or imix for 1 s) and what must not (#23 class 1).
+ */
+static void test_work_estimate(void **state)
+{
+	struct sim_config c;
+	struct sim_work w;
+
+	(void)state;
+	/* 1G bulk 1514 B for 1 s: 1e9 / (1514 * 8) packets */
+	sim_config_init(&c);
+	sim_work_count(&c, &w);
+	assert_int_equal(w.packets, 82562);
+	assert_int_equal(w.arrivals, 0);
+	/* one interrupt per 50 us coalescing + 5 us latency: 1e9 / 55e3 + 1 */
+	assert_int_equal(w.irqs, 18182);
+	/* and a poll per interrupt plus one per 256 packets */
+	assert_int_equal(w.polls, 18505);
+	assert_int_equal(w.total, w.packets + w.irqs + w.polls);
+	assert_int_equal(sim_work_estimate(&c), w.total);
+	/* coalescing 0: an interrupt per packet */
+	c.coalesce_usecs = 0;
+	c.irq_latency_ns = 0;
+	sim_work_count(&c, &w);
+	assert_int_equal(w.irqs, w.packets);
+
+	/* runs: 400G of bulk 1514 B, or imix, for 1 s, on 64 queues too */
+	sim_config_init(&c);
+	c.link_bps = 400 * G;
+	assert_true(sim_work_estimate(&c) <= SIM_WORK_MAX);
+	c.flows[0].size.kind = SIM_SIZE_IMIX;
+	c.nqueues = 64;
+	assert_true(sim_work_estimate(&c) <= SIM_WORK_MAX);
+
+	/* refused: 1-byte packets at 400G with an interrupt each */
+	sim_config_init(&c);
+	c.link_bps = 400 * G;
+	c.flows[0].size.a = 1;
+	c.coalesce_usecs = 0;
+	c.irq_latency_ns = 0;
+	sim_work_count(&c, &w);
+	assert_true(w.total > SIM_WORK_MAX);
+	assert_true(w.irqs > SIM_WORK_MAX / 4);
+	/* an hour of 400G */
+	sim_config_init(&c);
+	c.link_bps = 400 * G;
+	c.duration_ns = 3600 * SEC;
+	assert_true(sim_work_estimate(&c) > SIM_WORK_MAX);
+	/* onoff:400G:1ns:1ns on the default link: its periods */
+	sim_config_init(&c);
+	c.nflows = 0;
+	add_flow(&c, SIM_T_ONOFF, 400 * G, SIM_SIZE_FIXED, 1514, 0);
+	c.flows[0].on_ns = 1;
+	c.flows[0].off_ns = 1;
+	sim_work_count(&c, &w);
+	assert_int_equal(w.periods, 500000000);
+	assert_true(w.total > SIM_WORK_MAX);
+	/* the packets a slow link carries are what the flows offer at most */
+	sim_config_init(&c);
+	c.nflows = 0;
+	add_flow(&c, SIM_T_CBR, 10 * M, SIM_SIZE_FIXED, 1250, 0);
+	sim_work_count(&c, &w);
+	assert_int_equal(w.arrivals, 1000);
+	assert_int_equal(w.packets, 1000);
+}
+
 static void test_hist(void **state)
 {
 	static struct sim_hist h, h2;
@@ -585,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_cbr_rate),
 		cmocka_unit_test(test_config_check),
 		cmocka_unit_test(test_hist),
+		cmocka_unit_test(test_work_estimate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
