@@ -403,6 +403,7 @@ static int margins(struct tx *x, const struct tune_settings *s, unsigned int ns,
 		   struct tune_margin *out)
 {
 	struct job j[2 * RUNGS];
+	struct tune_settings def;
 	uint64_t fail_ns[2] = { 0, 0 };
 	unsigned int base = 0, n, k, r;
 	int ret;
@@ -415,8 +416,8 @@ static int margins(struct tx *x, const struct tune_settings *s, unsigned int ns,
 	 * after hold times, so a short run flatters the defaults, never the
 	 * recommendation. The reference is the defaults on the model, as long.
 	 */
-	tune_defaults(&j[0].set);
-	late_job(&j[0], &j[0].set, 0);
+	tune_defaults(&def);
+	late_job(&j[0], &def, 0);
 	ret = run_jobs(x, j, 1);
 	if (ret)
 		return ret;
