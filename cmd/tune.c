@@ -936,15 +936,17 @@ out:
 const struct cmd_entry cmd_tune_entry = {
 	.name = "tune",
 	.synopsis = "tune [SEL] [--from TRACE] [--keep FRACTION] [--min-gain FRACTION] "
-		    "[--threads N] [--apply] [MODEL OPTIONS]",
+		    "[--threads N] [--qdisc KIND] [--apply] [MODEL OPTIONS]",
 	.summary = "Recommend limit_min, limit_max and hold_time for a latency goal, by simulation",
 	.help = "  --from TRACE         fit the model (link rate, completion batches and\n"
 		"                       intervals, offered load, packet sizes, queues) from a\n"
 		"                       bqltrace, plain, .gz or .zst (- reads standard input)\n"
 		"  --keep FRACTION      keep throughput within this fraction of the kernel\n"
 		"                       defaults' on the same traffic (0.995)\n"
-		"  --min-gain FRACTION  recommend a change only if it cuts the defaults' p99 ring\n"
-		"                       delay by this much (0.1); else keep the defaults\n"
+		"  --min-gain FRACTION  recommend a change only if it cuts the defaults' worst p99\n"
+		"                       latency by this much (0.1); else keep the defaults\n"
+		"  --qdisc KIND         the qdisc in front: fq_codel, fq, cake (the ring delay\n"
+		"                       counts) or fifo, pfifo_fast, pfifo, bfifo (qdisc + ring)\n"
 		"  --threads N          simulations in parallel (default: the CPUs it may run on,\n"
 		"                       its affinity); results do not depend on it\n"
 		"  --apply              write the recommendation to SEL, all-or-nothing as set\n"
@@ -952,8 +954,11 @@ const struct cmd_entry cmd_tune_entry = {
 		SIM_OPTS_HELP
 		"\nWith SEL and no --from, the link speed and queue count come from the device\n"
 		"(read-only) and each queue carries a backlogged flow. The search: a sweep of\n"
-		"limit_max x hold_time, then two refinements around the best. Ring delay is\n"
-		"from netdev_tx_sent_queue() to the wire (see bqltool-sim(8)).\n",
+		"limit_max x hold_time, then two refinements around the best. Every setting is\n"
+		"judged in an ensemble (interrupts 20 us later +-10 us, 1 and N/2 busy queues,\n"
+		"load +-20%, other seeds; runs of 5 hold times) and kept only if it keeps the\n"
+		"throughput in each. Ring delay is from netdev_tx_sent_queue() to the wire\n"
+		"(see bqltool-sim(8)).\n",
 	.flags = 0,
 	.run = tune_run,
 };
