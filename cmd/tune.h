@@ -8,7 +8,16 @@
 
 #include "cmd/sim_opts.h"
 #include "dql/tune.h"
+#include "dql/tune_fit.h"
 #include "lib/ctx.h"
+
+/* how late interrupts may come before a setting starves the link */
+struct tune_margin {
+	bool known;
+	bool beyond;			/* held at every rung of the ladder */
+	uint64_t held_ns;		/* the latest rung held (0: not even the first) */
+	double fail_ratio;		/* throughput / the defaults' at the next rung */
+};
 
 struct tx {
 	struct bql_ctx *c;
@@ -18,6 +27,19 @@ struct tx {
 	double keep, min_gain;
 	unsigned int threads;
 	bool apply;
+	enum tune_qdisc qdisc;		/* --qdisc, or the device's */
+	bool qdisc_given;
+	/* the ensemble and the defaults in each member */
+	struct tune_member mem[TUNE_MAX_MEMBERS];
+	unsigned int nmem;
+	struct tune_result base_m[TUNE_MAX_MEMBERS];
+	struct tune_margin margin[2];	/* the defaults', the best's */
+	bool have_margin;
+	double margin_ref;		/* the defaults' throughput on the model, as long */
+	uint64_t work;			/* estimated events, all simulations */
+	unsigned int sims;		/* simulations run */
+	const char *stage;
+	bool progress, drawn, thread_note;
 	/* the model's origin, for the report */
 	bool fitted;
 	struct tune_fitted fit;
@@ -36,9 +58,12 @@ struct tx {
 	int pick, best;			/* tune_pick() */
 	char command[512];		/* "bqltool set SEL ..." or "" */
 	char reason[512];
+	char why[4][512];		/* the answer's reasons, in words */
+	unsigned int nwhy;
 };
 
 /* tune_out.c: the report, text or JSON */
 int tx_report(struct tx *x);
+const char *tune_qdisc_name(enum tune_qdisc q);
 
 #endif

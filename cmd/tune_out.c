@@ -13,6 +13,17 @@
 #include "lib/out.h"
 #include "lib/table.h"
 
+const char *tune_qdisc_name(enum tune_qdisc q)
+{
+	return q == TUNE_QDISC_FIFO ? "fifo" : q == TUNE_QDISC_FQ ? "fq" : "unknown";
+}
+
+/* throughput against the defaults' on the model (runs of different lengths) */
+static double ratio(const struct tx *x, const struct tune_result *r)
+{
+	return x->base.throughput_bps > 0 ? r->throughput_bps / x->base.throughput_bps : 1.0;
+}
+
 static void json_settings(struct bql_ctx *c, const struct tune_settings *s)
 {
 	out_open_obj(c, "settings");
@@ -29,17 +40,37 @@ static void json_result(struct tx *x, const char *key, const struct tune_result 
 	out_open_obj(c, key);
 	json_settings(c, &r->set);
 	out_u64(c, OUT_JSON, "throughput_bps", NULL, (uint64_t)llround(r->throughput_bps));
-	out_dbl_fixed(c, "throughput_ratio",
-		 x->base.bytes_tx ? (double)r->bytes_tx / (double)x->base.bytes_tx : 1.0, 4);
+	out_dbl_fixed(c, "throughput_ratio", ratio(x, r), 4);
 	out_open_obj(c, "ring_delay_ns");
 	out_u64(c, OUT_JSON, "p50", NULL, r->p50);
 	out_u64(c, OUT_JSON, "p99", NULL, r->p99);
 	out_u64(c, OUT_JSON, "max", NULL, r->max);
 	out_close_obj(c);
+	out_u64(c, OUT_JSON, "qdisc_delay_p99_ns", NULL, r->qdisc_p99);
+	out_u64(c, OUT_JSON, "latency_ns", NULL, r->lat);
 	out_u64(c, OUT_JSON, "starved_ns", NULL, r->starved_ns);
 	out_u64(c, OUT_JSON, "peak_limit", NULL, r->peak_limit);
+	out_open_obj(c, "worst");
+	out_u64(c, OUT_JSON, "latency_ns", NULL, r->worst_lat);
+	out_u64(c, OUT_JSON, "latency_member", NULL, (uint64_t)r->worst_lat_member);
+	out_dbl_fixed(c, "throughput_ratio", r->worst_ratio, 4);
+	out_u64(c, OUT_JSON, "throughput_member", NULL, (uint64_t)r->worst_ratio_member);
+	out_close_obj(c);
+	out_u64(c, OUT_JSON, "members_run", NULL, r->members);
+	if (r->fail_member >= 0)
+		out_u64(c, OUT_JSON, "fails_in", NULL, (uint64_t)r->fail_member);
+	else
+		out_null(c, "fails_in");
 	if (key == NULL)
 		out_bool(c, OUT_JSON, "feasible", NULL, r->feasible);
+	out_close_obj(c);
+}
+
+static void json_margin(struct bql_ctx *c, const char *key, const struct tune_margin *m)
+{
+	out_open_obj(c, key);
+	out_u64(c, OUT_JSON, "irq_late_held_ns", NULL, m->held_ns);
+	out_bool(c, OUT_JSON, "beyond_ladder", NULL, m->beyond);
 	out_close_obj(c);
 }
 
@@ -107,12 +138,48 @@ static void json_report(struct tx *x)
 		}
 		out_close_obj(c);
 	}
+	out_open_obj(c, "qdisc");
+	out_str(c, OUT_JSON, "kind", NULL, tune_qdisc_name(x->qdisc));
+	out_bool(c, OUT_JSON, "given", NULL, x->qdisc_given);
+	out_str(c, OUT_JSON, "latency", NULL,
+		x->qdisc == TUNE_QDISC_FIFO ? "qdisc+ring" : "ring");
+	out_close_obj(c);
+	out_open_arr(c, "ensemble");
+	for (unsigned int i = 0; i < x->nmem; i++) {
+		const struct tune_member *m = &x->mem[i];
+		char d[160];
+
+		out_open_obj(c, NULL);
+		out_str(c, OUT_JSON, "what", NULL, tune_member_fmt(d, sizeof(d), cfg, m));
+		out_u64(c, OUT_JSON, "irq_late_ns", NULL, m->irq_late_ns);
+		out_u64(c, OUT_JSON, "irq_jitter_ns", NULL, m->irq_jitter_ns);
+		out_u64(c, OUT_JSON, "busy_queues", NULL, m->busy);
+		out_s64(c, OUT_JSON, "load_pct", NULL, m->load_pct);
+		out_u64(c, OUT_JSON, "seed", NULL, cfg->seed + m->seed_add);
+		json_result(x, "defaults", &x->base_m[i]);
+		out_close_obj(c);
+	}
+	out_close_arr(c);
+	out_u64(c, OUT_JSON, "simulations", NULL, x->sims);
+	out_u64(c, OUT_JSON, "work_events_planned", NULL, x->work);
 	out_dbl_fixed(c, "keep", x->keep, 4);
 	out_dbl_fixed(c, "min_gain", x->min_gain, 4);
 	json_result(x, "baseline", &x->base);
 	json_result(x, "recommended", x->pick < 0 ? &x->base : &x->res[x->pick]);
 	out_bool(c, OUT_JSON, "keep_defaults", NULL, x->pick < 0);
 	out_str(c, OUT_JSON, "reason", NULL, x->reason);
+	out_str(c, OUT_JSON, "answer", NULL, x->pick < 0 ? "keep the defaults" : x->command);
+	out_open_arr(c, "why");
+	for (unsigned int i = 0; i < x->nwhy; i++)
+		out_str(c, OUT_JSON, NULL, NULL, x->why[i]);
+	out_close_arr(c);
+	if (x->have_margin) {
+		out_open_obj(c, "margin");
+		json_margin(c, "defaults", &x->margin[0]);
+		if (x->best >= 0)
+			json_margin(c, x->pick < 0 ? "best" : "recommended", &x->margin[1]);
+		out_close_obj(c);
+	}
 	out_open_arr(c, "candidates");
 	for (unsigned int i = 0; i < x->nres; i++)
 		json_result(x, NULL, &x->res[i]);
@@ -131,7 +198,7 @@ static void fmt_limit(char *buf, size_t n, uint32_t v)
 		snprintf(buf, n, "%" PRIu32, v);
 }
 
-/* the candidates, best p99 first among the feasible, then the others */
+/* the candidates, best worst-case latency first among the feasible, then the others */
 static int cand_cmp(const void *a, const void *b, void *arg)
 {
 	const struct tune_result *r = arg;
@@ -139,16 +206,23 @@ static int cand_cmp(const void *a, const void *b, void *arg)
 
 	if (x->feasible != y->feasible)
 		return x->feasible ? -1 : 1;
-	if (x->p99 != y->p99)
-		return x->p99 < y->p99 ? -1 : 1;
+	if (x->feasible && x->worst_lat != y->worst_lat)
+		return x->worst_lat < y->worst_lat ? -1 : 1;
+	if (x->feasible && x->worst_ratio != y->worst_ratio)	/* as tune_pick's ties */
+		return x->worst_ratio > y->worst_ratio ? -1 : 1;
+	if (x->feasible && x->throughput_bps != y->throughput_bps)
+		return x->throughput_bps > y->throughput_bps ? -1 : 1;
+	if (!x->feasible && x->worst_ratio != y->worst_ratio)	/* closest to feasible first */
+		return x->worst_ratio > y->worst_ratio ? -1 : 1;
 	return *(const unsigned int *)a < *(const unsigned int *)b ? -1 : 1;
 }
 
 static const char *const cols[] = {
 	"", "limit_min", "limit_max", "hold_time", "throughput", "of_default", "ring_p50",
-	"ring_p99", "ring_max", "starved", "ok",
+	"ring_p99", "worst_p99", "worst_tput", "ok",
 };
 #define NCOLS	((int)(sizeof(cols) / sizeof(cols[0])))
+#define SHOWN	5		/* candidates shown without -v */
 
 static void row(struct tx *x, struct table *t, const struct tune_result *r, const char *mark)
 {
@@ -163,13 +237,30 @@ static void row(struct tx *x, struct table *t, const struct tune_result *r, cons
 	table_cell(t, 2, "%s", a);
 	table_cell(t, 3, "%" PRIu32 " ms", r->set.hold_time);
 	table_cell(t, 4, "%s", sim_fmt_rate(a, sizeof(a), r->throughput_bps));
-	table_cell(t, 5, "%.1f%%", x->base.bytes_tx ?
-		   100.0 * (double)r->bytes_tx / (double)x->base.bytes_tx : 100.0);
+	table_cell(t, 5, "%.1f%%", 100.0 * ratio(x, r));
 	table_cell(t, 6, "%s", sim_fmt_ns(a, sizeof(a), r->p50));
 	table_cell(t, 7, "%s", sim_fmt_ns(a, sizeof(a), r->p99));
-	table_cell(t, 8, "%s", sim_fmt_ns(a, sizeof(a), r->max));
-	table_cell(t, 9, "%s", sim_fmt_ns(a, sizeof(a), r->starved_ns));
-	table_cell(t, 10, "%s", r->feasible ? "yes" : "no");
+	table_cell(t, 8, "%s", sim_fmt_ns(a, sizeof(a), r->worst_lat));
+	table_cell(t, 9, "%.1f%%", 100.0 * r->worst_ratio);
+	if (r->feasible || mark[0] == 'd')
+		table_cell(t, 10, "yes");
+	else
+		table_cell(t, 10, "no: [%d]", r->fail_member + 1);
+}
+
+static void text_answer(struct tx *x)
+{
+	struct bql_ctx *c = x->c;
+
+	if (x->pick < 0) {
+		out_text(c, "keep the defaults: %s\n", x->reason);
+	} else {
+		out_text(c, "recommended (*): %s\n", x->reason);
+		out_text(c, "  %s\n", x->command);
+	}
+	for (unsigned int i = 0; i < x->nwhy; i++)
+		out_text(c, "%s %s\n", i ? "    " : "why:", x->why[i]);
+	out_nl(c);
 }
 
 static void text_report(struct tx *x)
@@ -177,13 +268,17 @@ static void text_report(struct tx *x)
 	const struct sim_config *cfg = &x->o.cfg;
 	struct bql_ctx *c = x->c;
 	char a[32], b[32], d[32], tr[1024];
-	unsigned int *order;
+	unsigned int *order, shown;
 	struct table t;
 
-	out_text(c, "model: %s link, %u queue%s, ring %u, coalescing %u us / %u frames, TX budget %u, HZ %u, %s per run, seed %" PRIu64 "\n",
+	text_answer(x);
+	out_text(c, "model: %s link, %u queue%s, ring %u, coalescing %u us / %u frames, TX budget %u, HZ %u, %s per run, seed %" PRIu64 ", qdisc %s%s\n",
 		 sim_fmt_rate(a, sizeof(a), (double)cfg->link_bps), cfg->nqueues,
 		 cfg->nqueues == 1 ? "" : "s", cfg->ring, cfg->coalesce_usecs, cfg->coalesce_frames,
-		 cfg->napi_budget, cfg->hz, sim_fmt_ns(b, sizeof(b), cfg->duration_ns), cfg->seed);
+		 cfg->napi_budget, cfg->hz, sim_fmt_ns(b, sizeof(b), cfg->duration_ns), cfg->seed,
+		 x->qdisc == TUNE_QDISC_FIFO ? "FIFO" : x->qdisc == TUNE_QDISC_FQ ?
+		 "flow-isolating" : "unknown (assumed flow-isolating)",
+		 x->qdisc_given ? "" : "");
 	out_text(c, "traffic: %s\n", sim_fmt_traffic(tr, sizeof(tr), cfg));
 	if (x->fitted) {
 		const struct tune_fitted *f = &x->fit;
@@ -227,11 +322,22 @@ static void text_report(struct tx *x)
 				 x->dev_eth_note[0] ? ": " : "", x->dev_eth_note);
 		out_nl(c);
 	}
-	out_text(c, "baseline (kernel defaults: limit_min 0, limit_max max, hold_time 1000 ms): %s, ring delay p50 %s, p99 %s\n",
+	out_text(c, "each setting is judged in %u conditions, each run at least %u hold times, throughput against the defaults' in the same:\n",
+		 x->nmem, TUNE_HOLDS);
+	for (unsigned int i = 0; i < x->nmem; i++) {
+		char m[160];
+
+		out_text(c, "  [%u] %s\n", i + 1, tune_member_fmt(m, sizeof(m), cfg, &x->mem[i]));
+	}
+	out_text(c, "baseline (kernel defaults: limit_min 0, limit_max max, hold_time 1000 ms): %s, ring delay p50 %s, p99 %s, worst p99 %s%s\n",
 		 sim_fmt_rate(a, sizeof(a), x->base.throughput_bps),
-		 sim_fmt_ns(b, sizeof(b), x->base.p50), sim_fmt_ns(d, sizeof(d), x->base.p99));
-	out_text(c, "%u candidates (%u in the sweep, %u refining), %u thread%s; ok = throughput at least %.1f%% of the baseline's\n\n",
-		 x->nres, x->ncoarse, x->nres - x->ncoarse, x->threads, x->threads == 1 ? "" : "s",
+		 sim_fmt_ns(b, sizeof(b), x->base.p50), sim_fmt_ns(d, sizeof(d), x->base.p99),
+		 sim_fmt_ns(tr, sizeof(tr), x->base.worst_lat),
+		 x->qdisc == TUNE_QDISC_FIFO ? " (qdisc + ring)" : "");
+	shown = c->verbose || x->nres <= SHOWN ? x->nres : SHOWN;
+	out_text(c, "%u candidates (%u in the sweep, %u refining), %u simulations, %u thread%s; %u shown%s; ok = throughput at least %.1f%% of the defaults' in every condition ([N]: the first it fails)\n\n",
+		 x->nres, x->ncoarse, x->nres - x->ncoarse, x->sims, x->threads,
+		 x->threads == 1 ? "" : "s", shown, shown < x->nres ? " (-v: all)" : "",
 		 x->keep * 100);
 	order = malloc((x->nres ? x->nres : 1) * sizeof(*order));
 	table_init(&t, NCOLS, 1u << 0, 2);
@@ -242,18 +348,12 @@ static void text_report(struct tx *x)
 		for (unsigned int i = 0; i < x->nres; i++)
 			order[i] = i;
 		qsort_r(order, x->nres, sizeof(*order), cand_cmp, x->res);
-		for (unsigned int i = 0; i < x->nres; i++)
+		for (unsigned int i = 0; i < shown; i++)
 			row(x, &t, &x->res[order[i]], (int)order[i] == x->pick ? "*" : "");
 		table_print(&t, c->out);
 	}
 	table_free(&t);
 	free(order);
-	if (x->pick < 0) {
-		out_text(c, "\nkeep the defaults: %s\n", x->reason);
-	} else {
-		out_text(c, "\nrecommended (*): %s\n", x->reason);
-		out_text(c, "  %s\n", x->command);
-	}
 }
 
 int tx_report(struct tx *x)

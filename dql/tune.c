@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The search of `bqltool tune` (candidates, evaluation, choice) and the
- * model it fits from a trace. See tune.h.
+ * The search of `bqltool tune` (candidates, evaluation, choice). See
+ * tune.h; the model fitted from a trace is in tune_fit.c.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,8 @@
 #define NS_PER_SEC	1000000000ull
 #define GRID		12		/* limit_max values of the sweep */
 
-static const uint32_t holds[] = { 1000, 100, 20 };
+/* the sweep's hold times; 1000 ms with a cap only at the end (tune_hold_default): runs are 5 s */
+static const uint32_t holds[] = { 100, 20 };
 #define NHOLDS	(sizeof(holds) / sizeof(holds[0]))
 
 void tune_defaults(struct tune_settings *s)
@@ -49,6 +51,7 @@ void tune_eval(const struct sim_config *cfg, const struct tune_settings *s,
 
 	memset(r, 0, sizeof(*r));
 	r->set = *s;
+	r->fail_member = -1;
 	/* the searched keys replace the model's; stall_thrs and others stay */
 	for (i = 0; i < c.nset; i++)
 		if (c.set[i].key != BQLT_K_LIMIT_MIN && c.set[i].key != BQLT_K_LIMIT_MAX &&
@@ -72,6 +75,10 @@ void tune_eval(const struct sim_config *cfg, const struct tune_settings *s,
 	r->p50 = sim_hist_quantile(t.ring_delay, 0.50);
 	r->p99 = sim_hist_quantile(t.ring_delay, 0.99);
 	r->max = t.ring_delay->max;
+	r->qdisc_p99 = sim_hist_quantile(t.qdisc_delay, 0.99);
+	r->lat = r->worst_lat = r->p99;
+	r->worst_ratio = 1;
+	r->fail_member = -1;
 	r->starved_ns = t.starved_ns;
 	for (i = 0; i < c.nqueues; i++) {
 		const struct sim_qstats *st = sim_queue_stats(sim, i);
@@ -86,6 +93,204 @@ void tune_eval(const struct sim_config *cfg, const struct tune_settings *s,
 	n = nc;
 	r->mean_limit = n ? msum / n : 0;
 	sim_free(sim);
+}
+
+uint64_t tune_latency(const struct tune_result *r, enum tune_qdisc q)
+{
+	return q == TUNE_QDISC_FIFO ? r->qdisc_p99 + r->p99 : r->p99;
+}
+
+/* what the choice compares: over the ensemble if folded, else the run's p99 */
+static uint64_t judged_lat(const struct tune_result *r)
+{
+	return r->members ? r->worst_lat : r->p99;
+}
+
+/*
+ * @a better than @b: lower latency judged; ties: the higher worst-case
+ * throughput ratio, then the higher throughput (rates: runs differ in length)
+ */
+static bool better(const struct tune_result *a, const struct tune_result *b)
+{
+	if (judged_lat(a) != judged_lat(b))
+		return judged_lat(a) < judged_lat(b);
+	if (a->members && b->members && a->worst_ratio != b->worst_ratio)
+		return a->worst_ratio > b->worst_ratio;
+	if (a->throughput_bps != b->throughput_bps)
+		return a->throughput_bps > b->throughput_bps;
+	return a->bytes_tx > b->bytes_tx;
+}
+
+/* ------------------------------------------------------------ ensemble */
+
+static bool rate_flow(const struct sim_flow *f)
+{
+	return f->kind != SIM_T_BULK;
+}
+
+unsigned int tune_busy_queues(const struct sim_config *cfg)
+{
+	bool seen[SIM_MAX_QUEUES] = { false };
+	unsigned int n = 0;
+
+	for (unsigned int f = 0; f < cfg->nflows; f++) {
+		unsigned int q = sim_flow_queue(cfg, f);
+
+		if (q < SIM_MAX_QUEUES && !seen[q]) {
+			seen[q] = true;
+			n++;
+		}
+	}
+	return n;
+}
+
+static unsigned int member_add(struct tune_member *m, unsigned int n, unsigned int max,
+			       const struct tune_member *v)
+{
+	if (n < max)
+		m[n++] = *v;
+	return n;
+}
+
+unsigned int tune_ensemble(const struct sim_config *cfg, struct tune_member *m,
+			   unsigned int max)
+{
+	unsigned int n = 0, busy = tune_busy_queues(cfg), seed = 0;
+	bool rates = false;
+
+	for (unsigned int f = 0; f < cfg->nflows; f++)
+		rates |= rate_flow(&cfg->flows[f]);
+	/* the model itself, then the members most likely to starve the link */
+	n = member_add(m, n, max, &(struct tune_member){ 0 });
+	if (busy > 1)
+		n = member_add(m, n, max, &(struct tune_member){ .busy = 1, .seed_add = ++seed });
+	n = member_add(m, n, max, &(struct tune_member){ .irq_late_ns = TUNE_IRQ_LATE_NS,
+		.irq_jitter_ns = TUNE_IRQ_JITTER_NS, .seed_add = ++seed });
+	if (busy >= 4)
+		n = member_add(m, n, max, &(struct tune_member){ .busy = busy / 2,
+			.seed_add = ++seed });
+	if (rates) {
+		n = member_add(m, n, max, &(struct tune_member){ .load_pct = TUNE_LOAD_PCT,
+			.seed_add = ++seed });
+		n = member_add(m, n, max, &(struct tune_member){ .load_pct = -TUNE_LOAD_PCT,
+			.seed_add = ++seed });
+	}
+	/* another seed of the model */
+	n = member_add(m, n, max, &(struct tune_member){ .seed_add = ++seed });
+	return n;
+}
+
+void tune_member_cfg(const struct sim_config *cfg, const struct tune_member *m,
+		     uint32_t hold_time, struct sim_config *out)
+{
+	uint64_t min_ns = (uint64_t)TUNE_HOLDS * hold_time * 1000000ull;
+
+	*out = *cfg;
+	out->seed = cfg->seed + m->seed_add;
+	if (out->duration_ns < min_ns)
+		out->duration_ns = min_ns < SIM_DURATION_MAX ? min_ns : SIM_DURATION_MAX;
+	out->irq_latency_ns += m->irq_late_ns;
+	if (out->irq_latency_ns > SIM_IRQ_LAT_MAX)
+		out->irq_latency_ns = SIM_IRQ_LAT_MAX;
+	if (m->irq_jitter_ns > out->irq_jitter_ns)
+		out->irq_jitter_ns = m->irq_jitter_ns;
+	if (out->irq_jitter_ns > out->irq_latency_ns)
+		out->irq_jitter_ns = out->irq_latency_ns;
+	if (m->load_pct)
+		for (unsigned int f = 0; f < out->nflows; f++) {
+			struct sim_flow *fl = &out->flows[f];
+			double r = (double)fl->rate_bps * (100.0 + m->load_pct) / 100.0;
+
+			if (!rate_flow(fl))
+				continue;
+			fl->rate_bps = r < 1 ? 1 : (uint64_t)llround(r);
+		}
+	if (m->busy) {
+		/* keep the flows of the first @busy queues that carry any, in flow order */
+		bool keep[SIM_MAX_QUEUES] = { false };
+		unsigned int kept = 0, n = 0;
+
+		for (unsigned int f = 0; f < out->nflows; f++) {
+			unsigned int q = sim_flow_queue(out, f);
+
+			if (q < SIM_MAX_QUEUES && !keep[q] && kept < m->busy) {
+				keep[q] = true;
+				kept++;
+			}
+		}
+		for (unsigned int f = 0; f < out->nflows; f++) {
+			unsigned int q = sim_flow_queue(out, f);
+
+			if (q < SIM_MAX_QUEUES && keep[q]) {
+				/* pinned where the hash put it in the model */
+				out->flows[n] = out->flows[f];
+				out->flows[n].pinned = true;
+				out->flows[n].queue = q;
+				n++;
+			}
+		}
+		out->nflows = n;
+	}
+}
+
+char *tune_member_fmt(char *buf, size_t n, const struct sim_config *cfg,
+		      const struct tune_member *m)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+#define PUT(...) do { \
+		int w = snprintf(buf + k, n > k ? n - k : 0, __VA_ARGS__); \
+		if (w > 0) \
+			k += (size_t)w; \
+	} while (0)
+	if (m->irq_late_ns)
+		PUT("%sinterrupts %" PRIu64 " us later, +-%" PRIu64 " us", k ? ", " : "",
+		    m->irq_late_ns / 1000, m->irq_jitter_ns / 1000);
+	if (m->busy)
+		PUT("%straffic on %u of the %u queues that carry it", k ? ", " : "", m->busy,
+		    tune_busy_queues(cfg));
+	if (m->load_pct)
+		PUT("%sload %+d%%", k ? ", " : "", m->load_pct);
+	if (!k)
+		PUT("the model");
+	if (m->seed_add)
+		PUT(", seed %" PRIu64, cfg->seed + m->seed_add);
+#undef PUT
+	return buf;
+}
+
+void tune_fold(struct tune_result *agg, const struct tune_result *r,
+	       const struct tune_result *base, unsigned int mi, double keep,
+	       enum tune_qdisc q)
+{
+	uint64_t lat = tune_latency(r, q);
+	double ratio = base->throughput_bps > 0 ? r->throughput_bps / base->throughput_bps : 1;
+
+	if (mi == 0) {
+		*agg = *r;
+		agg->members = 0;
+		agg->lat = lat;
+		agg->worst_lat = 0;
+		agg->worst_lat_member = 0;
+		agg->worst_ratio = ratio;
+		agg->worst_ratio_member = 0;
+		agg->fail_member = -1;
+	}
+	agg->members++;
+	if (r->err && !agg->err)
+		agg->err = r->err;
+	if (lat > agg->worst_lat || mi == 0) {
+		agg->worst_lat = lat;
+		agg->worst_lat_member = (int)mi;
+	}
+	if (ratio < agg->worst_ratio) {
+		agg->worst_ratio = ratio;
+		agg->worst_ratio_member = (int)mi;
+	}
+	if (agg->fail_member < 0 && (r->err || ratio < keep))
+		agg->fail_member = (int)mi;
+	agg->feasible = !agg->err && agg->fail_member < 0;
 }
 
 /* the largest packet the traffic sends */
@@ -133,10 +338,8 @@ unsigned int tune_coarse(const struct sim_config *cfg, const struct tune_result 
 			s.limit_max = (uint32_t)llround(lo * pow(hi / lo, (double)g / (GRID - 1)));
 			n = add(out, n, max, &s);
 		}
-		if (h) {	/* no cap, another hold time */
-			s.limit_max = DQL_MAX_LIMIT;
-			n = add(out, n, max, &s);
-		}
+		s.limit_max = DQL_MAX_LIMIT;	/* no cap, another hold time */
+		n = add(out, n, max, &s);
 	}
 	return n;
 }
@@ -157,9 +360,7 @@ unsigned int tune_refine(const struct tune_result *done, unsigned int ndone,
 	unsigned int i, n = 0;
 
 	for (i = 0; i < ndone; i++)
-		if (done[i].feasible && !done[i].err &&
-		    (!b || done[i].p99 < b->p99 ||
-		     (done[i].p99 == b->p99 && done[i].bytes_tx > b->bytes_tx)))
+		if (done[i].feasible && !done[i].err && (!b || better(&done[i], b)))
 			b = &done[i];
 	if (!b || b->set.limit_max == DQL_MAX_LIMIT)
 		return 0;
@@ -192,6 +393,21 @@ unsigned int tune_refine(const struct tune_result *done, unsigned int ndone,
 	return n;
 }
 
+bool tune_hold_default(const struct tune_result *done, unsigned int ndone,
+		       struct tune_settings *out)
+{
+	const struct tune_result *b = NULL;
+
+	for (unsigned int i = 0; i < ndone; i++)
+		if (done[i].feasible && !done[i].err && (!b || better(&done[i], b)))
+			b = &done[i];
+	if (!b || b->set.hold_time == 1000 || b->set.limit_max == DQL_MAX_LIMIT)
+		return false;
+	*out = b->set;
+	out->hold_time = 1000;
+	return !done_has(done, ndone, out);
+}
+
 void tune_mark(struct tune_result *r, unsigned int n, const struct tune_result *base,
 	       double keep)
 {
@@ -212,246 +428,13 @@ int tune_pick(const struct tune_result *r, unsigned int n, const struct tune_res
 	for (unsigned int i = 0; i < n; i++) {
 		if (!r[i].feasible)
 			continue;
-		if (b < 0 || r[i].p99 < r[b].p99 ||
-		    (r[i].p99 == r[b].p99 && r[i].bytes_tx > r[b].bytes_tx))
+		if (b < 0 || better(&r[i], &r[b]))
 			b = (int)i;
 	}
 	if (best)
 		*best = b;
-	if (b < 0 || (double)r[b].p99 > (1.0 - min_gain) * (double)base->p99 ||
-	    r[b].p99 + min_ns > base->p99)
+	if (b < 0 || (double)judged_lat(&r[b]) > (1.0 - min_gain) * (double)judged_lat(base) ||
+	    judged_lat(&r[b]) + min_ns > judged_lat(base))
 		return -1;
 	return b;
-}
-
-/* ------------------------------------------------------------ fitting */
-
-void tune_fit_init(struct tune_fit *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->pkt_min = UINT32_MAX;
-}
-
-void tune_fit_free(struct tune_fit *f)
-{
-	free(f->q);
-	f->q = NULL;
-	f->qcap = 0;
-}
-
-/* room for queue @q: false when out of memory (then f->err is set) */
-static bool fit_grow(struct tune_fit *f, unsigned int q)
-{
-	unsigned int cap = f->qcap ? f->qcap : 16;
-	struct tune_fit_queue *n;
-
-	while (cap <= q && cap < UINT_MAX / 2)
-		cap *= 2;
-	n = cap > q ? realloc(f->q, (size_t)cap * sizeof(*n)) : NULL;
-	if (!n) {
-		f->err = -ENOMEM;
-		return false;
-	}
-	memset(n + f->qcap, 0, (size_t)(cap - f->qcap) * sizeof(*n));
-	f->q = n;
-	f->qcap = cap;
-	return true;
-}
-
-static void fit_pkt(struct tune_fit *f, uint32_t bytes)
-{
-	f->pkts++;
-	f->pkt_bytes += bytes;
-	if (bytes < f->pkt_min)
-		f->pkt_min = bytes;
-	if (bytes > f->pkt_max)
-		f->pkt_max = bytes;
-}
-
-void tune_fit_event(struct tune_fit *f, const struct replay_event *ev, unsigned int hz)
-{
-	unsigned int q = ev->queue;
-	struct tune_fit_queue *fq;
-
-	if (f->err || (q >= f->qcap && !fit_grow(f, q)))
-		return;
-	fq = &f->q[q];
-	if (q >= f->nq)
-		f->nq = q + 1;
-	if (!f->any) {
-		f->t_first = ev->t_ns;
-		f->any = true;
-	}
-	f->hz = hz;
-	if (ev->t_ns > f->t_last)
-		f->t_last = ev->t_ns;
-	f->inflight += ev->inflight;
-	f->inflight -= fq->inflight;
-	fq->inflight = ev->inflight;
-	if (ev->kind == BQLT_Q) {
-		fq->q_bytes += ev->bytes;
-		fq->q_pkts++;
-		fit_pkt(f, ev->bytes);
-		return;
-	}
-	if (ev->kind != BQLT_C)
-		return;
-	fq->c_bytes += ev->bytes;
-	if (fq->c_cnt++ && ev->t_ns > fq->c_last)
-		sim_hist_add(&f->c_gap, ev->t_ns - fq->c_last);
-	fq->c_last = ev->t_ns;
-	sim_hist_add(&f->c_size, ev->bytes);
-	/*
-	 * The link was busy from the previous completion (of any queue) to
-	 * this one if what was in flight then covers what completed since:
-	 * the NIC had that much to send all along.
-	 */
-	if (f->have_c && ev->t_ns > f->last_c && f->total_at_c >= ev->bytes) {
-		f->busy_bytes += ev->bytes;
-		f->busy_ns += ev->t_ns - f->last_c;
-		f->busy_n++;
-		sim_hist_add(&f->busy_gap, ev->t_ns - f->last_c);
-	}
-	f->total_at_c = f->inflight;
-	f->last_c = ev->t_ns;
-	f->have_c = true;
-}
-
-int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_link,
-		    bool keep_queues, bool keep_traffic, struct tune_fitted *out,
-		    struct bql_err *e)
-{
-	uint64_t cbytes = 0, qbytes = 0, dur;
-	unsigned int i;
-
-	memset(out, 0, sizeof(*out));
-	if (f->err)
-		return bql_err_set(e, -f->err, "fitting the trace: %s", strerror(-f->err));
-	if (!f->c_size.n)
-		return bql_err_set(e, EINVAL, "the trace has no completion (C record) to fit");
-	dur = f->t_last > f->t_first ? f->t_last - f->t_first : 1;
-	out->duration_ns = dur;
-	out->hz = f->hz;
-	out->nqueues = f->nq;
-	for (i = 0; i < f->nq; i++) {
-		cbytes += f->q[i].c_bytes;
-		qbytes += f->q[i].q_bytes;
-		if (f->q[i].c_cnt || f->q[i].q_pkts)
-			out->active++;
-	}
-	/* the link: bytes over time while busy, if that was seen often enough */
-	out->busy_intervals = f->busy_n;
-	out->link_ok = f->busy_n >= 10 && f->busy_ns > 0;
-	if (out->link_ok)
-		out->link_bps = (uint64_t)llround((double)f->busy_bytes * 8e9 / (double)f->busy_ns);
-	if (out->link_ok && !keep_link) {
-		cfg->link_bps = out->link_bps;
-		if (cfg->link_bps < SIM_LINK_MIN)
-			cfg->link_bps = SIM_LINK_MIN;
-		if (cfg->link_bps > SIM_LINK_MAX)
-			cfg->link_bps = SIM_LINK_MAX;
-	}
-	/* offered load, over the trace */
-	out->offered_bps = (double)(qbytes ? qbytes : cbytes) * 8e9 / (double)dur;
-	if (!out->link_ok && !keep_link) {
-		/* never busy: the smallest common rate that carries the load at 90% */
-		static const uint64_t rates[] = {
-			10000000ull, 100000000ull, 1000000000ull, 2500000000ull, 5000000000ull,
-			10000000000ull, 25000000000ull, 40000000000ull, 50000000000ull,
-			100000000000ull, 200000000000ull, 400000000000ull,
-		};
-
-		for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
-			if (out->offered_bps <= 0.9 * (double)rates[i] || rates[i] == SIM_LINK_MAX) {
-				cfg->link_bps = rates[i];
-				break;
-			}
-		out->link_assumed = true;
-	}
-	/* completions: how often and how much */
-	out->gap_p50_ns = sim_hist_quantile(&f->c_gap, 0.5);
-	out->gap_p10_ns = sim_hist_quantile(&f->c_gap, 0.1);
-	out->batch_p50 = sim_hist_quantile(&f->c_size, 0.5);
-	{
-		/* the interrupt interval while busy is coalescing + IRQ latency */
-		uint64_t gap = f->busy_gap.n >= 10 ? sim_hist_quantile(&f->busy_gap, 0.5)
-						   : out->gap_p10_ns;
-		uint64_t lat = cfg->irq_latency_ns;
-
-		out->coalesce_usecs = gap > lat ? (unsigned int)((gap - lat + 500) / 1000) : 0;
-		if (out->coalesce_usecs > 1000000)
-			out->coalesce_usecs = 1000000;
-		cfg->coalesce_usecs = out->coalesce_usecs;
-		cfg->coalesce_frames = 0;
-	}
-	/* packet sizes */
-	if (f->pkts) {
-		out->pkt_seen = true;
-		out->pkt_min = f->pkt_min;
-		out->pkt_max = f->pkt_max > SIM_PKT_MAX ? SIM_PKT_MAX : f->pkt_max;
-		out->pkt_mean = (double)f->pkt_bytes / (double)f->pkts;
-	} else {
-		out->pkt_min = out->pkt_max = 1514;
-		out->pkt_mean = 1514;
-	}
-	out->load = out->offered_bps / (double)cfg->link_bps;
-	out->bulk = out->load >= 0.95;
-	if (dql_hz_valid(f->hz))
-		cfg->hz = f->hz;
-	if (!keep_queues)
-		cfg->nqueues = !f->nq ? 1 : f->nq > SIM_MAX_QUEUES ? SIM_MAX_QUEUES : f->nq;
-	out->folded = f->nq > cfg->nqueues;
-	if (!keep_traffic) {
-		struct sim_size sz;
-
-		memset(&sz, 0, sizeof(sz));
-		if (out->pkt_min == out->pkt_max || out->pkt_min < 1) {
-			sz.kind = SIM_SIZE_FIXED;
-			sz.a = (uint32_t)llround(out->pkt_mean);
-		} else {
-			/* the extremes, mixed to give the mean */
-			sz.kind = SIM_SIZE_BIMODAL;
-			sz.a = out->pkt_min;
-			sz.b = out->pkt_max;
-			sz.p = ((double)sz.b - out->pkt_mean) / ((double)sz.b - sz.a);
-			if (sz.p < 0)
-				sz.p = 0;
-			if (sz.p > 1)
-				sz.p = 1;
-		}
-		if (sz.a < 1)
-			sz.a = 1;
-		uint64_t qb[SIM_MAX_QUEUES] = { 0 };
-
-		/* each model queue carries its trace queues' bytes */
-		for (i = 0; i < f->nq; i++)
-			qb[i % cfg->nqueues] += f->q[i].q_bytes ? f->q[i].q_bytes : f->q[i].c_bytes;
-		cfg->nflows = 0;
-		for (i = 0; i < cfg->nqueues; i++) {
-			uint64_t b = qb[i];
-			struct sim_flow *fl;
-
-			if (!b)
-				continue;
-			fl = &cfg->flows[cfg->nflows++];
-			memset(fl, 0, sizeof(*fl));
-			fl->pinned = true;
-			fl->queue = i;
-			fl->size = sz;
-			if (out->bulk) {
-				fl->kind = SIM_T_BULK;
-			} else {
-				fl->kind = SIM_T_POISSON;
-				fl->rate_bps = (uint64_t)llround((double)b * 8e9 / (double)dur);
-				if (fl->rate_bps < 1)
-					fl->rate_bps = 1;
-			}
-		}
-		if (!cfg->nflows) {
-			cfg->flows[0].kind = SIM_T_BULK;
-			cfg->flows[0].size = sz;
-			cfg->nflows = 1;
-		}
-	}
-	return 0;
 }

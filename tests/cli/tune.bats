@@ -34,7 +34,12 @@ tn() {
 	[ "$status" -eq 0 ]
 	assert_line --regexp '^baseline \(kernel defaults: limit_min 0, limit_max max, hold_time 1000 ms\)'
 	assert_line --regexp '^ +limit_min +limit_max +hold_time +throughput +of_default +ring_p50 +ring_p99'
-	assert_line --regexp '^recommended \(\*\): p99 ring delay [0-9.]+ [mu]?s -> [0-9.]+ [mu]?s at [0-9.]+% of default throughput$'
+	# the answer first, then why, then the model and the 5 best candidates
+	[[ ${lines[0]} =~ ^recommended\ \(\*\):\ worst\ p99\ ring\ delay\ [0-9.]+\ [mu]?s\ -\>\ [0-9.]+\ [mu]?s\ over\ [0-9]+\ conditions,\ throughput\ at\ least\ [0-9.]+%\ of\ the\ defaults\'\ in\ each$ ]] || fail "first line: ${lines[0]}"
+	[[ ${lines[1]} =~ ^\ \ bqltool\ set\ DEV\  ]] || fail "second line: ${lines[1]}"
+	assert_line --regexp '^why: the cap limits the ring delay: limit_max=[0-9]+ bytes is'
+	assert_line --regexp '^ +margin: it (starves the link once interrupts are more than [0-9.]+ us late|holds with interrupts up to [0-9]+ us late); the defaults '
+	assert_line --regexp '^ +\* +[0-9]+ +[0-9]+ +[0-9]+ ms .* yes$'
 	assert_line --regexp '^  bqltool set DEV limit_min=[0-9]+ limit_max=[0-9]+ hold_time=[0-9]+$'
 }
 
@@ -133,7 +138,7 @@ tn() {
 @test "tune SEL: link speed and queues from the device, read-only" {
 	use_tree multi
 	before=$(tree_digest)
-	bq -j tune eth0 --duration 0.05
+	run --separate-stderr timeout 120 "$BQLTOOL" --sysfs-root "$ROOT" -j tune eth0 --duration 0.05
 	[ "$status" -eq 0 ] || fail "$stderr"
 	jq -e '.device.ifname == "eth0" and .device.speed_mbps == 10000 and .device.queues == 4' <<<"$output"
 	jq -e '.model.link_bps == 10000000000 and .model.queues == 4' <<<"$output"

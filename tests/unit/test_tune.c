@@ -2,8 +2,8 @@
 /*
  * Unit tests for the settings advisor (dql/tune.c): the sweep and the
  * refinement, the choice and its margins, results that do not depend on
- * the order of evaluation (hence not on the thread count), the known cases
- * of the issue, and the model fitted from a simulated trace.
+ * the order of evaluation (hence not on the thread count) and the known
+ * cases of the issue. The fitted model is tested in test_tune_fit.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -143,9 +143,11 @@ static void test_coarse(void **state)
 	memset(&base, 0, sizeof(base));
 	base.peak_limit = 100000;
 	n = tune_coarse(&c, &base, set, TUNE_MAX_CAND);
-	assert_true(n >= 30);
+	assert_int_equal(n, 26);		/* 12 caps and none, x 100 and 20 ms */
 	for (unsigned int i = 0; i < n; i++) {
 		assert_false(tune_is_default(&set[i]));
+		/* 1000 ms runs 5 s: not in the sweep */
+		assert_true(set[i].hold_time == 100 || set[i].hold_time == 20);
 		for (unsigned int k = 0; k < i; k++)
 			assert_false(!memcmp(&set[i], &set[k], sizeof(set[i])));
 		if (set[i].limit_max == DQL_MAX_LIMIT)
@@ -218,187 +220,178 @@ static void test_pick_margins(void **state)
 	assert_int_equal(tune_pick(r, 2, &base, 0.1, 0, &best), 1);
 }
 
-/* ------------------------------------------------------------ fitting */
+/* ------------------------------------------------------------ ensemble */
 
-struct fitrun {
-	struct replay r;
-	struct tune_fit f;
-	char names[SIM_MAX_QUEUES][16];
-	unsigned int hz;
-	uint64_t line;
-	int err;
-	struct bql_err e;
-};
-
-static void fr_event(void *arg, const struct replay_event *ev)
+/* @n queues, one backlogged flow pinned to each */
+static void model_pinned(struct sim_config *c, unsigned int n)
 {
-	struct fitrun *p = arg;
-
-	tune_fit_event(&p->f, ev, p->hz);
-}
-
-static void fr_record(void *arg, const struct sim_rec *r)
-{
-	struct fitrun *p = arg;
-	struct bqlt_rec rec;
-
-	sim_rec_to_bqlt(r, p->names[r->queue], p->hz, ++p->line, &rec);
-	if (!p->err)
-		p->err = replay_feed(&p->r, &rec, &p->e);
-}
-
-/* simulate @c, fit a model from its records, into @out */
-static void fit(const struct sim_config *c, struct sim_config *out, struct tune_fitted *fd)
-{
-	static const struct replay_ops rops = {
-		.event = fr_event, .event_kinds = (1u << BQLT_Q) | (1u << BQLT_C),
-	};
-	static const struct sim_ops ops = { .record = fr_record };
-	struct fitrun *p = calloc(1, sizeof(*p));
-	struct replay_opts ro;
-	struct bql_err e;
-	struct sim *s;
-
-	assert_non_null(p);
-	p->hz = c->hz;
-	replay_opts_init(&ro);
-	replay_init(&p->r, &ro, &rops, p);
-	tune_fit_init(&p->f);
-	for (unsigned int i = 0; i < c->nqueues; i++) {
-		struct bqlt_rec rec;
-
-		snprintf(p->names[i], sizeof(p->names[i]), "q%u", i);
-		sim_queue_to_bqlt(c, i, p->names[i], 0, &rec);
-		assert_int_equal(replay_feed(&p->r, &rec, &p->e), 0);
-	}
-	assert_int_equal(sim_new(&s, c, &e), 0);
-	sim_run(s, &ops, p);
-	sim_free(s);
-	assert_int_equal(p->err, 0);
-	sim_config_init(out);
-	assert_int_equal(tune_fit_finish(&p->f, out, false, false, false, fd, &e), 0);
-	tune_fit_free(&p->f);
-	replay_free(&p->r);
-	free(p);
-}
-
-/*
- * A trace of more queues than the simulator has (300): the model has 64,
- * trace queue i's traffic on model queue i mod 64, all of the load kept;
- * with --queues 4 (keep_queues) the same on 4.
- */
-static void test_fit_many_queues(void **state)
-{
-	const unsigned int nq = 300;
-	struct tune_fitted fd;
-	struct sim_config out;
-	struct tune_fit f;
-	struct bql_err e;
-
-	(void)state;
-	for (int keep = 0; keep < 2; keep++) {
-		uint64_t sum = 0, t = 1000000000ull;
-
-		tune_fit_init(&f);
-		for (unsigned int round = 0; round < 20; round++)
-			for (unsigned int q = 0; q < nq; q++) {
-				/* queue q sends (q % 7 + 1) * 1000 bytes a round */
-				struct replay_event ev = {
-					.t_ns = t, .queue = q, .kind = BQLT_Q,
-					.bytes = (q % 7 + 1) * 1000, .inflight = (q % 7 + 1) * 1000,
-				};
-
-				tune_fit_event(&f, &ev, 1000);
-				ev.t_ns = t += 1000;
-				ev.kind = BQLT_C;
-				ev.inflight = 0;
-				tune_fit_event(&f, &ev, 1000);
-				t += 1000;
-			}
-		sim_config_init(&out);
-		if (keep)
-			out.nqueues = 4;
-		assert_int_equal(tune_fit_finish(&f, &out, false, keep, false, &fd, &e), 0);
-		assert_int_equal(fd.nqueues, nq);
-		assert_int_equal(fd.active, nq);
-		assert_true(fd.folded);
-		assert_int_equal(out.nqueues, keep ? 4 : SIM_MAX_QUEUES);
-		assert_int_equal(out.nflows, out.nqueues);
-		for (unsigned int i = 0; i < out.nflows; i++) {
-			assert_int_equal(out.flows[i].queue, i);
-			sum += out.flows[i].kind == SIM_T_POISSON ? out.flows[i].rate_bps : 0;
-		}
-		/* the flows carry the whole offered load (rounding aside) */
-		assert_true(fabs((double)sum - fd.offered_bps) < (double)out.nflows + 1);
-		tune_fit_free(&f);
+	sim_config_init(c);
+	c->link_bps = 10 * G;
+	c->nqueues = n;
+	c->nflows = n;
+	for (unsigned int i = 0; i < n; i++) {
+		memset(&c->flows[i], 0, sizeof(c->flows[i]));
+		c->flows[i].kind = SIM_T_BULK;
+		c->flows[i].pinned = true;
+		c->flows[i].queue = i;
+		c->flows[i].size.kind = SIM_SIZE_FIXED;
+		c->flows[i].size.a = 1514;
 	}
 }
 
-static void test_fit_link(void **state)
+static void test_ensemble_members(void **state)
 {
-	static const uint64_t links[] = { 100 * M, 1 * G, 10 * G, 25 * G };
-	struct sim_config c, out;
-	struct tune_fitted fd;
+	struct tune_member m[TUNE_MAX_MEMBERS];
+	struct sim_config c;
+	unsigned int n, busy1 = 0, busy4 = 0, late = 0, load = 0;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
-		sim_config_init(&c);
-		c.link_bps = links[i];
-		c.ring = 1024;
-		c.coalesce_usecs = 100;
-		c.duration_ns = 100 * MS;
-		c.hz = 1000;
-		fit(&c, &out, &fd);
-		assert_true(fd.link_ok);
-		/* within 5% of the simulated link */
-		assert_true((double)fd.link_bps > 0.95 * (double)links[i]);
-		assert_true((double)fd.link_bps < 1.05 * (double)links[i]);
-		assert_int_equal(out.link_bps, fd.link_bps);
-		assert_true(fd.bulk);
-		assert_int_equal(out.hz, 1000);
-		assert_int_equal(out.flows[0].kind, SIM_T_BULK);
-		assert_int_equal(out.flows[0].size.kind, SIM_SIZE_FIXED);
-		assert_int_equal(out.flows[0].size.a, 1514);
-		/*
-		 * The interrupt interval, give or take the IRQ latency; at 100M
-		 * one packet takes longer than the coalescing time (121 us).
-		 */
-		if (links[i] >= G)
-			assert_true(out.coalesce_usecs >= 90 && out.coalesce_usecs <= 110);
+	model_pinned(&c, 8);
+	n = tune_ensemble(&c, m, TUNE_MAX_MEMBERS);
+	/* the model first, exactly */
+	assert_true(n >= 5);
+	assert_int_equal(m[0].irq_late_ns, 0);
+	assert_int_equal(m[0].busy, 0);
+	assert_int_equal(m[0].load_pct, 0);
+	assert_int_equal(m[0].seed_add, 0);
+	for (unsigned int i = 0; i < n; i++) {
+		busy1 += m[i].busy == 1;
+		busy4 += m[i].busy == 4;
+		late += m[i].irq_late_ns == 20000 && m[i].irq_jitter_ns == 10000;
+		load += m[i].load_pct != 0;
+		for (unsigned int k = 0; k < i; k++)
+			assert_true(m[i].seed_add != m[k].seed_add);
 	}
-}
-
-static void test_fit_load(void **state)
-{
-	struct sim_config c, out;
-	struct tune_fitted fd;
-
-	(void)state;
+	assert_int_equal(busy1, 1);
+	assert_int_equal(busy4, 1);
+	assert_int_equal(late, 1);
+	assert_int_equal(load, 0);		/* bulk flows have no rate to scale */
+	/* one queue, Poisson: no busy members, load +-20% */
 	sim_config_init(&c);
-	c.nqueues = 2;
-	c.nflows = 2;
-	memset(c.flows, 0, sizeof(c.flows[0]) * 2);
-	for (unsigned int i = 0; i < 2; i++) {
-		c.flows[i].kind = SIM_T_POISSON;
-		c.flows[i].pinned = true;
-		c.flows[i].queue = i;
-		c.flows[i].size = (struct sim_size){ SIM_SIZE_IMIX, 0, 0, 0 };
+	c.flows[0].kind = SIM_T_POISSON;
+	c.flows[0].rate_bps = 500 * M;
+	n = tune_ensemble(&c, m, TUNE_MAX_MEMBERS);
+	busy1 = load = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		busy1 += m[i].busy != 0;
+		if (m[i].load_pct)
+			load += m[i].load_pct == 20 ? 1 : m[i].load_pct == -20 ? 2 : 100;
 	}
-	c.flows[0].rate_bps = 300 * M;
-	c.flows[1].rate_bps = 200 * M;
+	assert_int_equal(busy1, 0);
+	assert_int_equal(load, 3);
+}
+
+static void test_member_cfg(void **state)
+{
+	struct sim_config c, o;
+	struct tune_member m;
+	char buf[160];
+
+	(void)state;
+	model_pinned(&c, 8);
 	c.duration_ns = 300 * MS;
-	fit(&c, &out, &fd);
-	assert_int_equal(fd.nqueues, 2);
-	assert_false(fd.bulk);
-	assert_true(fd.offered_bps > 480 * M && fd.offered_bps < 520 * M);
-	assert_int_equal(out.nflows, 2);
-	assert_int_equal(out.flows[0].kind, SIM_T_POISSON);
-	assert_true(out.flows[0].pinned && out.flows[1].pinned);
-	assert_true(out.flows[0].rate_bps > 280 * M && out.flows[0].rate_bps < 320 * M);
-	assert_true(out.flows[1].rate_bps > 185 * M && out.flows[1].rate_bps < 215 * M);
-	assert_int_equal(fd.pkt_min, 60);
-	assert_int_equal(fd.pkt_max, 1514);
-	assert_int_equal(out.flows[0].size.kind, SIM_SIZE_BIMODAL);
+	c.irq_latency_ns = 5000;
+	/* runs of 5 hold times, the latency added, the jitter at least the member's */
+	m = (struct tune_member){ .irq_late_ns = 20000, .irq_jitter_ns = 10000, .seed_add = 3 };
+	tune_member_cfg(&c, &m, 1000, &o);
+	assert_int_equal(o.duration_ns, 5000 * MS);
+	assert_int_equal(o.irq_latency_ns, 25000);
+	assert_int_equal(o.irq_jitter_ns, 10000);
+	assert_int_equal(o.seed, 4);
+	assert_int_equal(o.nflows, 8);
+	tune_member_cfg(&c, &m, 20, &o);
+	assert_int_equal(o.duration_ns, 300 * MS);	/* longer than 5 x 20 ms already */
+	assert_string_equal(tune_member_fmt(buf, sizeof(buf), &c, &m),
+			    "interrupts 20 us later, +-10 us, seed 4");
+	/* one busy queue of eight: only the flow of tx-0 is left */
+	m = (struct tune_member){ .busy = 1 };
+	tune_member_cfg(&c, &m, 100, &o);
+	assert_int_equal(o.nflows, 1);
+	assert_int_equal(o.flows[0].queue, 0);
+	assert_true(o.flows[0].pinned);
+	assert_int_equal(tune_busy_queues(&o), 1);
+	/* hashed flows stay where the hash put them, pinned there */
+	c.flows[0].pinned = c.flows[1].pinned = false;
+	c.nflows = 2;
+	tune_member_cfg(&c, &m, 100, &o);
+	assert_int_equal(o.nflows, sim_flow_queue(&c, 0) == sim_flow_queue(&c, 1) ? 2 : 1);
+	assert_int_equal(o.flows[0].queue, sim_flow_queue(&c, 0));
+	/* load: rates scaled, bulk flows untouched */
+	sim_config_init(&c);
+	c.nflows = 2;
+	c.flows[1] = c.flows[0];
+	c.flows[0].kind = SIM_T_CBR;
+	c.flows[0].rate_bps = 300 * M;
+	m = (struct tune_member){ .load_pct = -20 };
+	tune_member_cfg(&c, &m, 100, &o);
+	assert_int_equal(o.flows[0].rate_bps, 240 * M);
+	assert_int_equal(o.flows[1].kind, SIM_T_BULK);
+	assert_int_equal(o.flows[1].rate_bps, 0);
+}
+
+static void test_fold(void **state)
+{
+	struct tune_result agg, r[3], base[3];
+
+	(void)state;
+	memset(r, 0, sizeof(r));
+	memset(base, 0, sizeof(base));
+	for (int i = 0; i < 3; i++) {
+		base[i].throughput_bps = 1000;
+		r[i].throughput_bps = 1000;
+		r[i].p99 = 100 * (unsigned int)(i + 1);
+		r[i].qdisc_p99 = 5000;
+	}
+	r[1].throughput_bps = 990;		/* 99%: below keep 0.995 */
+	r[2].throughput_bps = 980;
+	tune_fold(&agg, &r[0], &base[0], 0, 0.995, TUNE_QDISC_FQ);
+	assert_true(agg.feasible);
+	assert_int_equal(agg.worst_lat, 100);
+	tune_fold(&agg, &r[1], &base[1], 1, 0.995, TUNE_QDISC_FQ);
+	tune_fold(&agg, &r[2], &base[2], 2, 0.995, TUNE_QDISC_FQ);
+	assert_false(agg.feasible);
+	assert_int_equal(agg.fail_member, 1);		/* the first below keep */
+	assert_int_equal(agg.worst_ratio_member, 2);
+	assert_true(fabs(agg.worst_ratio - 0.98) < 1e-9);
+	assert_int_equal(agg.worst_lat, 300);
+	assert_int_equal(agg.worst_lat_member, 2);
+	assert_int_equal(agg.members, 3);
+	assert_int_equal(agg.p99, 100);			/* the model's */
+	/* behind a FIFO the qdisc's wait counts too */
+	tune_fold(&agg, &r[0], &base[0], 0, 0.995, TUNE_QDISC_FIFO);
+	assert_int_equal(agg.worst_lat, 5100);
+	assert_int_equal(tune_latency(&r[2], TUNE_QDISC_FIFO), 5300);
+	assert_int_equal(tune_latency(&r[2], TUNE_QDISC_UNKNOWN), 300);
+	/* a run that could not simulate is never feasible */
+	r[0].err = -ENOMEM;
+	tune_fold(&agg, &r[0], &base[0], 0, 0.995, TUNE_QDISC_FQ);
+	assert_false(agg.feasible);
+	assert_int_equal(agg.fail_member, 0);
+}
+
+static void test_hold_default(void **state)
+{
+	struct tune_result done[3];
+	struct tune_settings s;
+
+	(void)state;
+	memset(done, 0, sizeof(done));
+	done[0].set = (struct tune_settings){ 0, 10000, 100 };
+	done[0].members = 1;
+	done[0].worst_lat = 50;
+	done[0].feasible = true;
+	done[1].set = (struct tune_settings){ 0, 5000, 20 };
+	done[1].members = 1;
+	done[1].worst_lat = 10;		/* better, infeasible */
+	done[2].set = (struct tune_settings){ 0, DQL_MAX_LIMIT, 100 };
+	done[2].members = 1;
+	done[2].worst_lat = 90;
+	done[2].feasible = true;
+	assert_true(tune_hold_default(done, 3, &s));
+	assert_int_equal(s.limit_max, 10000);
+	assert_int_equal(s.hold_time, 1000);
+	done[1].set = s;		/* tried already */
+	assert_false(tune_hold_default(done, 3, &s));
 }
 
 int main(void)
@@ -410,9 +403,10 @@ int main(void)
 		cmocka_unit_test(test_coarse),
 		cmocka_unit_test(test_refine),
 		cmocka_unit_test(test_pick_margins),
-		cmocka_unit_test(test_fit_link),
-		cmocka_unit_test(test_fit_load),
-		cmocka_unit_test(test_fit_many_queues),
+		cmocka_unit_test(test_ensemble_members),
+		cmocka_unit_test(test_member_cfg),
+		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_hold_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
