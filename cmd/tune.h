@@ -8,6 +8,7 @@
 
 #include "cmd/sim_opts.h"
 #include "dql/tune.h"
+#include "dql/tune_fit.h"
 #include "lib/ctx.h"
 
 struct tx {
