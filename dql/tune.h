@@ -17,6 +17,18 @@
 
 #define TUNE_MAX_CAND	256
 
+/*
+ * The qdisc in front of the TX queues, for the latency a sparse flow sees
+ * behind bulk traffic: behind a flow-isolating qdisc (fq_codel, fq, cake)
+ * it waits for the ring only; behind a FIFO (pfifo_fast, pfifo, bfifo) for
+ * the qdisc's backlog and the ring. UNKNOWN: not read, not given.
+ */
+enum tune_qdisc {
+	TUNE_QDISC_UNKNOWN,
+	TUNE_QDISC_FIFO,
+	TUNE_QDISC_FQ,
+};
+
 /* the three settings searched, in sysfs units */
 struct tune_settings {
 	uint32_t limit_min, limit_max;
