@@ -104,84 +104,6 @@ static int model_from_trace(struct tx *x)
 	return ret;
 }
 
-/*
- * The device's TX ring size and coalescing from the ethtool genl family
- * (read only); what the driver does not report stays the model's default,
- * and the report says so.
- */
-static void device_ring_coal(struct tx *x, int ifindex)
-{
-	struct bnl *nl = NULL;
-	struct bnl_ring ring;
-	struct bnl_coal coal;
-	struct bql_err e;
-
-	if (x->c->root_overridden || ifindex <= 0)
-		return;
-	if (bnl_open(&nl, &e)) {
-		snprintf(x->dev_eth_note, sizeof(x->dev_eth_note), "%s", e.msg);
-		return;
-	}
-	(void)bnl_refresh(nl, &e);	/* the device's name in messages */
-	if (!bnl_ring_get(nl, ifindex, &ring, &e) && (ring.present & BNL_RING_TX)) {
-		x->dev_has_ring = true;
-		x->dev_ring = ring.tx;
-	} else if (ring.present == 0) {
-		snprintf(x->dev_eth_note, sizeof(x->dev_eth_note), "%s", e.msg);
-	}
-	if (!bnl_coal_get(nl, ifindex, &coal, &e)) {
-		x->dev_has_usecs = coal.present & BNL_COAL_TX_USECS;
-		x->dev_coal_usecs = coal.tx_usecs;
-		x->dev_has_frames = coal.present & BNL_COAL_TX_MAX_FRAMES;
-		x->dev_coal_frames = coal.tx_max_frames;
-	} else if (!x->dev_eth_note[0]) {
-		snprintf(x->dev_eth_note, sizeof(x->dev_eth_note), "%s", e.msg);
-	}
-	bnl_close(nl);
-}
-
-/* the selected device's link speed, queues, ring and coalescing, read-only */
-static int model_from_device(struct tx *x, const struct sel_result *t)
-{
-	const struct sel_target *d = &t->t[0];
-	struct sim_config *cfg = &x->o.cfg;
-
-	x->from_device = true;
-	snprintf(x->dev, sizeof(x->dev), "%s", d->ifname);
-	x->dev_mbps = sysfs_link_speed(x->c, d->ifname);
-	x->dev_queues = d->nqueues;
-	if (!x->o.link_given) {
-		if (x->dev_mbps * 1000000 >= SIM_LINK_MIN && x->dev_mbps * 1000000 <= SIM_LINK_MAX)
-			cfg->link_bps = x->dev_mbps * 1000000;
-		else
-			cmd_warn(x->c, "%s: link speed unknown: assuming %" PRIu64 " Mbit/s; give --link",
-				 d->ifname, cfg->link_bps / 1000000);
-	}
-	if (!x->o.queues_given)
-		cfg->nqueues = d->nqueues > SIM_MAX_QUEUES ? SIM_MAX_QUEUES : d->nqueues;
-	device_ring_coal(x, d->ifindex);
-	if (x->dev_has_ring && !x->o.ring_given)
-		cfg->ring = x->dev_ring > SIM_RING_MAX ? SIM_RING_MAX : x->dev_ring;
-	if (x->dev_has_usecs && !x->o.coal_usecs_given)
-		cfg->coalesce_usecs = x->dev_coal_usecs > 1000000 ? 1000000 : x->dev_coal_usecs;
-	if (x->dev_has_frames && !x->o.coal_frames_given)
-		cfg->coalesce_frames = x->dev_coal_frames > SIM_RING_MAX ? SIM_RING_MAX :
-				       x->dev_coal_frames;
-	if (!x->o.traffic_given) {
-		/* every queue backlogged: the case where the limit matters */
-		cfg->nflows = cfg->nqueues;
-		for (unsigned int i = 0; i < cfg->nflows; i++) {
-			memset(&cfg->flows[i], 0, sizeof(cfg->flows[i]));
-			cfg->flows[i].kind = SIM_T_BULK;
-			cfg->flows[i].pinned = true;
-			cfg->flows[i].queue = i;
-			cfg->flows[i].size = x->o.size;
-			x->o.flow_sized[i] = true;
-		}
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------ the search */
 
 struct batch {
@@ -272,9 +194,12 @@ static void advise(struct tx *x)
 			 "p99 ring delay %s -> %s at %.1f%% of default throughput",
 			 sim_fmt_ns(a, sizeof(a), x->base.p99), sim_fmt_ns(b, sizeof(b), r->p99),
 			 x->base.bytes_tx ? 100.0 * (double)r->bytes_tx / (double)x->base.bytes_tx : 100.0);
+		char w[256];
+		const char *sel = x->sel ? tx_shell_word(w, sizeof(w), x->sel) : NULL;
+
 		snprintf(x->command, sizeof(x->command),
 			 "bqltool set %s limit_min=%" PRIu32 " limit_max=%" PRIu32 " hold_time=%" PRIu32,
-			 x->sel ? x->sel : "DEV", r->set.limit_min, r->set.limit_max, r->set.hold_time);
+			 sel ? sel : "DEV", r->set.limit_min, r->set.limit_max, r->set.hold_time);
 	}
 }
 
@@ -436,7 +361,7 @@ static int tune_run(struct bql_ctx *c, int argc, char **argv)
 	if (x->from)
 		ret = model_from_trace(x);
 	else if (x->sel)
-		ret = model_from_device(x, &st.targets);
+		ret = tx_model_from_device(x, &st.targets);
 	if (ret)
 		goto out;
 	ret = sim_opts_finish(c, &x->o);

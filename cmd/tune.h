@@ -10,6 +10,19 @@
 #include "dql/tune.h"
 #include "dql/tune_fit.h"
 #include "lib/ctx.h"
+#include "lib/sel.h"
+
+/* one selected device as tune_dev.c read it; 0 / has_* false: not reported */
+struct tx_dev {
+	char ifname[BQL_IFNAMSIZ];
+	uint64_t mbps;			/* sysfs speed, 0 = unknown */
+	unsigned int queues;		/* selected */
+	unsigned int ring, coal_usecs, coal_frames;
+	bool has_ring, has_usecs, has_frames;
+	char qdisc_kind[16];		/* of the selected queues, "mixed", "" = unknown */
+	enum tune_qdisc qdisc;
+	char eth_note[256];		/* why ring or coalescing are unknown */
+};
 
 struct tx {
 	struct bql_ctx *c;
@@ -30,6 +43,8 @@ struct tx {
 	unsigned int dev_ring, dev_coal_usecs, dev_coal_frames;
 	bool dev_has_ring, dev_has_usecs, dev_has_frames;
 	char dev_eth_note[256];		/* why they are unknown */
+	struct tx_dev dev_info;		/* the first selected device, read */
+	enum tune_qdisc dev_qdisc;	/* the qdisc kind read from the device */
 	/* results */
 	struct tune_result base;
 	struct tune_result *res;	/* candidates, in evaluation order */
@@ -38,6 +53,17 @@ struct tx {
 	char command[512];		/* "bqltool set SEL ..." or "" */
 	char reason[512];
 };
+
+/*
+ * tune_dev.c: the model from the selected device(s), read-only; a usage
+ * error (2) when the device does not give what the model needs (its link
+ * speed) and no option does, or when the selected devices differ.
+ */
+int tx_model_from_device(struct tx *x, const struct sel_result *t);
+/* the qdisc kind of a tc kind name: fq_codel -> FQ, pfifo_fast -> FIFO */
+enum tune_qdisc tx_qdisc_kind(const char *kind);
+/* @s as one shell word (quoted if needed) in @buf, or NULL if it does not fit */
+char *tx_shell_word(char *buf, size_t n, const char *s);
 
 /* tune_out.c: the report, text or JSON */
 int tx_report(struct tx *x);

@@ -90,7 +90,8 @@ static void json_report(struct tx *x)
 	if (x->from_device) {
 		out_open_obj(c, "device");
 		out_str(c, OUT_JSON, "ifname", NULL, x->dev);
-		out_u64(c, OUT_JSON, "speed_mbps", NULL, x->dev_mbps);
+		if (x->dev_mbps)	/* unknown: absent, never 0 */
+			out_u64(c, OUT_JSON, "speed_mbps", NULL, x->dev_mbps);
 		out_u64(c, OUT_JSON, "queues", NULL, x->dev_queues);
 		if (x->dev_has_ring) {
 			out_open_obj(c, "ring");
@@ -103,6 +104,11 @@ static void json_report(struct tx *x)
 				out_u64(c, OUT_JSON, "tx_usecs", NULL, x->dev_coal_usecs);
 			if (x->dev_has_frames)
 				out_u64(c, OUT_JSON, "tx_max_frames", NULL, x->dev_coal_frames);
+			out_close_obj(c);
+		}
+		if (x->dev_info.qdisc_kind[0]) {
+			out_open_obj(c, "qdisc");
+			out_str(c, OUT_JSON, "kind", NULL, x->dev_info.qdisc_kind);
 			out_close_obj(c);
 		}
 		out_close_obj(c);
@@ -219,6 +225,8 @@ static void text_report(struct tx *x)
 			out_text(c, ", tx-usecs %u", x->dev_coal_usecs);
 		if (x->dev_has_frames)
 			out_text(c, ", tx-frames %u", x->dev_coal_frames);
+		if (x->dev_info.qdisc_kind[0])
+			out_text(c, ", qdisc %s", x->dev_info.qdisc_kind);
 		if (!x->dev_has_ring || !x->dev_has_usecs)
 			out_text(c, " (%s%s%s not reported%s%s: the model's default)",
 				 x->dev_has_ring ? "" : "ring",
