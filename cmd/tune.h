@@ -31,10 +31,13 @@ struct tx {
 	char *sel;			/* SEL as typed, NULL = none */
 	double keep, min_gain;
 	unsigned int threads;
-	bool apply;
+	bool apply, force;
 	/* the model's origin, for the report */
 	bool fitted;
 	struct tune_fitted fit;
+	struct sim_config fit_cfg;	/* the fitted model, no option over it */
+	struct tune_gof gof;		/* fit_cfg simulated against the trace */
+	bool gof_done;
 	bool from_device;
 	char dev[16];
 	uint64_t dev_mbps;
