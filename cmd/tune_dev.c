@@ -34,11 +34,18 @@ static bool kind_in(const char *kind, const char *const *list)
 
 enum tune_qdisc tx_qdisc_kind(const char *kind)
 {
+	if (!strcmp(kind, "fifo"))
+		return TUNE_QDISC_FIFO;
 	if (kind_in(kind, fq_kinds))
 		return TUNE_QDISC_FQ;
 	if (kind_in(kind, fifo_kinds))
 		return TUNE_QDISC_FIFO;
 	return TUNE_QDISC_UNKNOWN;
+}
+
+const char *tx_qdisc_name(enum tune_qdisc q)
+{
+	return q == TUNE_QDISC_FQ ? "fq" : q == TUNE_QDISC_FIFO ? "fifo" : NULL;
 }
 
 /*
@@ -127,7 +134,7 @@ static const char *dev_differs(const struct tx *x, const struct tx_dev *a, const
 	if (!o->coal_frames_given &&
 	    (a->has_frames != b->has_frames || a->coal_frames != b->coal_frames))
 		return "tx-frames";
-	if (a->qdisc != b->qdisc)
+	if (!x->qdisc_given && a->qdisc != b->qdisc)
 		return "qdisc";
 	return NULL;
 }
@@ -184,7 +191,8 @@ int tx_model_from_device(struct tx *x, const struct sel_result *t)
 	x->dev_has_frames = d->has_frames;
 	x->dev_coal_frames = d->coal_frames;
 	snprintf(x->dev_eth_note, sizeof(x->dev_eth_note), "%s", d->eth_note);
-	x->dev_qdisc = d->qdisc;
+	if (!x->qdisc_given)
+		x->qdisc = d->qdisc;
 	if (!x->o.link_given) {
 		uint64_t bps = d->mbps * 1000000;
 
