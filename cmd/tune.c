@@ -111,15 +111,21 @@ static int model_from_trace(struct tx *x, const struct sel_result *sel)
 				    x->o.traffic_given, &x->fit, &e))
 		ret = cmd_fail(x->c, "%s: %s", x->from, e.msg);
 	if (!ret) {
-		/* the model as fitted, no option over it: what is checked against the trace */
+		/*
+		 * The model as fitted, no option over it, what is checked
+		 * against the trace; but --link, where the trace cannot show
+		 * the link, is the piece the user supplied.
+		 */
 		struct tune_fitted pure;
 
 		sim_config_init(&x->fit_cfg);
+		x->fit_cfg.link_bps = x->o.cfg.link_bps;
 		x->fit_cfg.kflags = x->o.cfg.kflags;
 		x->fit_cfg.seed = x->o.cfg.seed;
 		x->fit_cfg.irq_latency_ns = x->o.cfg.irq_latency_ns;
 		x->fit_cfg.irq_jitter_ns = x->o.cfg.irq_jitter_ns;
-		if (tune_fit_finish(&fc->f, &x->fit_cfg, false, false, false, &pure, &e))
+		if (tune_fit_finish(&fc->f, &x->fit_cfg, x->o.link_given && !x->fit.link_ok, false,
+				    false, &pure, &e))
 			ret = cmd_fail(x->c, "%s: %s", x->from, e.msg);
 	}
 	if (!ret && fc->foreign) {

@@ -208,6 +208,7 @@ static void fit_measure(const struct tune_fit *f, struct tune_fitted *out)
 	out->completed_bps = (double)cbytes * 8e9 / (double)dur;
 	out->gap_p50_ns = sim_hist_quantile(&f->c_gap, 0.5);
 	out->gap_p10_ns = sim_hist_quantile(&f->c_gap, 0.1);
+	out->gap_p01_ns = sim_hist_quantile(&f->c_gap, 0.01);
 	out->batch_p50 = sim_hist_quantile(&f->c_size, 0.5);
 	out->busy_gap_p50_ns = sim_hist_quantile(&f->busy_gap, 0.5);
 	out->busy_batch_p50 = sim_hist_quantile(&f->busy_size, 0.5);
@@ -291,11 +292,16 @@ int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_
 		out->misfit |= TUNE_MISFIT_OVERLOAD;
 	/*
 	 * Coalescing: a busy window is the coalescing time plus the IRQ
-	 * latency (the model's; the trace cannot tell them apart). Without
-	 * busy windows, the shortest intervals between completions.
+	 * latency (the model's; the trace cannot tell them apart).
 	 */
 	out->irq_latency_ns = cfg->irq_latency_ns;
-	gap = out->busy_intervals >= TUNE_FIT_MIN_BUSY ? out->busy_gap_p50_ns : out->gap_p10_ns;
+	/*
+	 * Without busy windows the intervals follow the arrivals, and the
+	 * coalescing time is a floor under them: the 1st percentile (the
+	 * 10th on fewer than 100 intervals).
+	 */
+	gap = out->busy_intervals >= TUNE_FIT_MIN_BUSY ? out->busy_gap_p50_ns :
+	      f->c_gap.n >= 100 ? out->gap_p01_ns : out->gap_p10_ns;
 	out->coalesce_usecs = gap > cfg->irq_latency_ns ?
 			      (unsigned int)((gap - cfg->irq_latency_ns + 500) / 1000) : 0;
 	if (out->coalesce_usecs > 1000000)

@@ -88,7 +88,7 @@ struct tune_fitted {
 	uint64_t busy_intervals;	/* busy windows, all queues */
 	uint64_t busy_periods;		/* their union */
 	double busy_frac;		/* of the trace's duration */
-	uint64_t gap_p50_ns, gap_p10_ns;	/* between completions of a queue */
+	uint64_t gap_p50_ns, gap_p10_ns, gap_p01_ns;	/* between completions of a queue */
 	uint64_t busy_gap_p50_ns;	/* ... in busy windows */
 	uint64_t batch_p50;		/* bytes per completion */
 	uint64_t busy_batch_p50;	/* ... in busy windows */

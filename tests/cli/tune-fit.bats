@@ -138,3 +138,24 @@ near() {
 	[ "$status" -eq 0 ] || fail "$stderr"
 	jq -e '.fitted.goodness_of_fit.ok' <<<"$output"
 }
+
+@test "tune SEL --from: a light eth0-like trace (an interrupt per packet, 5 Mbit/s): no link seen, refused naming --link; with --link the fit is shown" {
+	use_tree multi
+	t=$BATS_TEST_TMPDIR/e.bqlt
+	"$BQLTOOL" sim -q --link 1G --coalesce-usecs 0 --coalesce-frames 1 --traffic poisson:5M --size imix \
+		--duration 2 --trace "$t"
+	sed -i 's/sim:tx-0/eth0:tx-0/g' "$t"
+	# the old fit: a link of a few Mbit/s, no warning
+	bq tune eth0 --from "$t" --duration 0.05
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"the link rate cannot be seen"*"give --link"* ]] || fail "$stderr"
+	bq -j tune eth0 --from "$t" --link 1G --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.model.link_bps == 1000000000 and .fitted.misfit == [] and .fitted.goodness_of_fit.ok' <<<"$output"
+	# no busy window: the coalescing is a floor under the arrivals, near 0
+	jq -e '.fitted.coalesce_usecs <= 10' <<<"$output"
+	bq tune eth0 --from "$t" --link 1G --duration 0.05
+	[ "$status" -eq 0 ]
+	assert_line --regexp '^  goodness of fit .*: fits$'
+	assert_line --regexp '^(recommended|keep the defaults)'
+}
