@@ -396,7 +396,6 @@ enum {
 	OPT_THREADS,
 	OPT_APPLY,
 	OPT_FORCE,
-	OPT_QDISC,
 };
 
 /*
@@ -426,7 +425,6 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 		{ "threads",	required_argument,	NULL, OPT_THREADS },
 		{ "apply",	no_argument,		NULL, OPT_APPLY },
 		{ "force",	no_argument,		NULL, OPT_FORCE },
-		{ "qdisc",	required_argument,	NULL, OPT_QDISC },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -462,13 +460,6 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 			break;
 		case OPT_FORCE:
 			x->force = true;
-			break;
-		case OPT_QDISC:
-			x->qdisc = tx_qdisc_kind(optarg);
-			if (x->qdisc == TUNE_QDISC_UNKNOWN)
-				return cmd_usage(x->c, "--qdisc: '%s': expected a FIFO (fifo, pfifo_fast, pfifo, bfifo) or a flow-isolating qdisc (fq_codel, fq, cake, fq_pie, sfq)",
-						 optarg);
-			x->qdisc_given = true;
 			break;
 		case ':':
 		case '?':
@@ -552,7 +543,7 @@ out:
 const struct cmd_entry cmd_tune_entry = {
 	.name = "tune",
 	.synopsis = "tune [SEL] [--from TRACE] [--keep FRACTION] [--min-gain FRACTION] "
-		    "[--threads N] [--apply] [--force] [--qdisc KIND] [MODEL OPTIONS]",
+		    "[--threads N] [--apply] [--force] [MODEL OPTIONS]",
 	.summary = "Recommend limit_min, limit_max and hold_time for a latency goal, by simulation",
 	.help = "  --from TRACE         fit the model (link rate, completion batches and\n"
 		"                       intervals, offered load, packet sizes, queues) from a\n"
@@ -566,9 +557,6 @@ const struct cmd_entry cmd_tune_entry = {
 		"  --apply              write the recommendation to SEL, all-or-nothing as set\n"
 		"  --force              search even where the trace fits no model, or is of\n"
 		"                       another device than SEL (it says what does not fit)\n"
-		"  --qdisc KIND         the qdisc in front of the queues: fifo (pfifo_fast,\n"
-		"                       pfifo, bfifo) or fq_codel (fq, cake: flow-isolating);\n"
-		"                       default: the device's, read with SEL\n"
 		"MODEL OPTIONS, as for sim (they override what was fitted or read):\n"
 		SIM_OPTS_HELP
 		"\nWith SEL and no --from, the link speed and queue count come from the device\n"

@@ -32,6 +32,8 @@ struct tx {
 	double keep, min_gain;
 	unsigned int threads;
 	bool apply, force;
+	enum tune_qdisc qdisc;		/* --qdisc, or the device's */
+	bool qdisc_given;
 	/* the model's origin, for the report */
 	bool fitted;
 	struct tune_fitted fit;
@@ -47,9 +49,6 @@ struct tx {
 	bool dev_has_ring, dev_has_usecs, dev_has_frames;
 	char dev_eth_note[256];		/* why they are unknown */
 	struct tx_dev dev_info;		/* the first selected device, read */
-	/* the model's qdisc kind: --qdisc, else the device's, else unknown */
-	enum tune_qdisc qdisc;
-	bool qdisc_given;
 	/* results */
 	struct tune_result base;
 	struct tune_result *res;	/* candidates, in evaluation order */
@@ -67,8 +66,6 @@ struct tx {
 int tx_model_from_device(struct tx *x, const struct sel_result *t);
 /* the qdisc kind of a tc kind name: fq_codel -> FQ, pfifo_fast -> FIFO */
 enum tune_qdisc tx_qdisc_kind(const char *kind);
-/* the model's qdisc kind as a word: "fifo", "fq", NULL when unknown */
-const char *tx_qdisc_name(enum tune_qdisc q);
 /* @s as one shell word (quoted if needed) in @buf, or NULL if it does not fit */
 char *tx_shell_word(char *buf, size_t n, const char *s);
 

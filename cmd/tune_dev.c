@@ -34,18 +34,11 @@ static bool kind_in(const char *kind, const char *const *list)
 
 enum tune_qdisc tx_qdisc_kind(const char *kind)
 {
-	if (!strcmp(kind, "fifo"))
-		return TUNE_QDISC_FIFO;
 	if (kind_in(kind, fq_kinds))
 		return TUNE_QDISC_FQ;
 	if (kind_in(kind, fifo_kinds))
 		return TUNE_QDISC_FIFO;
 	return TUNE_QDISC_UNKNOWN;
-}
-
-const char *tx_qdisc_name(enum tune_qdisc q)
-{
-	return q == TUNE_QDISC_FQ ? "fq" : q == TUNE_QDISC_FIFO ? "fifo" : NULL;
 }
 
 /*
@@ -191,7 +184,7 @@ int tx_model_from_device(struct tx *x, const struct sel_result *t)
 	x->dev_has_frames = d->has_frames;
 	x->dev_coal_frames = d->coal_frames;
 	snprintf(x->dev_eth_note, sizeof(x->dev_eth_note), "%s", d->eth_note);
-	if (!x->qdisc_given)
+	if (!x->qdisc_given)	/* --qdisc wins */
 		x->qdisc = d->qdisc;
 	if (!x->o.link_given) {
 		uint64_t bps = d->mbps * 1000000;

@@ -107,10 +107,6 @@ static void json_report(struct tx *x)
 	out_u64(c, OUT_JSON, "hz", NULL, cfg->hz);
 	out_u64(c, OUT_JSON, "duration_ns", NULL, cfg->duration_ns);
 	out_u64(c, OUT_JSON, "seed", NULL, cfg->seed);
-	if (tx_qdisc_name(x->qdisc))
-		out_str(c, OUT_JSON, "qdisc", NULL, tx_qdisc_name(x->qdisc));
-	else
-		out_null(c, "qdisc");
 	out_close_obj(c);
 	if (x->fitted) {
 		const struct tune_fitted *f = &x->fit;
@@ -286,9 +282,6 @@ static void text_report(struct tx *x)
 		 cfg->nqueues == 1 ? "" : "s", cfg->ring, cfg->coalesce_usecs, cfg->coalesce_frames,
 		 cfg->napi_budget, cfg->hz, sim_fmt_ns(b, sizeof(b), cfg->duration_ns), cfg->seed);
 	out_text(c, "traffic: %s\n", sim_fmt_traffic(tr, sizeof(tr), cfg));
-	if (tx_qdisc_name(x->qdisc))
-		out_text(c, "qdisc: %s%s\n", x->qdisc == TUNE_QDISC_FQ ? "flow-isolating" : "FIFO",
-			 x->qdisc_given ? " (--qdisc)" : " (the device's)");
 	if (x->fitted) {
 		const struct tune_fitted *f = &x->fit;
 

@@ -228,22 +228,3 @@ tn() {
 	[ "$status" -eq 0 ]
 	assert_line --regexp '^  bqltool set eth0 limit_min='
 }
-
-@test "tune --qdisc: the model's qdisc kind, a FIFO or flow-isolating; anything else is a usage error" {
-	tn -j tune --qdisc fq_codel --duration 0.02
-	[ "$status" -eq 0 ]
-	jq -e '.model.qdisc == "fq"' <<<"$output"
-	for k in fifo pfifo_fast pfifo bfifo; do
-		tn -j tune --qdisc "$k" --duration 0.02
-		[ "$status" -eq 0 ]
-		jq -e '.model.qdisc == "fifo"' <<<"$output"
-	done
-	tn -j tune --duration 0.02
-	jq -e '.model.qdisc == null' <<<"$output"
-	tn tune --qdisc fq --duration 0.02
-	assert_line "qdisc: flow-isolating (--qdisc)"
-	tn tune --qdisc htb --duration 0.02
-	[ "$status" -eq 2 ]
-	[ -z "$output" ]
-	[[ $stderr == *"--qdisc: 'htb': expected a FIFO"* ]]
-}
