@@ -340,12 +340,9 @@ static void advise(struct tx *x)
 			 "p99 ring delay %s -> %s at %.1f%% of default throughput",
 			 sim_fmt_ns(a, sizeof(a), x->base.p99), sim_fmt_ns(b, sizeof(b), r->p99),
 			 x->base.bytes_tx ? 100.0 * (double)r->bytes_tx / (double)x->base.bytes_tx : 100.0);
-		char w[256];
-		const char *sel = x->sel ? tx_shell_word(w, sizeof(w), x->sel) : NULL;
-
 		snprintf(x->command, sizeof(x->command),
 			 "bqltool set %s limit_min=%" PRIu32 " limit_max=%" PRIu32 " hold_time=%" PRIu32,
-			 sel ? sel : "DEV", r->set.limit_min, r->set.limit_max, r->set.hold_time);
+			 x->sel ? x->sel : "DEV", r->set.limit_min, r->set.limit_max, r->set.hold_time);
 	}
 }
 
@@ -391,11 +388,11 @@ static int apply(struct tx *x, const struct sel_result *t)
 
 enum {
 	OPT_FROM = 256,
+	OPT_FORCE,
 	OPT_KEEP,
 	OPT_MIN_GAIN,
 	OPT_THREADS,
 	OPT_APPLY,
-	OPT_FORCE,
 };
 
 /*
@@ -420,11 +417,11 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 	static const struct option opts[] = {
 		SIM_OPTS_LONG,
 		{ "from",	required_argument,	NULL, OPT_FROM },
+		{ "force",	no_argument,		NULL, OPT_FORCE },
 		{ "keep",	required_argument,	NULL, OPT_KEEP },
 		{ "min-gain",	required_argument,	NULL, OPT_MIN_GAIN },
 		{ "threads",	required_argument,	NULL, OPT_THREADS },
 		{ "apply",	no_argument,		NULL, OPT_APPLY },
-		{ "force",	no_argument,		NULL, OPT_FORCE },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -438,6 +435,9 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 			if (!*optarg)
 				return cmd_usage(x->c, "--from: expected a trace file (- for standard input)");
 			x->from = optarg;
+			break;
+		case OPT_FORCE:
+			x->force = true;
 			break;
 		case OPT_KEEP:
 			ret = parse_fraction(x, "--keep", optarg, false, "0.995", &x->keep);
@@ -457,9 +457,6 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 			break;
 		case OPT_APPLY:
 			x->apply = true;
-			break;
-		case OPT_FORCE:
-			x->force = true;
 			break;
 		case ':':
 		case '?':
@@ -525,6 +522,7 @@ static int tune_run(struct bql_ctx *c, int argc, char **argv)
 	if (ret)
 		goto out;
 	advise(x);
+	tx_quote_command(x);
 	ret = tx_report(x);
 	if (!ret && x->apply) {
 		if (x->pick < 0)

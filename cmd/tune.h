@@ -7,31 +7,20 @@
 #include <stdint.h>
 
 #include "cmd/sim_opts.h"
+#include "cmd/tune_dev.h"
 #include "dql/tune.h"
 #include "dql/tune_fit.h"
 #include "lib/ctx.h"
-#include "lib/sel.h"
-
-/* one selected device as tune_dev.c read it; 0 / has_* false: not reported */
-struct tx_dev {
-	char ifname[BQL_IFNAMSIZ];
-	uint64_t mbps;			/* sysfs speed, 0 = unknown */
-	unsigned int queues;		/* selected */
-	unsigned int ring, coal_usecs, coal_frames;
-	bool has_ring, has_usecs, has_frames;
-	char qdisc_kind[16];		/* of the selected queues, "mixed", "" = unknown */
-	enum tune_qdisc qdisc;
-	char eth_note[256];		/* why ring or coalescing are unknown */
-};
 
 struct tx {
 	struct bql_ctx *c;
 	struct sim_opts o;
 	const char *from;		/* --from TRACE */
+	bool force;			/* --force: past a trace that fits no model */
 	char *sel;			/* SEL as typed, NULL = none */
 	double keep, min_gain;
 	unsigned int threads;
-	bool apply, force;
+	bool apply;
 	enum tune_qdisc qdisc;		/* --qdisc, or the device's */
 	bool qdisc_given;
 	/* the model's origin, for the report */
@@ -68,6 +57,11 @@ int tx_model_from_device(struct tx *x, const struct sel_result *t);
 enum tune_qdisc tx_qdisc_kind(const char *kind);
 /* @s as one shell word (quoted if needed) in @buf, or NULL if it does not fit */
 char *tx_shell_word(char *buf, size_t n, const char *s);
+/* x->command ("bqltool set SEL ...") with SEL quoted for the shell where needed */
+void tx_quote_command(struct tx *x);
+/* tune_fit_out.c: what was fitted and how well, in the report */
+void tx_json_fit(struct tx *x);
+void tx_text_fit(struct tx *x);
 
 /* tune_out.c: the report, text or JSON */
 int tx_report(struct tx *x);

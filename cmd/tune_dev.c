@@ -253,3 +253,29 @@ char *tx_shell_word(char *buf, size_t n, const char *s)
 	buf[o] = '\0';
 	return buf;
 }
+
+void tx_quote_command(struct tx *x)
+{
+	static const char pre[] = "bqltool set ";
+	size_t np = sizeof(pre) - 1, ns, nq, nr;
+	char w[256], rest[sizeof(x->command)];
+	const char *q;
+
+	if (!x->sel || strncmp(x->command, pre, np))
+		return;
+	ns = strlen(x->sel);
+	if (strncmp(x->command + np, x->sel, ns) || x->command[np + ns] != ' ')
+		return;
+	q = tx_shell_word(w, sizeof(w), x->sel);
+	if (!q)
+		q = "DEV";	/* too long to print as one word */
+	nq = strlen(q);
+	nr = strlen(x->command + np + ns);
+	if (np + nq + nr >= sizeof(x->command)) {
+		q = "DEV";	/* never an unquoted selector */
+		nq = 3;
+	}
+	memcpy(rest, x->command + np + ns, nr + 1);
+	memcpy(x->command + np, q, nq);
+	memcpy(x->command + np + nq, rest, nr + 1);
+}
