@@ -44,12 +44,35 @@
 struct fitctx {
 	struct tune_fit f;
 	const struct bqlt_parser *p;
+	const struct sel_result *sel;	/* SEL, or NULL */
+	unsigned int named;		/* trace queues whose names were checked */
+	unsigned int foreign;		/* ... that are none of SEL's queues */
+	char first_foreign[64];
 };
+
+/* is @name one of the selected queues ("IFNAME:tx-N")? */
+static bool sel_has(const struct sel_result *t, const char *name)
+{
+	char want[BQL_IFNAMSIZ + 16];
+
+	for (size_t d = 0; d < t->n; d++)
+		for (unsigned int k = 0; k < t->t[d].nqueues; k++) {
+			snprintf(want, sizeof(want), "%s:tx-%u", t->t[d].ifname, t->t[d].queues[k]);
+			if (!strcmp(want, name))
+				return true;
+		}
+	return false;
+}
 
 static void fit_event(void *arg, const struct replay_event *ev)
 {
 	struct fitctx *fc = arg;
 
+	if (fc->sel && ev->queue >= fc->named && ev->qname) {
+		fc->named = ev->queue + 1;
+		if (!sel_has(fc->sel, ev->qname) && !fc->foreign++)
+			snprintf(fc->first_foreign, sizeof(fc->first_foreign), "%s", ev->qname);
+	}
 	tune_fit_event(&fc->f, ev, fc->p->hz);
 }
 
@@ -81,7 +104,7 @@ static int fit_trace(struct tx *x, struct fitctx *fc)
 
 /* ------------------------------------------------------------ the model */
 
-static int model_from_trace(struct tx *x)
+static int model_from_trace(struct tx *x, const struct sel_result *sel)
 {
 	struct fitctx *fc = calloc(1, sizeof(*fc));
 	struct bql_err e;
@@ -89,18 +112,45 @@ static int model_from_trace(struct tx *x)
 
 	if (!fc)
 		return cmd_fail(x->c, "%s", strerror(ENOMEM));
+	fc->sel = sel;
 	ret = fit_trace(x, fc);
 	if (!ret && tune_fit_finish(&fc->f, &x->o.cfg, x->o.link_given, x->o.queues_given,
 				    x->o.traffic_given, &x->fit, &e))
 		ret = cmd_fail(x->c, "%s: %s", x->from, e.msg);
 	if (!ret) {
+		/*
+		 * The model as fitted, no option over it, what is checked
+		 * against the trace; but --link, where the trace cannot show
+		 * the link, is the piece the user supplied.
+		 */
+		struct tune_fitted pure;
+
+		sim_config_init(&x->fit_cfg);
+		x->fit_cfg.link_bps = x->o.cfg.link_bps;
+		x->fit_cfg.kflags = x->o.cfg.kflags;
+		x->fit_cfg.seed = x->o.cfg.seed;
+		x->fit_cfg.irq_latency_ns = x->o.cfg.irq_latency_ns;
+		x->fit_cfg.irq_jitter_ns = x->o.cfg.irq_jitter_ns;
+		if (tune_fit_finish(&fc->f, &x->fit_cfg, x->o.link_given && !x->fit.link_ok, false,
+				    false, &pure, &e))
+			ret = cmd_fail(x->c, "%s: %s", x->from, e.msg);
+	}
+	if (!ret && fc->foreign) {
+		if (x->force)
+			cmd_warn(x->c, "%s: %u of its %u queues (%s first) are not queues of '%s': the trace is of another device (--force: modelled all the same)",
+				 x->from, fc->foreign, fc->named, fc->first_foreign, x->sel);
+		else
+			ret = cmd_fail(x->c, "%s: %u of its %u queues (%s first) are not queues of '%s': the trace is of another device, so its model says nothing about '%s' (give the traced device, or --force)",
+				       x->from, fc->foreign, fc->named, fc->first_foreign, x->sel, x->sel);
+	}
+	if (!ret) {
 		x->fitted = true;
 		if (x->fit.folded)
 			cmd_warn(x->c, "%s: %u queues, modelled on %u (trace queue i on model queue i mod %u): give --queues to choose",
 				 x->from, x->fit.nqueues, x->o.cfg.nqueues, x->o.cfg.nqueues);
-		if (x->fit.link_assumed)
-			cmd_warn(x->c, "%s: the link rate cannot be fitted (the queue never stayed busy between completions): assuming %" PRIu64 " Mbit/s, the smallest common rate above the offered load; give --link",
-				 x->from, x->o.cfg.link_bps / 1000000);
+		if (x->fit.pkt_clamped)
+			cmd_warn(x->c, "%s: packets of up to %" PRIu32 " bytes, modelled as %u, the simulator's largest (a TSO super-packet)",
+				 x->from, x->fit.pkt_max_seen, SIM_PKT_MAX);
 		/* the fitted flows keep their sizes */
 		if (!x->o.traffic_given)
 			for (unsigned int i = 0; i < x->o.cfg.nflows; i++)
@@ -111,82 +161,100 @@ static int model_from_trace(struct tx *x)
 	return ret;
 }
 
-/*
- * The device's TX ring size and coalescing from the ethtool genl family
- * (read only); what the driver does not report stays the model's default,
- * and the report says so.
- */
-static void device_ring_coal(struct tx *x, int ifindex)
+/* what does not fit, in words, into @buf ("" if all does) */
+static void misfit_text(const struct tx *x, char *buf, size_t n)
 {
-	struct bnl *nl = NULL;
-	struct bnl_ring ring;
-	struct bnl_coal coal;
-	struct bql_err e;
+	const struct tune_fitted *f = &x->fit;
+	char a[32], b[32], d[32], t[32];
+	size_t o = 0;
 
-	if (x->c->root_overridden || ifindex <= 0)
-		return;
-	if (bnl_open(&nl, &e)) {
-		snprintf(x->dev_eth_note, sizeof(x->dev_eth_note), "%s", e.msg);
-		return;
+	buf[0] = '\0';
+#define ADD(...) do { if (o < n) o += (size_t)snprintf(buf + o, n - o, __VA_ARGS__); } while (0)
+	if (f->misfit & TUNE_MISFIT_FEW)
+		ADD("%s%" PRIu64 " completions (C records), at least %u needed", o ? "; " : "",
+		    f->completions, TUNE_FIT_MIN_COMPLETIONS);
+	if (f->misfit & TUNE_MISFIT_NEVER_BUSY)
+		ADD("%sthe link rate cannot be seen: %" PRIu64 " busy completion windows (a queue that still had bytes to send at its next completion) over %.1f%% of the trace, at least %u over %.0f%% needed; give --link",
+		    o ? "; " : "", f->busy_intervals, f->busy_frac * 100, TUNE_FIT_MIN_BUSY,
+		    TUNE_FIT_MIN_BUSY_FRAC * 100);
+	if (f->misfit & TUNE_MISFIT_RANGE)
+		ADD("%sthe fitted link of %s is outside the simulator's range (10 Mbit/s..400 Gbit/s)",
+		    o ? "; " : "", sim_fmt_rate(a, sizeof(a), (double)f->link_bps));
+	if (f->misfit & TUNE_MISFIT_OVERLOAD)
+		ADD("%sit offers %s, %.0f%% of the %s link it fits: more than a link carries",
+		    o ? "; " : "", sim_fmt_rate(a, sizeof(a), f->offered_bps), f->load * 100,
+		    sim_fmt_rate(b, sizeof(b), (double)x->o.cfg.link_bps));
+	if (f->misfit & TUNE_MISFIT_SIM) {
+		const struct tune_gof *g = &x->gof;
+		bool busy = f->busy_intervals >= TUNE_FIT_MIN_BUSY &&
+			    g->model.busy_intervals >= TUNE_FIT_MIN_BUSY;
+
+		ADD("%sthe fitted model, simulated, does not reproduce it: completion interval %s (trace %s), %" PRIu64 " bytes per completion (trace %" PRIu64 "), %s completed (trace %s), mean limit %.0f (trace %.0f)",
+		    o ? "; " : "",
+		    sim_fmt_ns(a, sizeof(a), busy ? g->model.busy_gap_p50_ns : g->model.gap_p50_ns),
+		    sim_fmt_ns(b, sizeof(b), busy ? f->busy_gap_p50_ns : f->gap_p50_ns),
+		    busy ? g->model.busy_batch_p50 : g->model.batch_p50,
+		    busy ? f->busy_batch_p50 : f->batch_p50,
+		    sim_fmt_rate(d, sizeof(d), g->model.completed_bps),
+		    sim_fmt_rate(t, sizeof(t), f->completed_bps), g->model.limit_mean, f->limit_mean);
 	}
-	(void)bnl_refresh(nl, &e);	/* the device's name in messages */
-	if (!bnl_ring_get(nl, ifindex, &ring, &e) && (ring.present & BNL_RING_TX)) {
-		x->dev_has_ring = true;
-		x->dev_ring = ring.tx;
-	} else if (ring.present == 0) {
-		snprintf(x->dev_eth_note, sizeof(x->dev_eth_note), "%s", e.msg);
-	}
-	if (!bnl_coal_get(nl, ifindex, &coal, &e)) {
-		x->dev_has_usecs = coal.present & BNL_COAL_TX_USECS;
-		x->dev_coal_usecs = coal.tx_usecs;
-		x->dev_has_frames = coal.present & BNL_COAL_TX_MAX_FRAMES;
-		x->dev_coal_frames = coal.tx_max_frames;
-	} else if (!x->dev_eth_note[0]) {
-		snprintf(x->dev_eth_note, sizeof(x->dev_eth_note), "%s", e.msg);
-	}
-	bnl_close(nl);
+#undef ADD
 }
 
-/* the selected device's link speed, queues, ring and coalescing, read-only */
-static int model_from_device(struct tx *x, const struct sel_result *t)
+/*
+ * After the options: the fitted model, simulated, against the trace. A
+ * trace that fits no model gets no recommendation (exit 1), unless --force.
+ */
+static int fit_verdict(struct tx *x)
 {
-	const struct sel_target *d = &t->t[0];
-	struct sim_config *cfg = &x->o.cfg;
+	char why[1536];
+	int ret;
 
-	x->from_device = true;
-	snprintf(x->dev, sizeof(x->dev), "%s", d->ifname);
-	x->dev_mbps = sysfs_link_speed(x->c, d->ifname);
-	x->dev_queues = d->nqueues;
-	if (!x->o.link_given) {
-		if (x->dev_mbps * 1000000 >= SIM_LINK_MIN && x->dev_mbps * 1000000 <= SIM_LINK_MAX)
-			cfg->link_bps = x->dev_mbps * 1000000;
-		else
-			cmd_warn(x->c, "%s: link speed unknown: assuming %" PRIu64 " Mbit/s; give --link",
-				 d->ifname, cfg->link_bps / 1000000);
+	if (x->o.link_given)
+		x->fit.misfit &= ~(unsigned int)(TUNE_MISFIT_NEVER_BUSY | TUNE_MISFIT_RANGE);
+	ret = tune_fit_check(&x->fit_cfg, true, &x->fit, &x->gof);
+	if (ret)
+		return cmd_fail(x->c, "%s: the fitted model cannot be simulated: %s", x->from,
+				strerror(-ret));
+	if (!x->o.coal_usecs_given)	/* as calibrated */
+		x->o.cfg.coalesce_usecs = x->fit_cfg.coalesce_usecs;
+	x->gof_done = true;
+	if (!x->fit.misfit)
+		return 0;
+	misfit_text(x, why, sizeof(why));
+	if (x->force) {
+		cmd_warn(x->c, "%s: does not fit: %s (--force: recommending all the same)", x->from, why);
+		return 0;
 	}
-	if (!x->o.queues_given)
-		cfg->nqueues = d->nqueues > SIM_MAX_QUEUES ? SIM_MAX_QUEUES : d->nqueues;
-	device_ring_coal(x, d->ifindex);
-	if (x->dev_has_ring && !x->o.ring_given)
-		cfg->ring = x->dev_ring > SIM_RING_MAX ? SIM_RING_MAX : x->dev_ring;
-	if (x->dev_has_usecs && !x->o.coal_usecs_given)
-		cfg->coalesce_usecs = x->dev_coal_usecs > 1000000 ? 1000000 : x->dev_coal_usecs;
-	if (x->dev_has_frames && !x->o.coal_frames_given)
-		cfg->coalesce_frames = x->dev_coal_frames > SIM_RING_MAX ? SIM_RING_MAX :
-				       x->dev_coal_frames;
-	if (!x->o.traffic_given) {
-		/* every queue backlogged: the case where the limit matters */
-		cfg->nflows = cfg->nqueues;
-		for (unsigned int i = 0; i < cfg->nflows; i++) {
-			memset(&cfg->flows[i], 0, sizeof(cfg->flows[i]));
-			cfg->flows[i].kind = SIM_T_BULK;
-			cfg->flows[i].pinned = true;
-			cfg->flows[i].queue = i;
-			cfg->flows[i].size = x->o.size;
-			x->o.flow_sized[i] = true;
-		}
-	}
-	return 0;
+	return cmd_fail(x->c, "%s: the trace fits no model, so there is no recommendation: %s (--force to search anyway)",
+			x->from, why);
+}
+
+/*
+ * The fitted model and the options over it: a model the simulator cannot
+ * run is the trace's fault (exit 1, naming it), never an option's the user
+ * did not give; then the verdict.
+ */
+static int fitted_finish(struct tx *x)
+{
+	struct sim_opts o = x->o;
+	struct bql_err e;
+	bool opts = x->o.traffic_given || x->o.link_given || x->o.queues_given ||
+		    x->o.ring_given || x->o.coal_usecs_given || x->o.coal_frames_given ||
+		    x->o.size_given;
+
+	for (unsigned int i = 0; i < o.cfg.nflows; i++)
+		if (!o.flow_sized[i])
+			o.cfg.flows[i].size = o.size;
+	if (sim_config_check(&x->fit_cfg, &e))
+		return cmd_fail(x->c, "%s: the model fitted from it cannot be simulated: %s", x->from,
+				e.msg);
+	if (sim_config_check(&o.cfg, &e))
+		return cmd_fail(x->c, "%s: the model fitted from it%s cannot be simulated: %s", x->from,
+				opts ? ", with the options given," : "", e.msg);
+	if (sim_opts_finish(x->c, &x->o))
+		return BQL_EXIT_USAGE;
+	return fit_verdict(x);
 }
 
 /* ------------------------------------------------------------ the search */
@@ -761,6 +829,7 @@ static int apply(struct tx *x, const struct sel_result *t)
 
 enum {
 	OPT_FROM = 256,
+	OPT_FORCE,
 	OPT_KEEP,
 	OPT_MIN_GAIN,
 	OPT_THREADS,
@@ -810,6 +879,7 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 	static const struct option opts[] = {
 		SIM_OPTS_LONG,
 		{ "from",	required_argument,	NULL, OPT_FROM },
+		{ "force",	no_argument,		NULL, OPT_FORCE },
 		{ "keep",	required_argument,	NULL, OPT_KEEP },
 		{ "min-gain",	required_argument,	NULL, OPT_MIN_GAIN },
 		{ "threads",	required_argument,	NULL, OPT_THREADS },
@@ -828,6 +898,9 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 			if (!*optarg)
 				return cmd_usage(x->c, "--from: expected a trace file (- for standard input)");
 			x->from = optarg;
+			break;
+		case OPT_FORCE:
+			x->force = true;
 			break;
 		case OPT_KEEP:
 			ret = parse_fraction(x, "--keep", optarg, false, "0.995", &x->keep);
@@ -902,12 +975,15 @@ static int tune_run(struct bql_ctx *c, int argc, char **argv)
 		have_st = true;
 	}
 	if (x->from)
-		ret = model_from_trace(x);
+		ret = model_from_trace(x, have_st ? &st.targets : NULL);
 	else if (x->sel)
-		ret = model_from_device(x, &st.targets);
+		ret = tx_model_from_device(x, &st.targets);
 	if (ret)
 		goto out;
-	ret = sim_opts_finish(c, &x->o);
+	if (x->fitted)
+		ret = fitted_finish(x);
+	else
+		ret = sim_opts_finish(c, &x->o);
 	if (ret)
 		goto out;
 	ret = work_check(x);
@@ -918,6 +994,7 @@ static int tune_run(struct bql_ctx *c, int argc, char **argv)
 	if (ret)
 		goto out;
 	advise(x);
+	tx_quote_command(x);
 	ret = tx_report(x);
 	if (!ret && x->apply) {
 		if (x->pick < 0)
@@ -936,7 +1013,7 @@ out:
 const struct cmd_entry cmd_tune_entry = {
 	.name = "tune",
 	.synopsis = "tune [SEL] [--from TRACE] [--keep FRACTION] [--min-gain FRACTION] "
-		    "[--threads N] [--qdisc KIND] [--apply] [MODEL OPTIONS]",
+		    "[--threads N] [--qdisc KIND] [--apply] [--force] [MODEL OPTIONS]",
 	.summary = "Recommend limit_min, limit_max and hold_time for a latency goal, by simulation",
 	.help = "  --from TRACE         fit the model (link rate, completion batches and\n"
 		"                       intervals, offered load, packet sizes, queues) from a\n"
@@ -950,6 +1027,8 @@ const struct cmd_entry cmd_tune_entry = {
 		"  --threads N          simulations in parallel (default: the CPUs it may run on,\n"
 		"                       its affinity); results do not depend on it\n"
 		"  --apply              write the recommendation to SEL, all-or-nothing as set\n"
+		"  --force              search even where the trace fits no model, or is of\n"
+		"                       another device than SEL (it says what does not fit)\n"
 		"MODEL OPTIONS, as for sim (they override what was fitted or read):\n"
 		SIM_OPTS_HELP
 		"\nWith SEL and no --from, the link speed and queue count come from the device\n"

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cmd/sim_opts.h"
+#include "cmd/tune_dev.h"
 #include "dql/tune.h"
 #include "dql/tune_fit.h"
 #include "lib/ctx.h"
@@ -23,6 +24,7 @@ struct tx {
 	struct bql_ctx *c;
 	struct sim_opts o;
 	const char *from;		/* --from TRACE */
+	bool force;			/* --force: past a trace that fits no model */
 	char *sel;			/* SEL as typed, NULL = none */
 	double keep, min_gain;
 	unsigned int threads;
@@ -43,6 +45,9 @@ struct tx {
 	/* the model's origin, for the report */
 	bool fitted;
 	struct tune_fitted fit;
+	struct sim_config fit_cfg;	/* the fitted model, no option over it */
+	struct tune_gof gof;		/* fit_cfg simulated against the trace */
+	bool gof_done;
 	bool from_device;
 	char dev[16];
 	uint64_t dev_mbps;
@@ -51,6 +56,7 @@ struct tx {
 	unsigned int dev_ring, dev_coal_usecs, dev_coal_frames;
 	bool dev_has_ring, dev_has_usecs, dev_has_frames;
 	char dev_eth_note[256];		/* why they are unknown */
+	struct tx_dev dev_info;		/* the first selected device, read */
 	/* results */
 	struct tune_result base;
 	struct tune_result *res;	/* candidates, in evaluation order */
@@ -61,6 +67,22 @@ struct tx {
 	char why[4][512];		/* the answer's reasons, in words */
 	unsigned int nwhy;
 };
+
+/*
+ * tune_dev.c: the model from the selected device(s), read-only; a usage
+ * error (2) when the device does not give what the model needs (its link
+ * speed) and no option does, or when the selected devices differ.
+ */
+int tx_model_from_device(struct tx *x, const struct sel_result *t);
+/* the qdisc kind of a tc kind name: fq_codel -> FQ, pfifo_fast -> FIFO */
+enum tune_qdisc tx_qdisc_kind(const char *kind);
+/* @s as one shell word (quoted if needed) in @buf, or NULL if it does not fit */
+char *tx_shell_word(char *buf, size_t n, const char *s);
+/* x->command ("bqltool set SEL ...") with SEL quoted for the shell where needed */
+void tx_quote_command(struct tx *x);
+/* tune_fit_out.c: what was fitted and how well, in the report */
+void tx_json_fit(struct tx *x);
+void tx_text_fit(struct tx *x);
 
 /* tune_out.c: the report, text or JSON */
 int tx_report(struct tx *x);

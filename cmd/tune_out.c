@@ -116,12 +116,28 @@ static void json_report(struct tx *x)
 		out_dbl_fixed(c, "packet_mean", f->pkt_mean, 1);
 		out_u64(c, OUT_JSON, "duration_ns", NULL, f->duration_ns);
 		out_u64(c, OUT_JSON, "hz", NULL, f->hz);
+		out_u64(c, OUT_JSON, "completions", NULL, f->completions);
+		out_u64(c, OUT_JSON, "busy_periods", NULL, f->busy_periods);
+		out_dbl_fixed(c, "busy_fraction", f->busy_frac, 4);
+		out_u64(c, OUT_JSON, "busy_queues", NULL, f->busy_queues);
+		out_u64(c, OUT_JSON, "active_queues", NULL, f->active);
+		out_u64(c, OUT_JSON, "busy_interval_p50_ns", NULL, f->busy_gap_p50_ns);
+		out_u64(c, OUT_JSON, "busy_bytes_p50", NULL, f->busy_batch_p50);
+		out_u64(c, OUT_JSON, "irq_latency_ns", NULL, f->irq_latency_ns);
+		out_u64(c, OUT_JSON, "packet_max_seen", NULL, f->pkt_max_seen);
+		out_open_obj(c, "limit");
+		out_u64(c, OUT_JSON, "min", NULL, f->limit_min);
+		out_u64(c, OUT_JSON, "max", NULL, f->limit_max);
+		out_dbl_fixed(c, "mean", f->limit_mean, 1);
+		out_close_obj(c);
+		tx_json_fit(x);
 		out_close_obj(c);
 	}
 	if (x->from_device) {
 		out_open_obj(c, "device");
 		out_str(c, OUT_JSON, "ifname", NULL, x->dev);
-		out_u64(c, OUT_JSON, "speed_mbps", NULL, x->dev_mbps);
+		if (x->dev_mbps)	/* unknown: absent, never 0 */
+			out_u64(c, OUT_JSON, "speed_mbps", NULL, x->dev_mbps);
 		out_u64(c, OUT_JSON, "queues", NULL, x->dev_queues);
 		if (x->dev_has_ring) {
 			out_open_obj(c, "ring");
@@ -134,6 +150,11 @@ static void json_report(struct tx *x)
 				out_u64(c, OUT_JSON, "tx_usecs", NULL, x->dev_coal_usecs);
 			if (x->dev_has_frames)
 				out_u64(c, OUT_JSON, "tx_max_frames", NULL, x->dev_coal_frames);
+			out_close_obj(c);
+		}
+		if (x->dev_info.qdisc_kind[0]) {
+			out_open_obj(c, "qdisc");
+			out_str(c, OUT_JSON, "kind", NULL, x->dev_info.qdisc_kind);
 			out_close_obj(c);
 		}
 		out_close_obj(c);
@@ -299,6 +320,7 @@ static void text_report(struct tx *x)
 		else
 			out_text(c, "packet sizes not in the trace (no Q records): 1514 assumed");
 		out_text(c, "; %u queue%s; HZ %u\n", f->nqueues, f->nqueues == 1 ? "" : "s", f->hz);
+		tx_text_fit(x);
 	}
 	if (x->from_device) {
 		out_text(c, "device %s: ", x->dev);
@@ -314,6 +336,8 @@ static void text_report(struct tx *x)
 			out_text(c, ", tx-usecs %u", x->dev_coal_usecs);
 		if (x->dev_has_frames)
 			out_text(c, ", tx-frames %u", x->dev_coal_frames);
+		if (x->dev_info.qdisc_kind[0])
+			out_text(c, ", qdisc %s", x->dev_info.qdisc_kind);
 		if (!x->dev_has_ring || !x->dev_has_usecs)
 			out_text(c, " (%s%s%s not reported%s%s: the model's default)",
 				 x->dev_has_ring ? "" : "ring",

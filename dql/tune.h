@@ -3,8 +3,9 @@
  * The BQL settings advisor behind `bqltool tune`, pure: the candidate
  * settings to simulate (a coarse sweep, then a refinement around the best),
  * one evaluation (a sim run, callable from any thread) and the choice; the
- * model fitted from a replayed trace is in tune_fit.h. No I/O, no threads: the caller runs
- * the evaluations, in parallel or not; the results are the same.
+ * model fitted from a replayed trace is in tune_fit.h. No I/O, no threads:
+ * the caller runs the evaluations, in parallel or not; the results are the
+ * same.
  */
 #ifndef BQLTOOL_DQL_TUNE_H
 #define BQLTOOL_DQL_TUNE_H

@@ -17,6 +17,7 @@ void tune_fit_init(struct tune_fit *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->pkt_min = UINT32_MAX;
+	f->lim_min = UINT32_MAX;
 }
 
 void tune_fit_free(struct tune_fit *f)
@@ -55,6 +56,37 @@ static void fit_pkt(struct tune_fit *f, uint32_t bytes)
 		f->pkt_max = bytes;
 }
 
+/* close the busy period being joined */
+static void period_close(struct tune_fit *f)
+{
+	if (!f->in_period)
+		return;
+	f->busy_bytes += f->cum_b - f->cum_a;
+	f->busy_ns += f->per_b - f->per_a;
+	f->busy_periods++;
+	f->in_period = false;
+}
+
+/* the busy window [@a, @b] of a queue joins the busy periods of the sum */
+static void period_add(struct tune_fit *f, uint64_t a, uint64_t cum_a, uint64_t b, uint64_t cum_b)
+{
+	if (f->in_period && a <= f->per_b) {
+		if (a < f->per_a) {
+			f->per_a = a;
+			f->cum_a = cum_a;
+		}
+		f->per_b = b;
+		f->cum_b = cum_b;
+		return;
+	}
+	period_close(f);
+	f->in_period = true;
+	f->per_a = a;
+	f->cum_a = cum_a;
+	f->per_b = b;
+	f->cum_b = cum_b;
+}
+
 void tune_fit_event(struct tune_fit *f, const struct replay_event *ev, unsigned int hz)
 {
 	unsigned int q = ev->queue;
@@ -79,140 +111,220 @@ void tune_fit_event(struct tune_fit *f, const struct replay_event *ev, unsigned 
 		fq->q_bytes += ev->bytes;
 		fq->q_pkts++;
 		fit_pkt(f, ev->bytes);
+		/* the refill right after a completion belongs to the window's start */
+		if (fq->c_cnt && ev->t_ns - fq->c_last <= TUNE_FIT_REFILL_NS &&
+		    ev->inflight > fq->inflight_c)
+			fq->inflight_c = ev->inflight;
 		return;
 	}
 	if (ev->kind != BQLT_C)
 		return;
+	f->c_n++;
+	f->c_cum += ev->bytes;
 	fq->c_bytes += ev->bytes;
-	if (fq->c_cnt++ && ev->t_ns > fq->c_last)
-		sim_hist_add(&f->c_gap, ev->t_ns - fq->c_last);
-	fq->c_last = ev->t_ns;
 	sim_hist_add(&f->c_size, ev->bytes);
-	/*
-	 * The link was busy from the previous completion (of any queue) to
-	 * this one if what was in flight then covers what completed since:
-	 * the NIC had that much to send all along.
-	 */
-	if (f->have_c && ev->t_ns > f->last_c && f->total_at_c >= ev->bytes) {
-		f->busy_bytes += ev->bytes;
-		f->busy_ns += ev->t_ns - f->last_c;
-		f->busy_n++;
-		sim_hist_add(&f->busy_gap, ev->t_ns - f->last_c);
+	if (ev->limit < f->lim_min)
+		f->lim_min = ev->limit;
+	if (ev->limit > f->lim_max)
+		f->lim_max = ev->limit;
+	f->lim_sum += ev->limit;
+	if (fq->c_cnt++ && ev->t_ns > fq->c_last) {
+		uint64_t gap = ev->t_ns - fq->c_last;
+
+		sim_hist_add(&f->c_gap, gap);
+		/*
+		 * Busy: bytes in flight at the last C (or queued just after
+		 * it) were not all sent by now (they would have completed),
+		 * so the ring had work all along the window.
+		 */
+		if (fq->inflight_c > ev->bytes) {
+			sim_hist_add(&f->busy_gap, gap);
+			sim_hist_add(&f->busy_size, ev->bytes);
+			fq->busy_ns += gap;
+			fq->busy_n++;
+			period_add(f, fq->c_last, fq->cum_c, ev->t_ns, f->c_cum);
+		}
 	}
-	f->total_at_c = f->inflight;
-	f->last_c = ev->t_ns;
-	f->have_c = true;
+	fq->c_last = ev->t_ns;
+	fq->cum_c = f->c_cum;
+	fq->inflight_c = ev->inflight;
+}
+
+/* the smallest common rate that carries @bps at 90% */
+static uint64_t common_rate(double bps)
+{
+	static const uint64_t rates[] = {
+		10000000ull, 100000000ull, 1000000000ull, 2500000000ull, 5000000000ull,
+		10000000000ull, 25000000000ull, 40000000000ull, 50000000000ull,
+		100000000000ull, 200000000000ull, 400000000000ull,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]) - 1; i++)
+		if (bps <= 0.9 * (double)rates[i])
+			break;
+	return rates[i];
+}
+
+static uint64_t clamp_link(uint64_t bps)
+{
+	return bps < SIM_LINK_MIN ? SIM_LINK_MIN : bps > SIM_LINK_MAX ? SIM_LINK_MAX : bps;
+}
+
+/* the measures of @f into @out (no model written) */
+static void fit_measure(const struct tune_fit *f, struct tune_fitted *out)
+{
+	uint64_t cbytes = 0, qbytes = 0, dur, busy_ns = f->busy_ns, busy_bytes = f->busy_bytes;
+	uint64_t periods = f->busy_periods;
+	unsigned int i;
+
+	dur = f->t_last > f->t_first ? f->t_last - f->t_first : 1;
+	out->duration_ns = dur;
+	out->hz = f->hz;
+	out->nqueues = f->nq;
+	out->completions = f->c_n;
+	for (i = 0; i < f->nq; i++) {
+		cbytes += f->q[i].c_bytes;
+		qbytes += f->q[i].q_bytes;
+		out->busy_intervals += f->q[i].busy_n;
+		if (f->q[i].c_cnt || f->q[i].q_pkts)
+			out->active++;
+		if ((double)f->q[i].busy_ns >= 0.8 * (double)dur)
+			out->busy_queues++;
+	}
+	if (f->in_period) {	/* the one still open */
+		busy_bytes += f->cum_b - f->cum_a;
+		busy_ns += f->per_b - f->per_a;
+		periods++;
+	}
+	out->busy_periods = periods;
+	out->busy_frac = (double)busy_ns / (double)dur;
+	/* short busy periods misjudge the other queues' share at their edges */
+	out->link_ok = out->busy_intervals >= TUNE_FIT_MIN_BUSY && busy_bytes > 0 &&
+		       out->busy_frac >= TUNE_FIT_MIN_BUSY_FRAC;
+	if (out->link_ok)
+		out->link_bps = (uint64_t)llround((double)busy_bytes * 8e9 / (double)busy_ns);
+	out->offered_bps = (double)(qbytes ? qbytes : cbytes) * 8e9 / (double)dur;
+	out->completed_bps = (double)cbytes * 8e9 / (double)dur;
+	out->gap_p50_ns = sim_hist_quantile(&f->c_gap, 0.5);
+	out->gap_p10_ns = sim_hist_quantile(&f->c_gap, 0.1);
+	out->gap_p01_ns = sim_hist_quantile(&f->c_gap, 0.01);
+	out->batch_p50 = sim_hist_quantile(&f->c_size, 0.5);
+	out->busy_gap_p50_ns = sim_hist_quantile(&f->busy_gap, 0.5);
+	out->busy_batch_p50 = sim_hist_quantile(&f->busy_size, 0.5);
+	if (f->c_n) {
+		out->limit_min = f->lim_min;
+		out->limit_max = f->lim_max;
+		out->limit_mean = f->lim_sum / (double)f->c_n;
+	}
+	if (f->pkts) {
+		out->pkt_seen = true;
+		out->pkt_max_seen = f->pkt_max;
+		out->pkt_clamped = f->pkt_max > SIM_PKT_MAX;
+		out->pkt_min = f->pkt_min > SIM_PKT_MAX ? SIM_PKT_MAX : f->pkt_min;
+		out->pkt_max = f->pkt_max > SIM_PKT_MAX ? SIM_PKT_MAX : f->pkt_max;
+		out->pkt_mean = (double)f->pkt_bytes / (double)f->pkts;
+		if (out->pkt_mean > out->pkt_max)
+			out->pkt_mean = out->pkt_max;
+		if (out->pkt_mean < out->pkt_min)
+			out->pkt_mean = out->pkt_min;
+	} else {
+		out->pkt_min = out->pkt_max = 1514;
+		out->pkt_mean = 1514;
+	}
+}
+
+static struct sim_size fit_size(const struct tune_fitted *out)
+{
+	struct sim_size sz;
+
+	memset(&sz, 0, sizeof(sz));
+	if (out->pkt_min == out->pkt_max || out->pkt_min < 1) {
+		sz.kind = SIM_SIZE_FIXED;
+		sz.a = (uint32_t)llround(out->pkt_mean);
+	} else {
+		/* the extremes, mixed to give the mean */
+		sz.kind = SIM_SIZE_BIMODAL;
+		sz.a = out->pkt_min;
+		sz.b = out->pkt_max;
+		sz.p = ((double)sz.b - out->pkt_mean) / ((double)sz.b - sz.a);
+		if (sz.p < 0)
+			sz.p = 0;
+		if (sz.p > 1)
+			sz.p = 1;
+	}
+	if (sz.a < 1)
+		sz.a = 1;
+	if (sz.a > SIM_PKT_MAX)
+		sz.a = SIM_PKT_MAX;
+	return sz;
 }
 
 int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_link,
 		    bool keep_queues, bool keep_traffic, struct tune_fitted *out,
 		    struct bql_err *e)
 {
-	uint64_t cbytes = 0, qbytes = 0, dur;
 	unsigned int i;
+	uint64_t gap;
 
 	memset(out, 0, sizeof(*out));
 	if (f->err)
 		return bql_err_set(e, -f->err, "fitting the trace: %s", strerror(-f->err));
 	if (!f->c_size.n)
 		return bql_err_set(e, EINVAL, "the trace has no completion (C record) to fit");
-	dur = f->t_last > f->t_first ? f->t_last - f->t_first : 1;
-	out->duration_ns = dur;
-	out->hz = f->hz;
-	out->nqueues = f->nq;
-	for (i = 0; i < f->nq; i++) {
-		cbytes += f->q[i].c_bytes;
-		qbytes += f->q[i].q_bytes;
-		if (f->q[i].c_cnt || f->q[i].q_pkts)
-			out->active++;
-	}
-	/* the link: bytes over time while busy, if that was seen often enough */
-	out->busy_intervals = f->busy_n;
-	out->link_ok = f->busy_n >= 10 && f->busy_ns > 0;
-	if (out->link_ok)
-		out->link_bps = (uint64_t)llround((double)f->busy_bytes * 8e9 / (double)f->busy_ns);
-	if (out->link_ok && !keep_link) {
-		cfg->link_bps = out->link_bps;
-		if (cfg->link_bps < SIM_LINK_MIN)
-			cfg->link_bps = SIM_LINK_MIN;
-		if (cfg->link_bps > SIM_LINK_MAX)
-			cfg->link_bps = SIM_LINK_MAX;
-	}
-	/* offered load, over the trace */
-	out->offered_bps = (double)(qbytes ? qbytes : cbytes) * 8e9 / (double)dur;
-	if (!out->link_ok && !keep_link) {
-		/* never busy: the smallest common rate that carries the load at 90% */
-		static const uint64_t rates[] = {
-			10000000ull, 100000000ull, 1000000000ull, 2500000000ull, 5000000000ull,
-			10000000000ull, 25000000000ull, 40000000000ull, 50000000000ull,
-			100000000000ull, 200000000000ull, 400000000000ull,
-		};
-
-		for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
-			if (out->offered_bps <= 0.9 * (double)rates[i] || rates[i] == SIM_LINK_MAX) {
-				cfg->link_bps = rates[i];
-				break;
-			}
-		out->link_assumed = true;
-	}
-	/* completions: how often and how much */
-	out->gap_p50_ns = sim_hist_quantile(&f->c_gap, 0.5);
-	out->gap_p10_ns = sim_hist_quantile(&f->c_gap, 0.1);
-	out->batch_p50 = sim_hist_quantile(&f->c_size, 0.5);
-	{
-		/* the interrupt interval while busy is coalescing + IRQ latency */
-		uint64_t gap = f->busy_gap.n >= 10 ? sim_hist_quantile(&f->busy_gap, 0.5)
-						   : out->gap_p10_ns;
-		uint64_t lat = cfg->irq_latency_ns;
-
-		out->coalesce_usecs = gap > lat ? (unsigned int)((gap - lat + 500) / 1000) : 0;
-		if (out->coalesce_usecs > 1000000)
-			out->coalesce_usecs = 1000000;
-		cfg->coalesce_usecs = out->coalesce_usecs;
-		cfg->coalesce_frames = 0;
-	}
-	/* packet sizes */
-	if (f->pkts) {
-		out->pkt_seen = true;
-		out->pkt_min = f->pkt_min;
-		out->pkt_max = f->pkt_max > SIM_PKT_MAX ? SIM_PKT_MAX : f->pkt_max;
-		out->pkt_mean = (double)f->pkt_bytes / (double)f->pkts;
-	} else {
-		out->pkt_min = out->pkt_max = 1514;
-		out->pkt_mean = 1514;
+	fit_measure(f, out);
+	if (out->completions < TUNE_FIT_MIN_COMPLETIONS)
+		out->misfit |= TUNE_MISFIT_FEW;
+	/* the link */
+	if (!keep_link) {
+		if (out->link_ok && (out->link_bps < SIM_LINK_MIN || out->link_bps > SIM_LINK_MAX))
+			out->misfit |= TUNE_MISFIT_RANGE;
+		if (out->link_ok) {
+			cfg->link_bps = clamp_link(out->link_bps);
+		} else {
+			out->misfit |= TUNE_MISFIT_NEVER_BUSY;
+			cfg->link_bps = common_rate(out->offered_bps);
+			out->link_assumed = true;
+		}
 	}
 	out->load = out->offered_bps / (double)cfg->link_bps;
-	out->bulk = out->load >= 0.95;
+	if (out->load > 1.05)
+		out->misfit |= TUNE_MISFIT_OVERLOAD;
+	/*
+	 * Coalescing: a busy window is the coalescing time plus the IRQ
+	 * latency (the model's; the trace cannot tell them apart).
+	 */
+	out->irq_latency_ns = cfg->irq_latency_ns;
+	/*
+	 * Without busy windows the intervals follow the arrivals, and the
+	 * coalescing time is a floor under them: the 1st percentile (the
+	 * 10th on fewer than 100 intervals).
+	 */
+	gap = out->busy_intervals >= TUNE_FIT_MIN_BUSY ? out->busy_gap_p50_ns :
+	      f->c_gap.n >= 100 ? out->gap_p01_ns : out->gap_p10_ns;
+	out->coalesce_usecs = gap > cfg->irq_latency_ns ?
+			      (unsigned int)((gap - cfg->irq_latency_ns + 500) / 1000) : 0;
+	if (out->coalesce_usecs > 1000000)
+		out->coalesce_usecs = 1000000;
+	cfg->coalesce_usecs = out->coalesce_usecs;
+	cfg->coalesce_frames = 0;
 	if (dql_hz_valid(f->hz))
 		cfg->hz = f->hz;
 	if (!keep_queues)
 		cfg->nqueues = !f->nq ? 1 : f->nq > SIM_MAX_QUEUES ? SIM_MAX_QUEUES : f->nq;
 	out->folded = f->nq > cfg->nqueues;
+	out->bulk = out->active && out->busy_queues >= out->active;
 	if (!keep_traffic) {
-		struct sim_size sz;
-
-		memset(&sz, 0, sizeof(sz));
-		if (out->pkt_min == out->pkt_max || out->pkt_min < 1) {
-			sz.kind = SIM_SIZE_FIXED;
-			sz.a = (uint32_t)llround(out->pkt_mean);
-		} else {
-			/* the extremes, mixed to give the mean */
-			sz.kind = SIM_SIZE_BIMODAL;
-			sz.a = out->pkt_min;
-			sz.b = out->pkt_max;
-			sz.p = ((double)sz.b - out->pkt_mean) / ((double)sz.b - sz.a);
-			if (sz.p < 0)
-				sz.p = 0;
-			if (sz.p > 1)
-				sz.p = 1;
-		}
-		if (sz.a < 1)
-			sz.a = 1;
+		struct sim_size sz = fit_size(out);
 		uint64_t qb[SIM_MAX_QUEUES] = { 0 };
+		bool busy[SIM_MAX_QUEUES] = { false };
 
 		/* each model queue carries its trace queues' bytes */
-		for (i = 0; i < f->nq; i++)
+		for (i = 0; i < f->nq; i++) {
 			qb[i % cfg->nqueues] += f->q[i].q_bytes ? f->q[i].q_bytes : f->q[i].c_bytes;
+			if ((double)f->q[i].busy_ns >= 0.8 * (double)out->duration_ns)
+				busy[i % cfg->nqueues] = true;
+		}
 		cfg->nflows = 0;
 		for (i = 0; i < cfg->nqueues; i++) {
 			uint64_t b = qb[i];
@@ -225,20 +337,172 @@ int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_
 			fl->pinned = true;
 			fl->queue = i;
 			fl->size = sz;
-			if (out->bulk) {
+			if (busy[i]) {
 				fl->kind = SIM_T_BULK;
 			} else {
 				fl->kind = SIM_T_POISSON;
-				fl->rate_bps = (uint64_t)llround((double)b * 8e9 / (double)dur);
+				fl->rate_bps = (uint64_t)llround((double)b * 8e9 /
+								 (double)out->duration_ns);
 				if (fl->rate_bps < 1)
 					fl->rate_bps = 1;
+				if (fl->rate_bps > cfg->link_bps)
+					fl->rate_bps = cfg->link_bps;
 			}
 		}
 		if (!cfg->nflows) {
+			memset(&cfg->flows[0], 0, sizeof(cfg->flows[0]));
 			cfg->flows[0].kind = SIM_T_BULK;
 			cfg->flows[0].size = sz;
 			cfg->nflows = 1;
 		}
 	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ goodness of fit */
+
+struct check_run {
+	struct replay r;
+	struct tune_fit f;
+	char names[SIM_MAX_QUEUES][8];
+	unsigned int hz;
+	uint64_t line;
+	int err;
+	struct bql_err e;
+};
+
+static void check_event(void *arg, const struct replay_event *ev)
+{
+	struct check_run *p = arg;
+
+	tune_fit_event(&p->f, ev, p->hz);
+}
+
+static void check_record(void *arg, const struct sim_rec *r)
+{
+	struct check_run *p = arg;
+	struct bqlt_rec rec;
+
+	if (p->err)
+		return;
+	sim_rec_to_bqlt(r, p->names[r->queue], p->hz, ++p->line, &rec);
+	p->err = replay_feed(&p->r, &rec, &p->e);
+}
+
+static double rel_err(double model, double trace)
+{
+	if (trace <= 0)
+		return model <= 0 ? 0 : 1;
+	return fabs(model - trace) / trace;
+}
+
+/* simulate @cfg for @dur, measure its records as the trace's were into @m */
+static int sim_measure(const struct sim_config *cfg, uint64_t dur, struct tune_fitted *m)
+{
+	static const struct replay_ops rops = {
+		.event = check_event, .event_kinds = (1u << BQLT_Q) | (1u << BQLT_C),
+	};
+	static const struct sim_ops ops = { .record = check_record };
+	struct sim_config c = *cfg, scratch;
+	struct check_run *p;
+	struct replay_opts ro;
+	struct bql_err e;
+	struct sim *s;
+	int ret;
+
+	c.duration_ns = dur;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->hz = c.hz;
+	replay_opts_init(&ro);
+	ro.kflags = c.kflags;
+	ret = replay_init(&p->r, &ro, &rops, p);
+	if (ret) {
+		free(p);
+		return ret < 0 ? ret : -ret;
+	}
+	tune_fit_init(&p->f);
+	for (unsigned int i = 0; i < c.nqueues && !ret; i++) {
+		struct bqlt_rec rec;
+
+		/* "q0".."q63", without stdio */
+		p->names[i][0] = 'q';
+		p->names[i][1] = (char)(i >= 10 ? '0' + i / 10 : '0' + i);
+		p->names[i][2] = (char)(i >= 10 ? '0' + i % 10 : '\0');
+		p->names[i][3] = '\0';
+		sim_queue_to_bqlt(&c, i, p->names[i], 0, &rec);
+		ret = replay_feed(&p->r, &rec, &p->e);
+	}
+	if (!ret)
+		ret = sim_new(&s, &c, &e);
+	if (!ret) {
+		sim_run(s, &ops, p);
+		sim_free(s);
+		ret = p->err ? p->err : p->f.err;
+	}
+	if (!ret) {
+		scratch = c;
+		ret = tune_fit_finish(&p->f, &scratch, true, true, true, m, &e);
+	}
+	tune_fit_free(&p->f);
+	replay_free(&p->r);
+	free(p);
+	return ret < 0 ? ret : -ret;
+}
+
+static bool both_busy(const struct tune_fitted *a, const struct tune_fitted *b)
+{
+	return a->busy_intervals >= TUNE_FIT_MIN_BUSY && b->busy_intervals >= TUNE_FIT_MIN_BUSY;
+}
+
+int tune_fit_check(struct sim_config *cfg, bool calibrate, struct tune_fitted *tr,
+		   struct tune_gof *g)
+{
+	uint64_t dur = tr->duration_ns;
+	bool busy;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	if (dur < 10000000ull)
+		dur = 10000000ull;
+	if (dur > TUNE_FIT_CHECK_MAX_NS)
+		dur = TUNE_FIT_CHECK_MAX_NS;
+	for (int round = 0;; round++) {
+		int64_t d;
+		long us;
+
+		ret = sim_measure(cfg, dur, &g->model);
+		if (ret)
+			return ret;
+		if (!calibrate || round == TUNE_FIT_ROUNDS || !both_busy(tr, &g->model))
+			break;
+		/*
+		 * The interval of a busy window is the coalescing time plus
+		 * the latency plus the wait for the first packet to finish
+		 * after the poll: move the coalescing time by what differs.
+		 */
+		d = (int64_t)tr->busy_gap_p50_ns - (int64_t)g->model.busy_gap_p50_ns;
+		if (llabs(d) <= 1000 || (double)llabs(d) <= 0.02 * (double)tr->busy_gap_p50_ns)
+			break;
+		us = (long)cfg->coalesce_usecs + (long)llround((double)d / 1000);
+		if (us < 0)
+			us = 0;
+		if ((unsigned long)us == cfg->coalesce_usecs)
+			break;
+		cfg->coalesce_usecs = (unsigned int)(us > 1000000 ? 1000000 : us);
+		tr->coalesce_usecs = cfg->coalesce_usecs;
+	}
+	busy = both_busy(tr, &g->model);
+	g->interval_err = busy ? rel_err((double)g->model.busy_gap_p50_ns, (double)tr->busy_gap_p50_ns)
+			       : rel_err((double)g->model.gap_p50_ns, (double)tr->gap_p50_ns);
+	g->batch_err = busy ? rel_err((double)g->model.busy_batch_p50, (double)tr->busy_batch_p50)
+			    : rel_err((double)g->model.batch_p50, (double)tr->batch_p50);
+	g->throughput_err = rel_err(g->model.completed_bps, tr->completed_bps);
+	g->limit_err = rel_err(g->model.limit_mean, tr->limit_mean);
+	g->ok = g->interval_err <= TUNE_GOF_TOL && g->batch_err <= TUNE_GOF_TOL &&
+		g->throughput_err <= TUNE_GOF_TOL && g->limit_err <= 1.0;
+	if (!g->ok)
+		tr->misfit |= TUNE_MISFIT_SIM;
 	return 0;
 }

@@ -15,12 +15,26 @@
 
 /*
  * struct tune_fit - a model from a trace, fed with every replayed record
- * (tune_fit_event) of a replay over it.
+ * (tune_fit_event) of a replay over it, in time order.
+ *
+ * What the trace shows, per queue: a completion window (from one C of the
+ * queue to its next) is busy when what was in flight right after the first
+ * C, with the refill that follows it (TUNE_FIT_REFILL_NS), is more than the
+ * next C completes: bytes queued before the window were
+ * still not sent at its end, so the ring never ran dry and the link (shared
+ * by the queues, work-conserving) sent all along. The completion interval
+ * of busy windows is the coalescing time plus the IRQ latency; the link
+ * rate is the bytes all queues completed over the union of the busy
+ * windows (the busy periods of the sum of the queues), seen where they
+ * cover at least TUNE_FIT_MIN_BUSY_FRAC of the trace.
  */
 struct tune_fit_queue {
-	uint32_t inflight;
+	uint32_t inflight;		/* after the last record */
+	uint32_t inflight_c;		/* right after the last C */
 	uint64_t q_bytes, q_pkts;
 	uint64_t c_bytes, c_cnt, c_last;
+	uint64_t cum_c;			/* f->c_cum right after the last C */
+	uint64_t busy_ns, busy_n;	/* its busy windows */
 };
 
 struct tune_fit {
@@ -32,37 +46,84 @@ struct tune_fit {
 	struct tune_fit_queue *q;
 	unsigned int qcap;
 	uint64_t inflight;		/* of all queues */
-	/* packet sizes (Q records, else lo=) */
+	/* packet sizes (Q records) */
 	uint64_t pkts, pkt_bytes;
 	uint32_t pkt_min, pkt_max;
-	/* link: completions while the ring did not run dry */
-	uint64_t busy_bytes, busy_ns, busy_n;
-	uint64_t total_at_c, last_c;
-	bool have_c;
-	struct sim_hist c_size, c_gap, busy_gap;
+	/* completions of all queues */
+	uint64_t c_n, c_cum;
+	/* the busy period being joined, and those closed */
+	bool in_period;
+	uint64_t per_a, per_b, cum_a, cum_b;
+	uint64_t busy_bytes, busy_ns, busy_periods;
+	/* the limit after each C */
+	uint32_t lim_min, lim_max;
+	double lim_sum;
+	struct sim_hist c_size;		/* bytes per completion */
+	struct sim_hist c_gap;		/* interval between completions of a queue */
+	struct sim_hist busy_gap;	/* ... in its busy windows */
+	struct sim_hist busy_size;	/* bytes per completion of a busy window */
 	int err;			/* -ENOMEM */
 };
+
+/* what does not fit: why no recommendation can be trusted (see tune_fitted) */
+enum {
+	TUNE_MISFIT_FEW = 1u << 0,	/* too few completions */
+	TUNE_MISFIT_NEVER_BUSY = 1u << 1, /* the link rate was never observable */
+	TUNE_MISFIT_OVERLOAD = 1u << 2,	/* more offered than the fitted link carries */
+	TUNE_MISFIT_RANGE = 1u << 3,	/* a fitted link outside the simulator's range */
+	TUNE_MISFIT_SIM = 1u << 4,	/* the fitted model does not reproduce the trace */
+};
+
+#define TUNE_FIT_MIN_COMPLETIONS	20
+#define TUNE_FIT_MIN_BUSY		10	/* busy windows to see the link */
+#define TUNE_FIT_MIN_BUSY_FRAC		0.05	/* ... over 5% of the trace */
+/* Q records this soon after a queue's C refill the ring the poll emptied */
+#define TUNE_FIT_REFILL_NS		5000
 
 /* struct tune_fitted - what was fitted, for the report */
 struct tune_fitted {
 	bool link_ok;			/* the link rate could be observed */
 	bool link_assumed;		/* not observed: a common rate above the load */
-	uint64_t link_bps;
-	uint64_t busy_intervals;
-	uint64_t gap_p50_ns, gap_p10_ns;	/* between completions of a queue */
+	uint64_t link_bps;		/* observed (link_ok) */
+	uint64_t busy_intervals;	/* busy windows, all queues */
+	uint64_t busy_periods;		/* their union */
+	double busy_frac;		/* of the trace's duration */
+	uint64_t gap_p50_ns, gap_p10_ns, gap_p01_ns;	/* between completions of a queue */
+	uint64_t busy_gap_p50_ns;	/* ... in busy windows */
 	uint64_t batch_p50;		/* bytes per completion */
+	uint64_t busy_batch_p50;	/* ... in busy windows */
 	unsigned int coalesce_usecs;
-	double offered_bps;
+	uint64_t irq_latency_ns;	/* assumed: the model's */
+	uint64_t completions;
+	double offered_bps, completed_bps;
 	double load;			/* offered / link */
-	bool bulk;			/* modelled as backlogged */
+	bool bulk;			/* every active queue modelled backlogged */
 	unsigned int nqueues, active;	/* of the trace */
+	unsigned int busy_queues;	/* modelled backlogged: busy most of the time */
 	bool folded;			/* more than SIM_MAX_QUEUES: i on i mod it */
 	bool pkt_seen;			/* sizes from Q records, else assumed 1514 */
-	uint32_t pkt_min, pkt_max;
+	bool pkt_clamped;		/* some above SIM_PKT_MAX */
+	uint32_t pkt_min, pkt_max, pkt_max_seen;
 	double pkt_mean;
+	uint32_t limit_min, limit_max;	/* after the C records */
+	double limit_mean;
 	uint64_t duration_ns;
 	unsigned int hz;
+	unsigned int misfit;		/* TUNE_MISFIT_* */
 };
+
+/*
+ * struct tune_gof - goodness of fit: the fitted model simulated and the
+ * same measures taken from its records as from the trace. Each *_err is
+ * |model - trace| / trace.
+ */
+struct tune_gof {
+	struct tune_fitted model;	/* the measures of the simulated model */
+	double interval_err, batch_err, throughput_err, limit_err;
+	bool ok;			/* within TUNE_GOF_TOL (limits: 2x) */
+};
+
+#define TUNE_GOF_TOL	0.3
 
 void tune_fit_init(struct tune_fit *f);
 void tune_fit_free(struct tune_fit *f);
@@ -70,13 +131,31 @@ void tune_fit_event(struct tune_fit *f, const struct replay_event *ev, unsigned 
 /*
  * tune_fit_finish - write the fitted model into @cfg (link unless
  * @keep_link, queues unless @keep_queues, traffic unless @keep_traffic,
- * coalescing, HZ) and describe it in @out. The model has the trace's
- * queues, at most SIM_MAX_QUEUES (or @cfg's with @keep_queues): the
- * traffic of trace queue i goes to model queue i modulo their number.
- * -EINVAL with @e if the trace has no completion, -ENOMEM.
+ * coalescing, HZ) and describe it in @out, with ->misfit saying what does
+ * not fit (the model is written all the same: the caller decides). The
+ * model has the trace's queues, at most SIM_MAX_QUEUES (or @cfg's with
+ * @keep_queues): the traffic of trace queue i goes to model queue i
+ * modulo their number; a queue busy most of the time carries a backlogged
+ * flow, any other a Poisson flow at its rate. Every value written is in
+ * the simulator's range. -EINVAL with @e if the trace has no completion,
+ * -ENOMEM.
  */
 int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_link,
 		    bool keep_queues, bool keep_traffic, struct tune_fitted *out,
 		    struct bql_err *e);
+/*
+ * tune_fit_check - simulate @cfg (with its settings, for the trace's
+ * duration within 10 ms..TUNE_FIT_CHECK_MAX_NS) and compare it with @tr: the completion
+ * interval and batch of busy windows (of all windows if either has too few
+ * busy ones), the throughput and the limit's mean. With @calibrate, first
+ * move @cfg's coalesce_usecs (up to TUNE_FIT_ROUNDS times) until the busy
+ * interval matches the trace's. Sets TUNE_MISFIT_SIM in @tr->misfit if it
+ * does not fit. 0, or -errno if the model cannot run.
+ */
+int tune_fit_check(struct sim_config *cfg, bool calibrate, struct tune_fitted *tr,
+		   struct tune_gof *g);
+
+#define TUNE_FIT_ROUNDS		4
+#define TUNE_FIT_CHECK_MAX_NS	1000000000ull	/* 1 s */
 
 #endif

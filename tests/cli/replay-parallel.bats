@@ -336,12 +336,13 @@ bad() {
 }
 
 @test "replay -J: tune --from replays through the same path" {
+	# a random mix fits no model: --force searches all the same
 	local t=$BATS_TEST_TMPDIR
 	gen_mixed "$t/m.bqlt" 3000
-	run --separate-stderr "$BQLTOOL" -j tune --from "$t/m.bqlt" --duration 0.01
+	run --separate-stderr "$BQLTOOL" -j tune --from "$t/m.bqlt" --force --duration 0.01
 	[ "$status" -eq 0 ]
 	local want=$output
-	BQLTOOL_REPLAY_CHUNK=64 run --separate-stderr "$BQLTOOL" -j tune --from "$t/m.bqlt" --duration 0.01
+	BQLTOOL_REPLAY_CHUNK=64 run --separate-stderr "$BQLTOOL" -j tune --from "$t/m.bqlt" --force --duration 0.01
 	[ "$status" -eq 0 ]
 	[ "$output" = "$want" ]
 }

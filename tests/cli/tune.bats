@@ -169,3 +169,68 @@ tn() {
 	[ "$status" -eq 2 ]
 	[[ $stderr == *"--apply reports its writes as text"* ]]
 }
+
+# ---------------------------------------------------------- the device model
+
+@test "tune SEL: an unknown link speed and no --link: no recommendation, the message names --link (exit 2)" {
+	use_tree multi
+	before=$(tree_digest)
+	bq tune eth1 --duration 0.05
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ $stderr == *"eth1: link speed unknown"*"give --link RATE"* ]] || fail "$stderr"
+	[[ $stderr != *"assuming"* ]]
+	bq tune eth1 --duration 0.05 --apply
+	[ "$status" -eq 2 ]
+	[ "$(tree_digest)" = "$before" ]
+	# with --link it models that rate; the unknown speed is absent, never 0
+	bq -j tune eth1 --link 1G --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.model.link_bps == 1000000000 and (.device | has("speed_mbps") | not)' <<<"$output"
+}
+
+@test "tune SEL: a known speed outside the simulator's range (800G, 5 Mbit/s) is refused naming it, not 'unknown'" {
+	use_tree multi
+	for sp in 800000 5; do
+		echo "$sp" >"$ROOT/class/net/eth0/speed"
+		bq tune eth0 --duration 0.05
+		[ "$status" -eq 2 ] || fail "speed $sp: exit $status"
+		[ -z "$output" ]
+		[[ $stderr == *"eth0: link speed $sp Mbit/s is outside what the simulator models (10 Mbit/s..400 Gbit/s)"*"--link"* ]] ||
+			fail "speed $sp: $stderr"
+		[[ $stderr != *unknown* ]]
+	done
+	bq -j tune eth0 --link 100G --duration 0.02
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.device.speed_mbps == 5 and .model.link_bps == 100000000000' <<<"$output"
+}
+
+@test "tune SEL: a selector over devices that model differently is refused before anything is written" {
+	use_tree multi
+	echo 10000 >"$ROOT/class/net/eth1/speed"
+	before=$(tree_digest)
+	# eth0 has 4 queues, eth1 2: eth0's advice must not be written to eth1
+	bq tune 'eth*' --duration 0.05 --apply
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ $stderr == *"'eth*' selects devices that differ in queue count (eth0 4, eth1 2)"*"one device at a time"* ]] || fail "$stderr"
+	[ "$(tree_digest)" = "$before" ]
+	echo -1 >"$ROOT/class/net/eth1/speed"
+	bq tune 'eth*:0-1' --duration 0.05
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"differ in link speed (eth0 10000 Mbit/s, eth1 unknown)"* ]] || fail "$stderr"
+}
+
+@test "tune SEL: devices with the same model share one recommendation; the printed set command is shell-quoted" {
+	use_tree multi
+	bq -j tune 'eth*:0-1' --link 1G --coalesce-usecs 500 --duration 0.2
+	[ "$status" -eq 0 ] || fail "$stderr"
+	cmd=$(jq -r '.command' <<<"$output")
+	[[ $cmd == "bqltool set 'eth*:0-1' limit_min="* ]] || fail "command: $cmd"
+	# the command, run by a shell, sees the selector as one word
+	eval "set -- ${cmd#bqltool set }"
+	[ "$1" = 'eth*:0-1' ]
+	bq tune 'eth0' --link 1G --coalesce-usecs 500 --duration 0.2
+	[ "$status" -eq 0 ]
+	assert_line --regexp '^  bqltool set eth0 limit_min='
+}

@@ -108,3 +108,60 @@ all4() {
 	assert_regex "$output" "device t0: .*\(ring and tx-usecs not reported: t0: no ring parameters .*: the model's default\)"
 	assert_regex "$output" "model: .* ring 256, coalescing 50 us"
 }
+
+# ---------------------------------------------------------- the device model
+
+@test "netns: tune 'i*' over i0 (8 queues) and i1 (4) refuses before writing, naming what differs" {
+	ip -n "$NS" link add i0 numtxqueues 8 type ifb
+	ip -n "$NS" link add i1 numtxqueues 4 type ifb
+	before="$(nsq i0 limit_max 8) $(nsq i1 limit_max 4)"
+	bqn tune 'i*' --link 1G --coalesce-usecs 500 --duration 0.2 --apply
+	ip -n "$NS" link del i0
+	after1=$(nsq i1 limit_max 4)
+	ip -n "$NS" link del i1
+	assert_equal "$status" 2
+	assert_output ""
+	[[ $stderr == *"'i*' selects devices that differ in queue count (i0 8, i1 4)"* ]] || fail "$stderr"
+	assert_equal "$after1" "${before#* * * * * * * * }"
+}
+
+@test "netns: tune reads the qdisc kind in front of the queues, as tc shows it" {
+	local k fq=""
+	# none (tc lists nothing for t0): the kind is absent, not guessed
+	if [ "$(ip netns exec "$NS" tc -j qdisc show dev t0 | jq length)" = 0 ]; then
+		bqn -j tune t0 --link 1G --duration 0.02
+		assert_success
+		jq -e '.device | has("qdisc") | not' <<<"$output"
+	fi
+	for k in pfifo bfifo pfifo_fast; do
+		ip netns exec "$NS" tc qdisc replace dev t0 root "$k"
+		bqn -j tune t0 --link 1G --duration 0.02
+		assert_success
+		assert_equal "$(jq -r '.device.qdisc.kind' <<<"$output")" "$k"
+	done
+	# a flow-isolating kind where the kernel has one (modules may be missing)
+	for k in fq_codel fq sfq; do
+		ip netns exec "$NS" tc qdisc replace dev t0 root "$k" 2>/dev/null && { fq=$k; break; }
+	done
+	if [ -n "$fq" ]; then
+		bqn -j tune t0 --link 1G --duration 0.02
+		assert_success
+		assert_equal "$(jq -r '.device.qdisc.kind' <<<"$output")" "$fq"
+	fi
+	ip netns exec "$NS" tc qdisc del dev t0 root 2>/dev/null || true
+	[ -n "$fq" ] || skip "pfifo, bfifo, pfifo_fast checked; no fq_codel, fq or sfq in this kernel"
+}
+
+@test "host (read only): tune eth0 with no link speed and no --link says why it cannot recommend (exit 2)" {
+	[ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limits ] || skip "no eth0 with BQL"
+	local sp
+	sp=$(cat /sys/class/net/eth0/speed 2>/dev/null) || sp=-1
+	[ "$sp" = -1 ] || skip "eth0 reports a link speed ($sp Mbit/s)"
+	run --separate-stderr "$BQLTOOL" tune eth0 --duration 0.02
+	assert_equal "$status" 2
+	assert_output ""
+	[[ $stderr == *"eth0: link speed unknown"*"give --link RATE"* ]] || fail "$stderr"
+	run --separate-stderr "$BQLTOOL" tune eth0 --link 1G --duration 0.05
+	assert_success
+	assert_line --regexp '^(recommended|keep the defaults)'
+}

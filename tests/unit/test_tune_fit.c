@@ -210,12 +210,257 @@ static void test_fit_load(void **state)
 	assert_int_equal(out.flows[0].size.kind, SIM_SIZE_BIMODAL);
 }
 
+/* ------------------------------------------------------------ known models */
+
+static void flows_bulk(struct sim_config *c, unsigned int nq, unsigned int nbusy,
+		       uint64_t other_bps)
+{
+	c->nqueues = nq;
+	c->nflows = nq;
+	memset(c->flows, 0, sizeof(c->flows[0]) * nq);
+	for (unsigned int i = 0; i < nq; i++) {
+		c->flows[i].pinned = true;
+		c->flows[i].queue = i;
+		c->flows[i].size = (struct sim_size){ SIM_SIZE_FIXED, 1514, 0, 0 };
+		c->flows[i].kind = i < nbusy ? SIM_T_BULK : SIM_T_POISSON;
+		c->flows[i].rate_bps = i < nbusy ? 0 : other_bps;
+	}
+}
+
+static void assert_near(double got, double want, double tol, const char *what)
+{
+	if (fabs(got - want) > tol * want)
+		fail_msg("%s: %.0f, expected %.0f within %.0f%%", what, got, want, tol * 100);
+}
+
+/*
+ * The issue's first case: 4 bulk queues at 10G. The old fit measured the
+ * gaps between completions of any queue (1-6 us) and fitted coalescing 0;
+ * per queue they are 50 us + the IRQ latency.
+ */
+static void test_fit_bulk_queues(void **state)
+{
+	struct sim_config c, out;
+	struct tune_fitted fd;
+	struct tune_gof g;
+
+	(void)state;
+	sim_config_init(&c);
+	c.link_bps = 10 * G;
+	c.duration_ns = 200 * MS;
+	flows_bulk(&c, 4, 4, 0);
+	fit(&c, &out, &fd);
+	assert_true(fd.link_ok);
+	assert_near((double)fd.link_bps, 10e9, 0.02, "link");
+	assert_true(fd.coalesce_usecs >= 45 && fd.coalesce_usecs <= 60);
+	assert_int_equal(fd.busy_queues, 4);
+	assert_true(fd.bulk);
+	assert_int_equal(fd.misfit, 0);
+	assert_int_equal(out.nflows, 4);
+	for (unsigned int i = 0; i < 4; i++)
+		assert_int_equal(out.flows[i].kind, SIM_T_BULK);
+	/* simulated, the fitted model gives the trace's completions back */
+	assert_int_equal(tune_fit_check(&out, true, &fd, &g), 0);
+	assert_true(g.ok);
+	assert_true(g.interval_err < 0.05 && g.batch_err < 0.1 && g.throughput_err < 0.02);
+	assert_true(out.coalesce_usecs >= 40 && out.coalesce_usecs <= 60);
+}
+
+/* one of 4 queues busy, the others light: the link is still seen, one bulk flow */
+static void test_fit_one_busy(void **state)
+{
+	struct sim_config c, out;
+	struct tune_fitted fd;
+
+	(void)state;
+	sim_config_init(&c);
+	c.link_bps = 10 * G;
+	c.duration_ns = 200 * MS;
+	flows_bulk(&c, 4, 1, 10 * M);
+	fit(&c, &out, &fd);
+	assert_true(fd.link_ok);
+	assert_near((double)fd.link_bps, 10e9, 0.02, "link");
+	assert_int_equal(fd.active, 4);
+	assert_int_equal(fd.busy_queues, 1);
+	assert_false(fd.bulk);
+	assert_int_equal(out.flows[0].kind, SIM_T_BULK);
+	for (unsigned int i = 1; i < 4; i++) {
+		assert_int_equal(out.flows[i].kind, SIM_T_POISSON);
+		assert_near((double)out.flows[i].rate_bps, 10e6, 0.25, "light queue");
+	}
+	assert_true(fd.coalesce_usecs >= 45 && fd.coalesce_usecs <= 60);
+}
+
+/* TSO super-packets of 64 KiB on 25G, two bulk queues */
+static void test_fit_tso(void **state)
+{
+	struct sim_config c, out;
+	struct tune_fitted fd;
+	struct tune_gof g;
+
+	(void)state;
+	sim_config_init(&c);
+	c.link_bps = 25 * G;
+	c.duration_ns = 200 * MS;
+	flows_bulk(&c, 2, 2, 0);
+	for (unsigned int i = 0; i < 2; i++)
+		c.flows[i].size = (struct sim_size){ SIM_SIZE_TSO, 65536, 0, 0 };
+	fit(&c, &out, &fd);
+	assert_true(fd.link_ok);
+	assert_near((double)fd.link_bps, 25e9, 0.02, "link");
+	assert_int_equal(fd.pkt_min, 65536);
+	assert_int_equal(out.flows[0].size.a, 65536);
+	assert_int_equal(fd.busy_queues, 2);
+	/* the busy interval is reproduced once calibrated */
+	assert_int_equal(tune_fit_check(&out, true, &fd, &g), 0);
+	assert_true(g.ok);
+	assert_true(g.interval_err < 0.05);
+}
+
+/*
+ * Coalescing by frames and usecs (100 us or 16 frames, 10G): the frame
+ * limit binds, and the fit gives the interval it causes at this rate.
+ */
+static void test_fit_frames(void **state)
+{
+	struct sim_config c, out;
+	struct tune_fitted fd;
+	struct tune_gof g;
+	uint64_t want;
+
+	(void)state;
+	sim_config_init(&c);
+	c.link_bps = 10 * G;
+	c.coalesce_usecs = 100;
+	c.coalesce_frames = 16;
+	c.duration_ns = 200 * MS;
+	fit(&c, &out, &fd);
+	assert_true(fd.link_ok);
+	assert_near((double)fd.link_bps, 10e9, 0.02, "link");
+	/* 16 frames of 1514 bytes: 19.4 us on the wire, then the IRQ latency */
+	want = 16ull * 1514 * 8 * 1000000000ull / (10 * G) + c.irq_latency_ns;
+	assert_near((double)fd.busy_gap_p50_ns, (double)want, 0.15, "interval");
+	assert_true(fd.coalesce_usecs < 40);
+	assert_int_equal(tune_fit_check(&out, true, &fd, &g), 0);
+	assert_true(g.ok);
+}
+
+/*
+ * The issue's second case: 16 Poisson imix queues at 60% of 25G. The old
+ * fit saw a 15G link; no queue is ever busy, so the link cannot be seen:
+ * the fit says so instead of guessing.
+ */
+static void test_fit_poisson_never_busy(void **state)
+{
+	struct sim_config c, out;
+	struct tune_fitted fd;
+
+	(void)state;
+	sim_config_init(&c);
+	c.link_bps = 25 * G;
+	c.duration_ns = 100 * MS;
+	flows_bulk(&c, 16, 0, 937500000ull);
+	for (unsigned int i = 0; i < 16; i++)
+		c.flows[i].size = (struct sim_size){ SIM_SIZE_IMIX, 0, 0, 0 };
+	fit(&c, &out, &fd);
+	assert_true(fd.misfit & TUNE_MISFIT_NEVER_BUSY);
+	assert_false(fd.link_ok && fd.link_bps < 20 * G);
+	assert_false(fd.bulk);
+	assert_int_equal(fd.busy_queues, 0);
+	assert_near(fd.offered_bps, 15e9, 0.05, "offered");
+	/* the assumed link carries the load */
+	assert_true(out.link_bps >= 20 * G);
+}
+
+/* fit hand-made records: @n completions of @bytes every @gap ns, queued just before */
+static void fit_hand(struct tune_fit *f, unsigned int n, uint32_t pkt, unsigned int per,
+		     uint64_t gap)
+{
+	uint64_t t = 1000000;
+	uint32_t infl = 0;
+
+	tune_fit_init(f);
+	for (unsigned int i = 0; i < n; i++) {
+		struct replay_event ev = { .t_ns = t, .kind = BQLT_Q, .bytes = pkt };
+
+		for (unsigned int k = 0; k < per; k++) {
+			infl += pkt;
+			ev.inflight = infl;
+			ev.limit = 100000;
+			tune_fit_event(f, &ev, 250);
+		}
+		t += gap;
+		ev.t_ns = t;
+		ev.kind = BQLT_C;
+		ev.bytes = pkt * per;
+		infl -= pkt * per;
+		ev.inflight = infl;
+		tune_fit_event(f, &ev, 250);
+	}
+}
+
+/* too few completions; more offered than the link carries (never busy) */
+static void test_fit_misfits(void **state)
+{
+	struct sim_config out;
+	struct tune_fitted fd;
+	struct tune_fit f;
+	struct bql_err e;
+
+	(void)state;
+	fit_hand(&f, 5, 1514, 2, 100000);
+	sim_config_init(&out);
+	assert_int_equal(tune_fit_finish(&f, &out, false, false, false, &fd, &e), 0);
+	assert_true(fd.misfit & TUNE_MISFIT_FEW);
+	tune_fit_free(&f);
+	/* given a link of 1G, 3 x 1514 bytes every 4 us is 9 Gbit/s: 900% */
+	fit_hand(&f, 100, 1514, 3, 4000);
+	sim_config_init(&out);
+	out.link_bps = 1 * G;
+	assert_int_equal(tune_fit_finish(&f, &out, true, false, false, &fd, &e), 0);
+	assert_true(fd.misfit & TUNE_MISFIT_OVERLOAD);
+	assert_true(fd.load > 8);
+	assert_false(fd.misfit & TUNE_MISFIT_FEW);
+	tune_fit_free(&f);
+}
+
+/*
+ * Q records of 268435455 bytes (valid in a trace): the model's packets are
+ * the simulator's largest, and the model it writes is one sim_new() takes.
+ */
+static void test_fit_huge_packets(void **state)
+{
+	struct sim_config out;
+	struct tune_fitted fd;
+	struct tune_fit f;
+	struct bql_err e;
+
+	(void)state;
+	fit_hand(&f, 40, 268435455u, 1, 100000);
+	sim_config_init(&out);
+	assert_int_equal(tune_fit_finish(&f, &out, false, false, false, &fd, &e), 0);
+	assert_true(fd.pkt_clamped);
+	assert_int_equal(fd.pkt_max_seen, 268435455u);
+	assert_int_equal(fd.pkt_min, SIM_PKT_MAX);
+	assert_int_equal(fd.pkt_max, SIM_PKT_MAX);
+	assert_int_equal(sim_config_check(&out, &e), 0);
+	assert_true(fd.misfit != 0);
+	tune_fit_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fit_link),
 		cmocka_unit_test(test_fit_load),
 		cmocka_unit_test(test_fit_many_queues),
+		cmocka_unit_test(test_fit_bulk_queues),
+		cmocka_unit_test(test_fit_one_busy),
+		cmocka_unit_test(test_fit_tso),
+		cmocka_unit_test(test_fit_frames),
+		cmocka_unit_test(test_fit_poisson_never_busy),
+		cmocka_unit_test(test_fit_misfits),
+		cmocka_unit_test(test_fit_huge_packets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

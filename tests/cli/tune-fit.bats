@@ -1,0 +1,161 @@
+#!/usr/bin/env bats
+# bqltool tune --from: the fit recovers known models (traces made by sim
+# --trace), says how well it fits, and recommends nothing where the trace
+# fits no model (exit 1, what does not fit named) unless --force.
+bats_require_minimum_version 1.5.0
+load helpers
+
+tn() {
+	run --separate-stderr timeout 120 "$BQLTOOL" "$@"
+}
+
+# simtrace FILE SIM-ARGS...: a 0.2 s trace of that model
+simtrace() {
+	local f=$1
+	shift
+	"$BQLTOOL" sim -q --duration 0.2 "$@" --trace "$f"
+}
+
+# near GOT WANT TOL: |GOT - WANT| <= TOL * WANT
+near() {
+	awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN { exit !(g - w <= t * w && w - g <= t * w) }' ||
+		fail "$1 is not within $3 of $2"
+}
+
+@test "tune --from: 4 bulk queues at 10G fit per queue: 10G, coalescing 50 us, 4 busy queues, and the model fits" {
+	t=$BATS_TEST_TMPDIR/b4.bqlt
+	simtrace "$t" --link 10G --queues 4 --traffic bulk --traffic bulk --traffic bulk --traffic bulk
+	tn -j tune --from "$t" --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	near "$(jq .fitted.link_bps <<<"$output")" 10000000000 0.02
+	# the old fit measured gaps between completions of any queue: coalescing 0
+	jq -e '.fitted.coalesce_usecs >= 45 and .fitted.coalesce_usecs <= 60' <<<"$output" ||
+		fail "coalesce_usecs $(jq .fitted.coalesce_usecs <<<"$output")"
+	jq -e '.fitted.busy_queues == .fitted.active_queues and .fitted.backlogged' <<<"$output"
+	jq -e '.fitted.misfit == [] and .fitted.goodness_of_fit.ok' <<<"$output"
+	jq -e '.fitted.goodness_of_fit.interval_error < 0.1 and .fitted.goodness_of_fit.throughput_error < 0.05' <<<"$output"
+	tn tune --from "$t" --duration 0.05
+	assert_line --regexp '^  goodness of fit \(the model simulated vs the trace\): busy completion interval .*: fits$'
+}
+
+@test "tune --from: one busy queue of 4 is the one bulk flow; the link is still seen" {
+	t=$BATS_TEST_TMPDIR/one.bqlt
+	simtrace "$t" --link 10G --queues 4 --traffic bulk --traffic poisson:10M --traffic poisson:10M --traffic poisson:10M
+	tn -j tune --from "$t" --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	near "$(jq .fitted.link_bps <<<"$output")" 10000000000 0.02
+	jq -e '.fitted.busy_queues == 1 and (.fitted.backlogged | not)' <<<"$output"
+	[ "$(jq -r '.model.traffic' <<<"$output" | grep -o bulk | wc -l)" -eq 1 ]
+}
+
+@test "tune --from: TSO and frame-limited coalescing traces fit" {
+	t=$BATS_TEST_TMPDIR/x.bqlt
+	simtrace "$t" --link 25G --size tso:65536 --queues 2 --traffic bulk --traffic bulk
+	tn -j tune --from "$t" --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	near "$(jq .fitted.link_bps <<<"$output")" 25000000000 0.02
+	jq -e '.fitted.packet_min == 65536 and .fitted.goodness_of_fit.ok' <<<"$output"
+	simtrace "$t" --link 10G --coalesce-usecs 100 --coalesce-frames 16
+	tn -j tune --from "$t" --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	# 16 frames take 19.4 us at 10G: the interval they cause, not 100 us
+	jq -e '.fitted.coalesce_usecs < 40 and .fitted.goodness_of_fit.ok' <<<"$output"
+}
+
+@test "tune --from: 16 Poisson imix queues at 60% of 25G: the link cannot be seen, no recommendation unless --link or --force" {
+	t=$BATS_TEST_TMPDIR/p16.bqlt
+	args=(--link 25G --queues 16 --size imix)
+	for i in $(seq 16); do args+=(--traffic poisson:937.5M); done
+	"$BQLTOOL" sim -q --duration 0.1 "${args[@]}" --trace "$t"
+	# the old fit: a 15G link, load 0.998, backlogged
+	tn tune --from "$t" --duration 0.05
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ $stderr == *"p16.bqlt: the trace fits no model, so there is no recommendation: the link rate cannot be seen"*"give --link"*"--force"* ]] ||
+		fail "$stderr"
+	tn -j tune --from "$t" --duration 0.05 --link 25G
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.model.link_bps == 25000000000 and (.fitted.backlogged | not) and .fitted.misfit == []' <<<"$output"
+	tn -j tune --from "$t" --duration 0.05 --force
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"does not fit: the link rate cannot be seen"* ]]
+	jq -e '.fitted.misfit == ["never_busy"] and .model.link_bps >= 20000000000' <<<"$output"
+}
+
+@test "tune --from: a hand-written trace offering 3x what its link completes fits no model" {
+	t=$BATS_TEST_TMPDIR/hand.bqlt
+	# every 100 us: 3 packets queued, 1 completed; the queue stays busy
+	awk 'BEGIN { print "bqltrace 1"; print "queue q"; t = 0
+		for (i = 0; i < 200; i++) {
+			for (k = 0; k < 3; k++) print t + k, "q Q 1514"
+			t += 100000; print t, "q C 1514"
+		} }' >"$t"
+	tn tune --from "$t" --duration 0.05
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ $stderr == *"hand.bqlt: the trace fits no model"*"it offers "*"% of the "*" link it fits: more than a link carries"* ]] ||
+		fail "$stderr"
+	tn -j tune --from "$t" --duration 0.05 --force
+	[ "$status" -eq 0 ]
+	jq -e '.fitted.misfit | index("above_link")' <<<"$output"
+}
+
+@test "tune --from: too few completions fit no model" {
+	t=$BATS_TEST_TMPDIR/few.bqlt
+	printf 'bqltrace 1\nqueue q\n0 q Q 1514\n100000 q C 1514\n200000 q Q 1514\n300000 q C 1514\n' >"$t"
+	tn tune --from "$t" --duration 0.05
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"few.bqlt: the trace fits no model"*"2 completions (C records), at least 20 needed"* ]] || fail "$stderr"
+}
+
+@test "tune --from: Q records of 268435455 bytes (valid) are the trace's problem (exit 1), never an option's" {
+	t=$BATS_TEST_TMPDIR/big.bqlt
+	awk 'BEGIN { print "bqltrace 1"; print "queue q"; t = 0
+		for (i = 0; i < 40; i++) { print t, "q Q 268435455"; t += 100000; print t, "q C 268435455" } }' >"$t"
+	"$BQLTOOL" replay "$t" >/dev/null
+	tn tune --from "$t" --duration 0.05
+	[ "$status" -eq 1 ] || fail "exit $status: $stderr"
+	[[ $stderr != *"--size"* ]] || fail "blames --size: $stderr"
+	[[ $stderr == *"big.bqlt: packets of up to 268435455 bytes, modelled as 65536"* ]] || fail "$stderr"
+	[[ $stderr == *"big.bqlt: the trace fits no model"* ]] || fail "$stderr"
+	tn -j tune --from "$t" --duration 0.05 --force
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.fitted.packet_max_seen == 268435455 and .fitted.packet_max == 65536' <<<"$output"
+}
+
+@test "tune SEL --from: a trace of other queues than SEL's is named as such" {
+	use_tree multi
+	t=$BATS_TEST_TMPDIR/s.bqlt
+	simtrace "$t" --link 10G
+	bq tune eth0 --from "$t" --duration 0.05
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ $stderr == *"s.bqlt: 1 of its 1 queues (sim:tx-0 first) are not queues of 'eth0': the trace is of another device"* ]] ||
+		fail "$stderr"
+	# the same trace under eth0's queue names fits eth0
+	sed 's/sim:tx-0/eth0:tx-0/g' "$t" >"$t.eth0"
+	bq -j tune eth0 --from "$t.eth0" --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.fitted.goodness_of_fit.ok' <<<"$output"
+}
+
+@test "tune SEL --from: a light eth0-like trace (an interrupt per packet, 5 Mbit/s): no link seen, refused naming --link; with --link the fit is shown" {
+	use_tree multi
+	t=$BATS_TEST_TMPDIR/e.bqlt
+	"$BQLTOOL" sim -q --link 1G --coalesce-usecs 0 --coalesce-frames 1 --traffic poisson:5M --size imix \
+		--duration 2 --trace "$t"
+	sed -i 's/sim:tx-0/eth0:tx-0/g' "$t"
+	# the old fit: a link of a few Mbit/s, no warning
+	bq tune eth0 --from "$t" --duration 0.05
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"the link rate cannot be seen"*"give --link"* ]] || fail "$stderr"
+	bq -j tune eth0 --from "$t" --link 1G --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.model.link_bps == 1000000000 and .fitted.misfit == [] and .fitted.goodness_of_fit.ok' <<<"$output"
+	# no busy window: the coalescing is a floor under the arrivals, near 0
+	jq -e '.fitted.coalesce_usecs <= 10' <<<"$output"
+	bq tune eth0 --from "$t" --link 1G --duration 0.05
+	[ "$status" -eq 0 ]
+	assert_line --regexp '^  goodness of fit .*: fits$'
+	assert_line --regexp '^(recommended|keep the defaults)'
+}
