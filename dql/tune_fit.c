@@ -257,7 +257,29 @@ static struct sim_size fit_size(const struct tune_fitted *out)
 		sz.a = 1;
 	if (sz.a > SIM_PKT_MAX)
 		sz.a = SIM_PKT_MAX;
+	/* one size past a full frame: a TSO packet, sent as its segments */
+	if (sz.kind == SIM_SIZE_FIXED && sz.a > TUNE_FIT_FRAME_MAX)
+		sz.kind = SIM_SIZE_TSO;
 	return sz;
+}
+
+/*
+ * The link's byte-times per byte the trace counts (skb->len) for the
+ * fitted sizes: the framing, and the headers of every TSO segment. The
+ * busy periods give the rate of the counted bytes; the link is faster by
+ * this much (1 when the model has no framing).
+ */
+static double fit_wire_factor(const struct sim_config *cfg, const struct tune_fitted *out)
+{
+	struct sim_size sz = fit_size(out), one;
+	double w, b;
+
+	if (sz.kind != SIM_SIZE_BIMODAL)
+		return (double)sim_wire_bytes(cfg, &sz, sz.a) / (double)sz.a;
+	one = (struct sim_size){ SIM_SIZE_FIXED, 0, 0, 0 };
+	w = sz.p * sim_wire_bytes(cfg, &one, sz.a) + (1 - sz.p) * sim_wire_bytes(cfg, &one, sz.b);
+	b = sz.p * sz.a + (1 - sz.p) * sz.b;
+	return b > 0 ? w / b : 1;
 }
 
 int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_link,
@@ -275,7 +297,9 @@ int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_
 	fit_measure(f, out);
 	if (out->completions < TUNE_FIT_MIN_COMPLETIONS)
 		out->misfit |= TUNE_MISFIT_FEW;
-	/* the link */
+	/* the link: the counted bytes' rate, on the wire */
+	if (out->link_ok)
+		out->link_bps = (uint64_t)llround((double)out->link_bps * fit_wire_factor(cfg, out));
 	if (!keep_link) {
 		if (out->link_ok && (out->link_bps < SIM_LINK_MIN || out->link_bps > SIM_LINK_MAX))
 			out->misfit |= TUNE_MISFIT_RANGE;

@@ -79,6 +79,7 @@ enum {
 #define TUNE_FIT_MIN_BUSY_FRAC		0.05	/* ... over 5% of the trace */
 /* Q records this soon after a queue's C refill the ring the poll emptied */
 #define TUNE_FIT_REFILL_NS		5000
+#define TUNE_FIT_FRAME_MAX		1514	/* a full Ethernet frame (skb->len) */
 
 /* struct tune_fitted - what was fitted, for the report */
 struct tune_fitted {

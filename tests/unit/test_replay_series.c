@@ -39,6 +39,13 @@ void cmd_note(const struct bql_ctx *c, const char *fmt, ...)
 	(void)fmt;
 }
 
+int cmd_usage(const struct bql_ctx *c, const char *fmt, ...)
+{
+	(void)c;
+	(void)fmt;
+	return BQL_EXIT_USAGE;
+}
+
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 
 static uint64_t next(void)
