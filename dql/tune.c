@@ -203,7 +203,8 @@ void tune_member_cfg(const struct sim_config *cfg, const struct tune_member *m,
 
 			if (!rate_flow(fl))
 				continue;
-			fl->rate_bps = r < 1 ? 1 : (uint64_t)llround(r);
+			/* a flow the simulator takes: 1 bit/s..400G */
+			fl->rate_bps = r < 1 ? 1 : r > (double)SIM_LINK_MAX ? SIM_LINK_MAX : (uint64_t)llround(r);
 		}
 	if (m->busy) {
 		/* keep the flows of the first @busy queues that carry any, in flow order */
