@@ -519,11 +519,31 @@ sim_one() {
 	sim_row "$label" "${cr% *}" "$n" "${cr#* }"
 }
 
+# sim_vs_replay TITLE MODEL REPLAY_OPTS [write]: the CPU of sim on MODEL
+# against replay (with REPLAY_OPTS) of the trace it writes, per packet;
+# "write" adds sim --trace itself. Uses bench_sim's $t.
+sim_vs_replay() {
+	local m=$2 rj=$3 lines n cs cr
+	echo "$1"
+	"$BQLTOOL" sim -q $m --trace "$t"
+	lines=$(wc -l <"$t")
+	n=$(grep -c ' Q ' "$t")
+	cs=$(cpu_rss "$BQLTOOL sim -q $m")
+	sim_row "sim" "${cs% *}" "$n" "${cs#* }"
+	cr=$(cpu_rss "$BQLTOOL replay -q $rj $t")
+	sim_row "replay ${rj:+$rj }of its trace ($lines lines)" "${cr% *}" "$n" "${cr#* }" "${cs% *}"
+	if [ "${4:-}" = write ]; then
+		cr=$(cpu_rss "$BQLTOOL sim -q $m --trace $t")
+		sim_row "sim --trace (writing it)" "${cr% *}" "$n" "${cr#* }" "${cs% *}"
+	fi
+	rm -f "$t"
+}
+
 # Simulated packets per CPU second (user+sys of the whole process) and max
 # RSS, on a few models; memory with a 4x longer run (it must stay flat);
 # and the same packets simulated vs replayed from the run's --trace.
 bench_sim() {
-	local d=${BENCH_SIM_SECONDS:-2} t="$BENCH_DIR/sim.bqlt" n cs cr lines
+	local d=${BENCH_SIM_SECONDS:-2} t="$BENCH_DIR/sim.bqlt"
 	echo "sim: simulated packets per CPU second (one core), max RSS"
 	sim_one "100G bulk 1514 B, ${d} s" "--link 100G --ring 4096 --duration $d"
 	sim_one "100G bulk 1514 B, $((4 * d)) s" "--link 100G --ring 4096 --duration $((4 * d))"
@@ -536,37 +556,12 @@ bench_sim() {
 	sim_one "10G bulk imix" "--link 10G --size imix --duration $d"
 	sim_one "100G 64 queues 64 poisson:1.5G imix" "--link 100G --queues 64 --size imix $(printf -- '--traffic poisson:1.5G %.0s' $(seq 64)) --duration $d"
 	sim_one "100G bulk imix (ring 4096)" "--link 100G --size imix --ring 4096 --duration $d"
-	echo "sim vs replay -J 1 of the same packets (100G bulk imix, ring 4096, 1 s; target: sim <= replay)"
-	local m1="--link 100G --size imix --ring 4096 --duration 1"
-	"$BQLTOOL" sim -q $m1 --trace "$t"
-	lines=$(wc -l <"$t")
-	n=$(grep -c ' Q ' "$t")
-	cs=$(cpu_rss "$BQLTOOL sim -q $m1")
-	sim_row "sim" "${cs% *}" "$n" "${cs#* }"
-	cr=$(cpu_rss "$BQLTOOL replay -q -J 1 $t")
-	sim_row "replay -J 1 of its trace ($lines lines)" "${cr% *}" "$n" "${cr#* }" "${cs% *}"
-	rm -f "$t"
-	echo "sim vs replay of the same packets (10G bulk, 4x longer, --trace then replay)"
-	"$BQLTOOL" sim -q --link 10G --duration "$((4 * d))" --trace "$t"
-	lines=$(wc -l <"$t")
-	n=$(grep -c ' Q ' "$t")
-	cs=$(cpu_rss "$BQLTOOL sim -q --link 10G --duration $((4 * d))")
-	sim_row "sim" "${cs% *}" "$n" "${cs#* }"
-	cr=$(cpu_rss "$BQLTOOL replay -q $t")
-	sim_row "replay of its trace ($lines lines)" "${cr% *}" "$n" "${cr#* }" "${cs% *}"
-	cr=$(cpu_rss "$BQLTOOL sim -q --link 10G --duration $((4 * d)) --trace $t")
-	sim_row "sim --trace (writing it)" "${cr% *}" "$n" "${cr#* }" "${cs% *}"
-	rm -f "$t"
-	echo "sim vs replay of the same packets (40G, 4 queues, poisson+cbr imix)"
-	local m="--link 40G --queues 4 --traffic poisson:15G --traffic cbr:10G --traffic poisson:10G --size imix --irq-latency 5us:2us --duration $d"
-	"$BQLTOOL" sim -q $m --trace "$t"
-	lines=$(wc -l <"$t")
-	n=$(grep -c ' Q ' "$t")
-	cs=$(cpu_rss "$BQLTOOL sim -q $m")
-	sim_row "sim" "${cs% *}" "$n" "${cs#* }"
-	cr=$(cpu_rss "$BQLTOOL replay -q $t")
-	sim_row "replay of its trace ($lines lines)" "${cr% *}" "$n" "${cr#* }" "${cs% *}"
-	rm -f "$t"
+	sim_vs_replay "sim vs replay -J 1 of the same packets (100G bulk imix, ring 4096, 1 s; target: sim <= replay)" \
+		"--link 100G --size imix --ring 4096 --duration 1" "-J 1"
+	sim_vs_replay "sim vs replay of the same packets (10G bulk, 4x longer, --trace then replay)" \
+		"--link 10G --duration $((4 * d))" "" write
+	sim_vs_replay "sim vs replay of the same packets (40G, 4 queues, poisson+cbr imix)" \
+		"--link 40G --queues 4 --traffic poisson:15G --traffic cbr:10G --traffic poisson:10G --size imix --irq-latency 5us:2us --duration $d" ""
 	echo "tune: wall time of the whole search (10G backlogged, 200 us coalescing, 1 s per run)"
 	local args="tune --link 10G --coalesce-usecs 200" n1 nall w1 wall
 	n1=$("$BQLTOOL" -j $args --threads 1 | jq '.candidates | length')

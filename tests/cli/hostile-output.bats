@@ -376,7 +376,7 @@ both_clean() {
 	both_clean
 	bq -j show
 	json_strict "$output"
-	[ "$(jq -r '.[0].operstate' <<<"$output")" = $'do\xef\xbf\xbdwn' ]
+	[ "$(jq -r '.[0].operstate' <<<"$output")" = $'do\xee\xbf\xbfwn' ]
 }
 
 @test "hostile sysfs: a speed of u64 max is unknown, not clamped" {
