@@ -130,13 +130,23 @@ static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
 		return;
 	k = s->tsize + id;
 	nt[k] = t;
+	/*
+	 * The winner so far stays in registers; only the siblings are
+	 * loaded, and their addresses do not depend on the comparisons, so
+	 * the loads of every level go out at once and a level costs a
+	 * compare and two selects, not a store-to-load round trip.
+	 */
 	while (k > 1) {
-		unsigned int l = k & ~1u;
-		bool r = nt[l + 1] < nt[l];
+		uint64_t st = nt[k ^ 1];
+		unsigned int sid = nid[k ^ 1];
+		/* a tie goes to the left subtree, the lower ids */
+		bool sib = (k & 1) ? st <= t : st < t;
 
+		t = sib ? st : t;
+		id = sib ? sid : id;
 		k >>= 1;
-		nt[k] = nt[l + r];
-		nid[k] = nid[l + r];
+		nt[k] = t;
+		nid[k] = id;
 	}
 }
 
