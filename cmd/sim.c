@@ -329,11 +329,7 @@ static int sim_cmd_run(struct bql_ctx *c, int argc, char **argv)
 		outputs_close(x, false);
 		goto out;
 	}
-	x->nwarn = sim_model_warnings(&x->o.cfg, x->warn, SIM_MAX_WARN);
-	if (x->nwarn > SIM_MAX_WARN)
-		x->nwarn = SIM_MAX_WARN;
-	for (unsigned int i = 0; i < x->nwarn; i++)
-		cmd_warn(c, "%s", x->warn[i].msg);
+	x->nwarn = sim_opts_warnings(c, &x->o.cfg, x->warn);
 	x->progress = !c->json && !x->quiet && isatty(STDERR_FILENO);
 	sim_run(x->s, (x->trace || x->rx_on) ? &ops_rec : &ops_plain, x);
 	if (x->drawn)

@@ -12,7 +12,6 @@
 #include "lib/ctx.h"
 
 #define SIM_QNAME_MAX	20
-#define SIM_MAX_WARN	4
 
 struct sim_trace;
 

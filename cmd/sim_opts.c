@@ -13,6 +13,7 @@
 #include "cmd/cmd.h"
 #include "cmd/sim_opts.h"
 #include "dql/dql.h"
+#include "lib/out.h"
 #include "lib/units.h"
 
 void sim_opts_init(struct sim_opts *o)
@@ -559,4 +560,31 @@ char *sim_fmt_traffic(char *buf, size_t n, const struct sim_config *cfg)
 					f->pinned ? "@" : "-> ", sim_flow_queue(cfg, i));
 	}
 	return buf;
+}
+
+unsigned int sim_opts_warnings(struct bql_ctx *c, const struct sim_config *cfg,
+			       struct sim_warning *w)
+{
+	unsigned int n = sim_model_warnings(cfg, w, SIM_MAX_WARN);
+
+	if (n > SIM_MAX_WARN)
+		n = SIM_MAX_WARN;
+	for (unsigned int i = 0; i < n; i++)
+		cmd_warn(c, "%s", w[i].msg);
+	return n;
+}
+
+void sim_opts_warnings_json(struct bql_ctx *c, const struct sim_warning *w, unsigned int n)
+{
+	out_open_arr(c, "warnings");
+	for (unsigned int i = 0; i < n; i++) {
+		out_open_obj(c, NULL);
+		out_str(c, OUT_JSON, "kind", NULL, "ring_bound");
+		out_u64(c, OUT_JSON, "ring_ns", NULL, w[i].ring_ns);
+		out_u64(c, OUT_JSON, "cycle_ns", NULL, w[i].cycle_ns);
+		out_u64(c, OUT_JSON, "cap_bps", NULL, w[i].cap_bps);
+		out_str(c, OUT_JSON, "message", NULL, w[i].msg);
+		out_close_obj(c);
+	}
+	out_close_arr(c);
 }

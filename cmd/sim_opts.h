@@ -112,6 +112,18 @@ int sim_opts_parse(struct bql_ctx *c, struct sim_opts *o, int opt, const char *a
 /* sim_opts_finish - sizes, defaults, then the whole check; 0 or BQL_EXIT_USAGE. */
 int sim_opts_finish(struct bql_ctx *c, struct sim_opts *o);
 
+#define SIM_MAX_WARN	4
+
+/*
+ * sim_opts_warnings - the warnings of the model @cfg (sim_model_warnings:
+ * a model that cannot fill its link whatever BQL does) into @w, each said
+ * on stderr; how many (at most SIM_MAX_WARN). sim and tune both say them.
+ */
+unsigned int sim_opts_warnings(struct bql_ctx *c, const struct sim_config *cfg,
+			       struct sim_warning *w);
+/* sim_opts_warnings_json - the "warnings" array of the JSON report */
+void sim_opts_warnings_json(struct bql_ctx *c, const struct sim_warning *w, unsigned int n);
+
 /* parse_rate - "10M", "2.5G", "400G", "1000000" (bit/s, SI) into *bps */
 int sim_parse_rate(const char *what, const char *s, uint64_t *bps, struct bql_err *e);
 /* text for a rate in bit/s: "1 Gbit/s", "2.5 Gbit/s" */

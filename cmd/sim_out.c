@@ -96,19 +96,7 @@ static void json_summary(struct sx *x, const struct sim_totals *t)
 	out_u64(c, OUT_JSON, "drops", NULL, t->drops);
 	out_u64(c, OUT_JSON, "stall_cnt", NULL, t->stall_cnt);
 	out_u64(c, OUT_JSON, "stall_max", NULL, t->stall_max);
-	out_open_arr(c, "warnings");
-	for (unsigned int i = 0; i < x->nwarn; i++) {
-		const struct sim_warning *w = &x->warn[i];
-
-		out_open_obj(c, NULL);
-		out_str(c, OUT_JSON, "kind", NULL, "ring_bound");
-		out_u64(c, OUT_JSON, "ring_ns", NULL, w->ring_ns);
-		out_u64(c, OUT_JSON, "cycle_ns", NULL, w->cycle_ns);
-		out_u64(c, OUT_JSON, "cap_bps", NULL, w->cap_bps);
-		out_str(c, OUT_JSON, "message", NULL, w->msg);
-		out_close_obj(c);
-	}
-	out_close_arr(c);
+	sim_opts_warnings_json(c, x->warn, x->nwarn);
 	out_open_arr(c, "flows");
 	for (unsigned int f = 0; f < cfg->nflows; f++) {
 		out_open_obj(c, NULL);

@@ -989,6 +989,7 @@ static int tune_run(struct bql_ctx *c, int argc, char **argv)
 	ret = work_check(x);
 	if (ret)
 		goto out;
+	x->nwarn = sim_opts_warnings(c, &x->o.cfg, x->warn);
 	x->progress = !c->json && isatty(STDERR_FILENO);
 	ret = search(x);
 	if (ret)

@@ -65,6 +65,8 @@ struct tx {
 	char command[512];		/* "bqltool set SEL ..." or "" */
 	char reason[512];
 	char why[4][512];		/* the answer's reasons, in words */
+	struct sim_warning warn[SIM_MAX_WARN];	/* the model's, as sim says them */
+	unsigned int nwarn;
 	unsigned int nwhy;
 };
 

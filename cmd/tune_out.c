@@ -93,6 +93,7 @@ static void json_report(struct tx *x)
 	out_u64(c, OUT_JSON, "duration_ns", NULL, cfg->duration_ns);
 	out_u64(c, OUT_JSON, "seed", NULL, cfg->seed);
 	out_close_obj(c);
+	sim_opts_warnings_json(c, x->warn, x->nwarn);
 	if (x->fitted) {
 		const struct tune_fitted *f = &x->fit;
 

@@ -234,3 +234,18 @@ tn() {
 	[ "$status" -eq 0 ]
 	assert_line --regexp '^  bqltool set eth0:0-1 limit_min='
 }
+
+@test "tune: a ring-bound model says so as sim does, on stderr and in the JSON" {
+	# 100G: 256 descriptors of 1514-byte frames drain in 31.5 us < 50 + 5 us:
+	# no BQL setting can fill the link, whatever tune recommends
+	tn -j tune --link 100G --duration 0.05
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"warning: the model is ring-bound: 1 ring of 256 descriptors holds 31.5 us of the link"*"at most 57%"*"--ring"* ]] ||
+		fail "stderr: $stderr"
+	jq -e '.warnings | length == 1' <<<"$output"
+	jq -e '.warnings[0] | .kind == "ring_bound" and .ring_ns == 31498 and .cycle_ns == 55000' <<<"$output"
+	tn -j tune --link 100G --ring 1024 --duration 0.05
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	jq -e '.warnings == []' <<<"$output"
+}
