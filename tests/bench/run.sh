@@ -572,6 +572,51 @@ bench_sim() {
 	fi
 }
 
+# ------------------------------------------------------------ tune
+
+# tune_row LABEL ARGS...: the wall and CPU time of one whole tune (the
+# ensemble, the search, the margins), its answer and its simulations
+tune_row() {
+	local label=$1 out tm
+	shift
+	out="$BENCH_DIR/tune.json"
+	/usr/bin/time -o "$out.time" -f '%e %U %S %M' "$BQLTOOL" -j tune "$@" >"$out" 2>/dev/null || true
+	tm=$(tail -1 "$out.time")
+	awk -v l="$label" -v t="$tm" -v a="$(jq -r 'if .keep_defaults then "keep the defaults" else (.recommended.settings | "limit_min=\(.limit_min) limit_max=\(.limit_max) hold_time=\(.hold_time)") end' "$out" 2>/dev/null || echo "?")" \
+		-v n="$(jq -r '"\(.simulations) sims, \(.ensemble | length) conditions"' "$out" 2>/dev/null || echo "?")" 'BEGIN {
+		split(t, f, " ")
+		printf "  %-36s %6.2f s wall %6.2f s CPU  maxRSS %6d KiB  %s; %s\n", l, f[1], f[2] + f[3], f[4], n, a
+	}'
+	rm -f "$out" "$out.time"
+}
+
+# tune's wall time per scenario of #22 (targets: 10G x 8 queues <= 10 s,
+# 100G x 64 queues <= 60 s on 2 cores), default threads; and --from a
+# trace of a known model (sim --trace: 4 bulk queues at 10G)
+bench_tune() {
+	local i p8=() t="$BENCH_DIR/tune-from.bqlt"
+	if [ ! -x /usr/bin/time ] || ! have jq; then
+		echo "tune: skipped (needs /usr/bin/time and jq)"
+		return 0
+	fi
+	for i in 1 2 3 4 5 6 7 8; do p8+=(--traffic poisson:1.1G); done
+	echo "tune: wall time per scenario ($(nproc) CPUs, default threads)"
+	tune_row "1G bulk, the defaults" --link 1G
+	tune_row "25G, coalescing 20 us / 32 frames" --link 25G --coalesce-usecs 20 --coalesce-frames 32
+	tune_row "10G x 8 queues, 8 bulk flows" --link 10G --queues 8 --traffic bulk@0 --traffic bulk@1 \
+		--traffic bulk@2 --traffic bulk@3 --traffic bulk@4 --traffic bulk@5 --traffic bulk@6 --traffic bulk@7
+	tune_row "10G x 8 queues, Poisson 1.1G each" --link 10G --queues 8 "${p8[@]}"
+	tune_row "10G imix" --link 10G --size imix
+	tune_row "100G TSO, ring 1024, 4 queues" --link 100G --size tso:65536 --ring 1024 --queues 4 \
+		--traffic bulk@0 --traffic bulk@1 --traffic bulk@2 --traffic bulk@3
+	tune_row "100G x 64 queues, ring 1024" --link 100G --queues 64 --ring 1024 \
+		$(for i in $(seq 0 63); do printf -- '--traffic bulk@%d ' "$i"; done)
+	"$BQLTOOL" sim -q --link 10G --queues 4 --traffic bulk --traffic bulk --traffic bulk --traffic bulk \
+		--duration 0.2 --trace "$t"
+	tune_row "--from 4 bulk queues at 10G (0.2 s)" --from "$t"
+	rm -f "$t"
+}
+
 # ------------------------------------------------------------ top live
 
 # cpu_of_live PREFIX ROOT_ARGS N: user+sys seconds of the live view taking N
