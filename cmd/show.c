@@ -14,6 +14,7 @@
 #include "cmd/common.h"
 #include "lib/hz.h"
 #include "lib/out.h"
+#include "lib/qname.h"
 #include "lib/snapshot.h"
 #include "lib/table.h"
 #include "lib/units.h"
@@ -53,7 +54,7 @@ static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 		const struct snap_queue *q = &d->q[k];
 
 		out_open_obj(c, NULL);
-		out_u64(c, OUT_JSON, "queue", NULL, q->bql.index);
+		qname_out_queue(c, d->ifname, q->bql.index);
 		for (int a = 0; a < BQL_ATTR_NR; a++)
 			if (bql_has(&q->bql, a))
 				out_u64(c, OUT_JSON, bql_attrs[a].name, NULL, q->bql.val[a]);

@@ -20,6 +20,7 @@
 #include "cmd/top.h"
 #include "lib/hz.h"
 #include "lib/out.h"
+#include "lib/qname.h"
 #include "lib/sampler.h"
 #include "lib/table.h"
 #include "lib/units.h"
@@ -34,10 +35,11 @@ static void on_stop(int sig)
 
 /* ------------------------------------------------------------- batch */
 
-static void json_queue(struct bql_ctx *c, const struct sampler_queue *q)
+static void json_queue(struct bql_ctx *c, const struct sampler_dev *d,
+		       const struct sampler_queue *q)
 {
 	out_open_obj(c, NULL);
-	out_u64(c, OUT_JSON, "queue", NULL, q->index);
+	qname_out_queue(c, d->ifname, q->index);
 	for (int a = 0; a < BQL_ATTR_NR; a++)
 		if (bql_has(&q->bql, a))
 			out_u64(c, OUT_JSON, bql_attrs[a].name, NULL, q->bql.val[a]);
@@ -96,7 +98,7 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 		out_open_arr(c, "queues");
 		for (unsigned int k = 0; k < d->nq; k++)
 			if (!(d->q[k].flags & SAMPLER_VANISHED))
-				json_queue(c, &d->q[k]);
+				json_queue(c, d, &d->q[k]);
 		out_close_arr(c);
 		out_close_obj(c);
 	}
