@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "cmd/sim.h"
 #include "lib/out.h"
+#include "lib/qname.h"
 #include "lib/table.h"
 #include "lib/units.h"
 
@@ -33,7 +34,7 @@ static void json_queue(struct sx *x, unsigned int i)
 	struct bql_ctx *c = x->c;
 
 	out_open_obj(c, NULL);
-	out_str(c, OUT_JSON, "queue", NULL, x->qname[i]);
+	qname_out_trace(c, x->qname[i]);
 	out_open_arr(c, "flows");
 	for (unsigned int f = 0; f < cfg->nflows; f++)
 		if (sim_flow_queue(cfg, f) == i)
@@ -113,7 +114,8 @@ static void json_summary(struct sx *x, const struct sim_totals *t)
 	for (unsigned int f = 0; f < cfg->nflows; f++) {
 		out_open_obj(c, NULL);
 		out_u64(c, OUT_JSON, "flow", NULL, f);
-		out_str(c, OUT_JSON, "queue", NULL, x->qname[sim_flow_queue(cfg, f)]);
+		/* the queue it is on, named as every queue object is */
+		qname_out_trace(c, x->qname[sim_flow_queue(cfg, f)]);
 		out_bool(c, OUT_JSON, "pinned", NULL, cfg->flows[f].pinned);
 		out_close_obj(c);
 	}

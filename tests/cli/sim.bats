@@ -256,7 +256,8 @@ verify() {
 	[ "$status" -eq 0 ]
 	jq -e '[.queues[].flows] == [[0],[1],[2],[3]]' <<<"$output"
 	jq -e '[.flows[] | .pinned] == [true, true, true, true]' <<<"$output"
-	jq -e '[.flows[] | .queue] == ["sim:tx-0", "sim:tx-1", "sim:tx-2", "sim:tx-3"]' <<<"$output"
+	jq -e '[.flows[] | .name] == ["sim:tx-0", "sim:tx-1", "sim:tx-2", "sim:tx-3"]' <<<"$output"
+	jq -e '[.flows[] | .queue] == [0, 1, 2, 3] and all(.flows[]; .ifname == "sim")' <<<"$output"
 	jq -e '[.queues[].throughput_bps] | (max - min) < 0.01 * max and min > 0.24e9' <<<"$output"
 	sim sim --queues 4 --traffic bulk@2 --traffic poisson:100M --duration 0.05
 	[ "$status" -eq 0 ]
