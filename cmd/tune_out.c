@@ -83,7 +83,7 @@ static void json_report(struct tx *x)
 	out_begin(c, false);
 	out_open_obj(c, "model");
 	out_u64(c, OUT_JSON, "link_bps", NULL, cfg->link_bps);
-	out_u64(c, OUT_JSON, "queues", NULL, cfg->nqueues);
+	out_u64(c, OUT_JSON, "nqueues", NULL, cfg->nqueues);
 	out_str(c, OUT_JSON, "traffic", NULL, sim_fmt_traffic(tr, sizeof(tr), cfg));
 	out_u64(c, OUT_JSON, "ring", NULL, cfg->ring);
 	out_u64(c, OUT_JSON, "coalesce_usecs", NULL, cfg->coalesce_usecs);
@@ -109,7 +109,7 @@ static void json_report(struct tx *x)
 		out_u64(c, OUT_JSON, "offered_bps", NULL, (uint64_t)llround(f->offered_bps));
 		out_dbl_fixed(c, "load", f->load, 4);
 		out_bool(c, OUT_JSON, "backlogged", NULL, f->bulk);
-		out_u64(c, OUT_JSON, "queues", NULL, f->nqueues);
+		out_u64(c, OUT_JSON, "nqueues", NULL, f->nqueues);
 		out_bool(c, OUT_JSON, "packet_sizes_seen", NULL, f->pkt_seen);
 		out_u64(c, OUT_JSON, "packet_min", NULL, f->pkt_min);
 		out_u64(c, OUT_JSON, "packet_max", NULL, f->pkt_max);
@@ -119,8 +119,8 @@ static void json_report(struct tx *x)
 		out_u64(c, OUT_JSON, "completions", NULL, f->completions);
 		out_u64(c, OUT_JSON, "busy_periods", NULL, f->busy_periods);
 		out_dbl_fixed(c, "busy_fraction", f->busy_frac, 4);
-		out_u64(c, OUT_JSON, "busy_queues", NULL, f->busy_queues);
-		out_u64(c, OUT_JSON, "active_queues", NULL, f->active);
+		out_u64(c, OUT_JSON, "nqueues_busy", NULL, f->busy_queues);
+		out_u64(c, OUT_JSON, "nqueues_active", NULL, f->active);
 		out_u64(c, OUT_JSON, "busy_interval_p50_ns", NULL, f->busy_gap_p50_ns);
 		out_u64(c, OUT_JSON, "busy_bytes_p50", NULL, f->busy_batch_p50);
 		out_u64(c, OUT_JSON, "irq_latency_ns", NULL, f->irq_latency_ns);
@@ -138,7 +138,7 @@ static void json_report(struct tx *x)
 		out_str(c, OUT_JSON, "ifname", NULL, x->dev);
 		if (x->dev_mbps)	/* unknown: absent, never 0 */
 			out_u64(c, OUT_JSON, "speed_mbps", NULL, x->dev_mbps);
-		out_u64(c, OUT_JSON, "queues", NULL, x->dev_queues);
+		out_u64(c, OUT_JSON, "nqueues", NULL, x->dev_queues);
 		if (x->dev_has_ring) {
 			out_open_obj(c, "ring");
 			out_u64(c, OUT_JSON, "tx", NULL, x->dev_ring);
@@ -174,7 +174,7 @@ static void json_report(struct tx *x)
 		out_str(c, OUT_JSON, "what", NULL, tune_member_fmt(d, sizeof(d), cfg, m));
 		out_u64(c, OUT_JSON, "irq_late_ns", NULL, m->irq_late_ns);
 		out_u64(c, OUT_JSON, "irq_jitter_ns", NULL, m->irq_jitter_ns);
-		out_u64(c, OUT_JSON, "busy_queues", NULL, m->busy);
+		out_u64(c, OUT_JSON, "nqueues_busy", NULL, m->busy);
 		out_s64(c, OUT_JSON, "load_pct", NULL, m->load_pct);
 		out_u64(c, OUT_JSON, "seed", NULL, cfg->seed + m->seed_add);
 		json_result(x, "defaults", &x->base_m[i]);

@@ -87,11 +87,11 @@ tn() {
 	tn -j tune --from "$t" --duration 0.05 --force --link 1G
 	[ "$status" -eq 0 ] || fail "$stderr"
 	assert_regex "$stderr" "q300.bqlt: 300 queues, modelled on 64 \\(trace queue i on model queue i mod 64\\)"
-	jq -e '.fitted.queues == 300 and .model.queues == 64' <<<"$output"
+	jq -e '.fitted.nqueues == 300 and .model.nqueues == 64' <<<"$output"
 	tn -j tune --from "$t" --queues 4 --duration 0.05 --force --link 1G
 	[ "$status" -eq 0 ] || fail "$stderr"
 	assert_regex "$stderr" "300 queues, modelled on 4"
-	jq -e '.model.queues == 4' <<<"$output"
+	jq -e '.model.nqueues == 4' <<<"$output"
 }
 
 @test "tune --from: reads standard input; an option overrides the fit" {
@@ -140,8 +140,8 @@ tn() {
 	before=$(tree_digest)
 	run --separate-stderr timeout 120 "$BQLTOOL" --sysfs-root "$ROOT" -j tune eth0 --duration 0.05
 	[ "$status" -eq 0 ] || fail "$stderr"
-	jq -e '.device.ifname == "eth0" and .device.speed_mbps == 10000 and .device.queues == 4' <<<"$output"
-	jq -e '.model.link_bps == 10000000000 and .model.queues == 4' <<<"$output"
+	jq -e '.device.ifname == "eth0" and .device.speed_mbps == 10000 and .device.nqueues == 4' <<<"$output"
+	jq -e '.model.link_bps == 10000000000 and .model.nqueues == 4' <<<"$output"
 	[ "$(tree_digest)" = "$before" ]
 	cmd=$(jq -r '.command // empty' <<<"$output")
 	[ -z "$cmd" ] || [[ $cmd == "bqltool set eth0 "* ]]
