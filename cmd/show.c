@@ -23,6 +23,14 @@ enum show_format { FMT_TEXT, FMT_JSON, FMT_PROMETHEUS };
 
 static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 {
+	bool has_stats = d->present & SD_STATS;
+	const struct cmd_stat st[] = {
+		{ "tx_bytes", d->tx_bytes, has_stats },
+		{ "tx_packets", d->tx_packets, has_stats },
+		{ "tx_errors", d->tx_errors, has_stats },
+		{ "tx_dropped", d->tx_dropped, has_stats },
+	};
+
 	out_open_obj(c, NULL);
 	out_str(c, OUT_JSON, "ifname", NULL, d->ifname);
 	if (d->present & SD_IFINDEX)
@@ -38,14 +46,7 @@ static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 	out_u64(c, OUT_JSON, "num_tx_queues", NULL, d->ntx);
 	if (d->present & SD_SPEED)
 		out_u64(c, OUT_JSON, "speed", NULL, d->speed_mbps);
-	if (d->present & SD_STATS) {
-		out_open_obj(c, "stats");
-		out_u64(c, OUT_JSON, "tx_bytes", NULL, d->tx_bytes);
-		out_u64(c, OUT_JSON, "tx_packets", NULL, d->tx_packets);
-		out_u64(c, OUT_JSON, "tx_errors", NULL, d->tx_errors);
-		out_u64(c, OUT_JSON, "tx_dropped", NULL, d->tx_dropped);
-		out_close_obj(c);
-	}
+	cmd_json_stats(c, st, sizeof(st) / sizeof(st[0]));
 	cmd_json_ring_coal(c, &d->ring, &d->coal);
 	if (d->qd_shared)
 		cmd_json_qdisc(c, "shared_qdisc", &d->qd);

@@ -74,6 +74,10 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 	out_open_arr(c, "devices");
 	for (size_t i = 0; i < s->ndev; i++) {
 		const struct sampler_dev *d = &s->dev[i];
+		const struct cmd_stat st[] = {
+			{ "tx_bytes", d->tx_bytes, d->has_stats },
+			{ "tx_packets", d->tx_packets, d->has_stats },
+		};
 
 		if (d->flags & SAMPLER_VANISHED)
 			continue;
@@ -84,10 +88,8 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 		out_u64(c, OUT_JSON, "num_tx_queues", NULL, d->ntx);
 		if (d->operstate[0])
 			out_str(c, OUT_JSON, "operstate", NULL, d->operstate);
-		if (d->has_stats) {
-			out_u64(c, OUT_JSON, "tx_bytes", NULL, d->tx_bytes);
-			out_u64(c, OUT_JSON, "tx_packets", NULL, d->tx_packets);
-		}
+		/* nested as show -j nests them */
+		cmd_json_stats(c, st, sizeof(st) / sizeof(st[0]));
 		if (d->has_rate) {
 			out_dbl(c, OUT_JSON, "tx_bytes_rate", NULL, d->tx_bytes_rate);
 			out_dbl(c, OUT_JSON, "tx_packets_rate", NULL, d->tx_packets_rate);
