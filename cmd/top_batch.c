@@ -38,14 +38,18 @@ static void on_stop(int sig)
 static void json_queue(struct bql_ctx *c, const struct sampler_dev *d,
 		       const struct sampler_queue *q)
 {
+	struct cmd_stat st[SQS_NR];
+
 	out_open_obj(c, NULL);
 	qname_out_queue(c, d->ifname, q->index);
 	for (int a = 0; a < BQL_ATTR_NR; a++)
 		if (bql_has(&q->bql, a))
 			out_u64(c, OUT_JSON, bql_attrs[a].name, NULL, q->bql.val[a]);
+	/* netdev qstats, nested as show -j nests them; the rates beside */
 	for (int k = 0; k < SQS_NR; k++)
-		if (q->qs_present & (1u << k))
-			out_u64(c, OUT_JSON, sampler_qs_names[k], NULL, q->qs[k]);
+		st[k] = (struct cmd_stat){ sampler_qs_names[k], q->qs[k],
+					   q->qs_present & (1u << k) };
+	cmd_json_stats(c, st, SQS_NR);
 	for (int k = 0; k < SQS_NR; k++) {
 		char key[32];
 
