@@ -12,6 +12,7 @@
 #include "dql/dql.h"
 #include "lib/out.h"
 #include "lib/table.h"
+#include "lib/units.h"
 
 const char *tune_qdisc_name(enum tune_qdisc q)
 {
@@ -211,12 +212,13 @@ static void json_report(struct tx *x)
 		out_str(c, OUT_JSON, "command", NULL, x->command);
 }
 
+/* a limit setting in the one human format ("8.87 KiB"), or "max"; -j has bytes */
 static void fmt_limit(char *buf, size_t n, uint32_t v)
 {
 	if (v == DQL_MAX_LIMIT)
 		snprintf(buf, n, "max");
 	else
-		snprintf(buf, n, "%" PRIu32, v);
+		units_fmt_bytes(buf, n, v);
 }
 
 /* the candidates, best worst-case latency first among the feasible, then the others */
@@ -288,7 +290,7 @@ static void text_report(struct tx *x)
 {
 	const struct sim_config *cfg = &x->o.cfg;
 	struct bql_ctx *c = x->c;
-	char a[32], b[32], d[32], tr[1024];
+	char a[32], b[32], d[32], e[32], tr[1024];
 	unsigned int *order, shown;
 	struct table t;
 
@@ -310,8 +312,9 @@ static void text_report(struct tx *x)
 		else
 			out_text(c, "fitted from %s: link rate not observable (assumed %s)", x->from,
 				 sim_fmt_rate(a, sizeof(a), (double)cfg->link_bps));
-		out_text(c, "; completions every %s (median) of %" PRIu64 " bytes -> coalesce-usecs %u; offered %s (%.0f%% of the link%s); ",
-			 sim_fmt_ns(d, sizeof(d), f->gap_p50_ns), f->batch_p50, f->coalesce_usecs,
+		out_text(c, "; completions every %s (median) of %s -> coalesce-usecs %u; offered %s (%.0f%% of the link%s); ",
+			 sim_fmt_ns(d, sizeof(d), f->gap_p50_ns),
+			 units_fmt_bytes(e, sizeof(e), f->batch_p50), f->coalesce_usecs,
 			 sim_fmt_rate(b, sizeof(b), f->offered_bps), f->load * 100,
 			 f->bulk ? ": backlogged" : "");
 		if (f->pkt_seen)

@@ -36,6 +36,9 @@ near() {
 	jq -e '.fitted.goodness_of_fit.interval_error < 0.1 and .fitted.goodness_of_fit.throughput_error < 0.05' <<<"$output"
 	tn tune --from "$t" --duration 0.05
 	assert_line --regexp '^  goodness of fit \(the model simulated vs the trace\): busy completion interval .*: fits$'
+	# sizes in the one human format (issue #24): not "22734 vs 22734 bytes", "mean limit 46899 vs ..."
+	assert_line --regexp ', [0-9.]+ KiB vs [0-9.]+ KiB per completion \(.*, mean limit [0-9.]+ KiB vs [0-9.]+ KiB \('
+	assert_line --regexp '^fitted from .*; completions every [0-9.]+ [mu]?s \(median\) of [0-9.]+ KiB -> coalesce-usecs'
 }
 
 @test "tune --from: one busy queue of 4 is the one bulk flow; the link is still seen" {
