@@ -24,6 +24,7 @@
 #include "lib/nl.h"
 #include "lib/esc.h"
 #include "lib/out.h"
+#include "lib/qname.h"
 #include "lib/rules.h"
 #include "lib/sampler.h"
 #include "lib/sysfs.h"
@@ -430,11 +431,10 @@ static void print_json(struct check *k, const size_t cnt[4])
 		const struct row *r = &k->rows[i];
 
 		out_open_obj(c, NULL);
-		out_str(c, OUT_JSON, "ifname", NULL, r->ifname);
 		if (r->queue < 0)
-			out_null(c, "queue");
+			qname_out_dev(c, r->ifname);
 		else
-			out_u64(c, OUT_JSON, "queue", NULL, (uint64_t)r->queue);
+			qname_out_queue(c, r->ifname, (unsigned int)r->queue);
 		out_str(c, OUT_JSON, "verdict", NULL, row_verdict(r));
 		out_open_arr(c, "reasons");
 		for (int j = 0; j < r->nr; j++) {

@@ -107,6 +107,21 @@ void cmd_json_qdisc(struct bql_ctx *c, const char *key, const struct bnl_qdisc *
 	out_close_obj(c);
 }
 
+void cmd_json_stats(struct bql_ctx *c, const struct cmd_stat *st, size_t n)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++)
+		any |= st[i].present;
+	if (!any)
+		return;
+	out_open_obj(c, "stats");
+	for (size_t i = 0; i < n; i++)
+		if (st[i].present)
+			out_u64(c, OUT_JSON, st[i].key, NULL, st[i].v);
+	out_close_obj(c);
+}
+
 /* the TX coalescing the driver reports, ethtool's attribute names in lower case */
 static void json_coal(struct bql_ctx *c, const struct bnl_coal *k)
 {

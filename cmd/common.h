@@ -3,6 +3,10 @@
 #ifndef BQLTOOL_CMD_COMMON_H
 #define BQLTOOL_CMD_COMMON_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "lib/ctx.h"
 #include "lib/sel.h"
 #include "lib/snapshot.h"
@@ -30,6 +34,18 @@ struct bnl_coal;
 void cmd_json_qdisc(struct bql_ctx *c, const char *key, const struct bnl_qdisc *q);
 void cmd_json_ring_coal(struct bql_ctx *c, const struct bnl_ring *ring,
 			const struct bnl_coal *coal);
+/* one counter of a "stats" object: its key, its value, whether it was read */
+struct cmd_stat {
+	const char *key;
+	uint64_t v;
+	bool present;
+};
+/*
+ * JSON: "stats":{KEY:V,...} with the @n counters of @st that were read, in
+ * that order; absent when none was. A device's counters nest so in every
+ * command (show -j, top -b -j), whatever subset each one reads.
+ */
+void cmd_json_stats(struct bql_ctx *c, const struct cmd_stat *st, size_t n);
 
 int cmd_select(struct bql_ctx *c, int argc, char **argv, struct cmd_state *st);
 /*

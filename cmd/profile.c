@@ -21,6 +21,7 @@
 #include "lib/hz.h"
 #include "lib/ofile.h"
 #include "lib/out.h"
+#include "lib/qname.h"
 #include "lib/plan.h"
 #include "lib/profile.h"
 #include "lib/stops.h"
@@ -345,9 +346,10 @@ static int check_print(struct apply *ap)
 
 		if (c->json) {
 			out_open_obj(c, NULL);
-			out_str(c, OUT_JSON, "ifname", NULL, a->ifname);
 			if (a->queue >= 0)
-				out_u64(c, OUT_JSON, "queue", NULL, (uint64_t)a->queue);
+				qname_out_queue(c, a->ifname, (unsigned int)a->queue);
+			else
+				qname_out_dev(c, a->ifname);
 			out_str(c, OUT_JSON, "problem", NULL, a->why);
 			out_close_obj(c);
 		} else if (a->queue >= 0) {
@@ -365,8 +367,7 @@ static int check_print(struct apply *ap)
 		ndiff++;
 		if (c->json) {
 			out_open_obj(c, NULL);
-			out_str(c, OUT_JSON, "ifname", NULL, it->ifname);
-			out_u64(c, OUT_JSON, "queue", NULL, it->queue);
+			qname_out_queue(c, it->ifname, it->queue);
 			out_str(c, OUT_JSON, "key", NULL, bql_attrs[it->attr].name);
 			out_u64(c, OUT_JSON, "live", NULL, it->old);
 			out_u64(c, OUT_JSON, "profile", NULL, it->v.req);

@@ -15,6 +15,7 @@
 #include "lib/esc.h"
 #include "lib/jsonw.h"
 #include "lib/out.h"
+#include "lib/qname.h"
 #include "lib/table.h"
 #include "lib/units.h"
 
@@ -106,8 +107,9 @@ static void json_queue(struct jsonw *w, const struct rfile *f, unsigned int i,
 
 	replay_queue_stats(&f->r, i, &st);
 	jsonw_obj_open(w, NULL);
+	/* name, and ifname + queue for DEV:tx-N (lib/qname.h) */
+	qname_jsonw_trace(w, replay_queue_name(&f->r, i));
 	jsonw_raw(w, "file", file);
-	jsonw_str(w, "queue", replay_queue_name(&f->r, i));
 	jsonw_u64(w, "hz", f->p.hz);
 	jsonw_raw(w, "kernel", kernel);
 	jsonw_raw(w, "semantics", sem);

@@ -20,6 +20,7 @@
 #include "dql/dql.h"
 #include "lib/hz.h"
 #include "lib/out.h"
+#include "lib/qname.h"
 #include "lib/plan.h"
 #include "lib/rules.h"
 #include "lib/sysfs.h"
@@ -231,8 +232,7 @@ static int plan_print(struct bql_ctx *c, const struct plan *p, bool dry_run, boo
 
 		if (c->json) {
 			out_open_obj(c, NULL);
-			out_str(c, OUT_JSON, "ifname", NULL, it->ifname);
-			out_u64(c, OUT_JSON, "queue", NULL, it->queue);
+			qname_out_queue(c, it->ifname, it->queue);
 			out_str(c, OUT_JSON, "key", NULL, bql_attrs[it->attr].name);
 			out_u64(c, OUT_JSON, "old", NULL, it->old);
 			out_u64(c, OUT_JSON, "new", NULL, it->v.shown);

@@ -14,6 +14,7 @@
 #include "cmd/common.h"
 #include "lib/hz.h"
 #include "lib/out.h"
+#include "lib/qname.h"
 #include "lib/snapshot.h"
 #include "lib/table.h"
 #include "lib/units.h"
@@ -22,6 +23,14 @@ enum show_format { FMT_TEXT, FMT_JSON, FMT_PROMETHEUS };
 
 static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 {
+	bool has_stats = d->present & SD_STATS;
+	const struct cmd_stat st[] = {
+		{ "tx_bytes", d->tx_bytes, has_stats },
+		{ "tx_packets", d->tx_packets, has_stats },
+		{ "tx_errors", d->tx_errors, has_stats },
+		{ "tx_dropped", d->tx_dropped, has_stats },
+	};
+
 	out_open_obj(c, NULL);
 	out_str(c, OUT_JSON, "ifname", NULL, d->ifname);
 	if (d->present & SD_IFINDEX)
@@ -37,36 +46,28 @@ static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 	out_u64(c, OUT_JSON, "num_tx_queues", NULL, d->ntx);
 	if (d->present & SD_SPEED)
 		out_u64(c, OUT_JSON, "speed", NULL, d->speed_mbps);
-	if (d->present & SD_STATS) {
-		out_open_obj(c, "stats");
-		out_u64(c, OUT_JSON, "tx_bytes", NULL, d->tx_bytes);
-		out_u64(c, OUT_JSON, "tx_packets", NULL, d->tx_packets);
-		out_u64(c, OUT_JSON, "tx_errors", NULL, d->tx_errors);
-		out_u64(c, OUT_JSON, "tx_dropped", NULL, d->tx_dropped);
-		out_close_obj(c);
-	}
+	cmd_json_stats(c, st, sizeof(st) / sizeof(st[0]));
 	cmd_json_ring_coal(c, &d->ring, &d->coal);
 	if (d->qd_shared)
 		cmd_json_qdisc(c, "shared_qdisc", &d->qd);
 	out_open_arr(c, "queues");
 	for (unsigned int k = 0; k < d->nq; k++) {
 		const struct snap_queue *q = &d->q[k];
+		/* netdev qstats, nested as the device's counters are */
+		const struct cmd_stat qst[] = {
+			{ "tx_bytes", q->tx_bytes, q->qs_present & SQ_TX_BYTES },
+			{ "tx_packets", q->tx_packets, q->qs_present & SQ_TX_PACKETS },
+			{ "tx_stop", q->tx_stop, q->qs_present & SQ_TX_STOP },
+			{ "tx_wake", q->tx_wake, q->qs_present & SQ_TX_WAKE },
+			{ "tx_hw_drops", q->tx_hw_drops, q->qs_present & SQ_TX_HW_DROPS },
+		};
 
 		out_open_obj(c, NULL);
-		out_u64(c, OUT_JSON, "queue", NULL, q->bql.index);
+		qname_out_queue(c, d->ifname, q->bql.index);
 		for (int a = 0; a < BQL_ATTR_NR; a++)
 			if (bql_has(&q->bql, a))
 				out_u64(c, OUT_JSON, bql_attrs[a].name, NULL, q->bql.val[a]);
-		if (q->qs_present & SQ_TX_PACKETS)
-			out_u64(c, OUT_JSON, "tx_packets", NULL, q->tx_packets);
-		if (q->qs_present & SQ_TX_BYTES)
-			out_u64(c, OUT_JSON, "tx_bytes", NULL, q->tx_bytes);
-		if (q->qs_present & SQ_TX_STOP)
-			out_u64(c, OUT_JSON, "tx_stop", NULL, q->tx_stop);
-		if (q->qs_present & SQ_TX_WAKE)
-			out_u64(c, OUT_JSON, "tx_wake", NULL, q->tx_wake);
-		if (q->qs_present & SQ_TX_HW_DROPS)
-			out_u64(c, OUT_JSON, "tx_hw_drops", NULL, q->tx_hw_drops);
+		cmd_json_stats(c, qst, sizeof(qst) / sizeof(qst[0]));
 		if (q->qd_scope == BNL_QD_QUEUE)
 			cmd_json_qdisc(c, "qdisc", &q->qd);
 		out_close_obj(c);

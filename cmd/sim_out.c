@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "cmd/sim.h"
 #include "lib/out.h"
+#include "lib/qname.h"
 #include "lib/table.h"
 #include "lib/units.h"
 
@@ -33,7 +34,7 @@ static void json_queue(struct sx *x, unsigned int i)
 	struct bql_ctx *c = x->c;
 
 	out_open_obj(c, NULL);
-	out_str(c, OUT_JSON, "queue", NULL, x->qname[i]);
+	qname_out_trace(c, x->qname[i]);
 	out_open_arr(c, "flows");
 	for (unsigned int f = 0; f < cfg->nflows; f++)
 		if (sim_flow_queue(cfg, f) == i)
@@ -101,7 +102,8 @@ static void json_summary(struct sx *x, const struct sim_totals *t)
 	for (unsigned int f = 0; f < cfg->nflows; f++) {
 		out_open_obj(c, NULL);
 		out_u64(c, OUT_JSON, "flow", NULL, f);
-		out_str(c, OUT_JSON, "queue", NULL, x->qname[sim_flow_queue(cfg, f)]);
+		/* the queue it is on, named as every queue object is */
+		qname_out_trace(c, x->qname[sim_flow_queue(cfg, f)]);
 		out_bool(c, OUT_JSON, "pinned", NULL, cfg->flows[f].pinned);
 		out_close_obj(c);
 	}
@@ -112,9 +114,14 @@ static void json_summary(struct sx *x, const struct sim_totals *t)
 	out_close_arr(c);
 }
 
+/*
+ * The limit's columns are replay's (final, min, max, mean: the limit after
+ * each completion, not the limit_min/limit_max settings), in the one human
+ * format of bytes (units_fmt_bytes); -j has the bytes.
+ */
 static const char *const cols[] = {
 	"queue", "flows", "throughput", "starved", "ring_p50", "ring_p99", "ring_max", "qdisc_p50",
-	"qdisc_p99", "limit_min", "limit_max", "limit_mean", "final", "stops", "completions",
+	"qdisc_p99", "final", "min", "max", "mean", "stops", "completions",
 	"inflight", "stalls",
 };
 #define NCOLS	((int)(sizeof(cols) / sizeof(cols[0])))
@@ -149,19 +156,20 @@ static void text_queues(struct sx *x)
 		table_cell(&t, 6, "%s", sim_fmt_ns(a, sizeof(a), st->ring_delay.max));
 		table_cell(&t, 7, "%s", sim_fmt_ns(a, sizeof(a), sim_hist_quantile(&st->qdisc_delay, 0.5)));
 		table_cell(&t, 8, "%s", sim_fmt_ns(a, sizeof(a), sim_hist_quantile(&st->qdisc_delay, 0.99)));
+		table_cell(&t, 9, "%s", units_fmt_bytes(a, sizeof(a), st->limit_final));
 		if (st->completions) {
-			table_cell(&t, 9, "%" PRIu32, st->limit_min);
-			table_cell(&t, 10, "%" PRIu32, st->limit_max);
-			table_cell(&t, 11, "%.1f", st->limit_mean);
+			table_cell(&t, 10, "%s", units_fmt_bytes(a, sizeof(a), st->limit_min));
+			table_cell(&t, 11, "%s", units_fmt_bytes(a, sizeof(a), st->limit_max));
+			table_cell(&t, 12, "%s", units_fmt_bytes(a, sizeof(a),
+							     (uint64_t)(st->limit_mean + 0.5)));
 		} else {
-			table_cell(&t, 9, "-");
 			table_cell(&t, 10, "-");
 			table_cell(&t, 11, "-");
+			table_cell(&t, 12, "-");
 		}
-		table_cell(&t, 12, "%" PRIu32, st->limit_final);
 		table_cell(&t, 13, "%" PRIu64, st->stops);
 		table_cell(&t, 14, "%" PRIu64, st->completions);
-		table_cell(&t, 15, "%" PRIu32, st->inflight);
+		table_cell(&t, 15, "%s", units_fmt_bytes(a, sizeof(a), st->inflight));
 		table_cell(&t, 16, "%" PRIu64 "/%s", st->stall_cnt,
 			   units_fmt_ms(b, sizeof(b), dql_jiffies_to_msecs(st->stall_max, cfg->hz)));
 	}
@@ -173,7 +181,7 @@ static void text_summary(struct sx *x, const struct sim_totals *t)
 {
 	const struct sim_config *cfg = &x->o.cfg;
 	struct bql_ctx *c = x->c;
-	char a[32], b[32], d[32], tr[1024];
+	char a[32], b[32], d[32], e[32], tr[1024];
 
 	out_text(c, "sim: %s link, %u queue%s, %s simulated, seed %" PRIu64 ", HZ %u, kernel %s\n",
 		 sim_fmt_rate(a, sizeof(a), (double)cfg->link_bps), cfg->nqueues,
@@ -194,10 +202,11 @@ static void text_summary(struct sx *x, const struct sim_totals *t)
 	out_text(c, "packets %" PRIu64 ", completions %" PRIu64 ", stops %" PRIu64
 		 " (ring full %" PRIu64 "), drops %" PRIu64 "\n",
 		 t->packets, t->completions, t->stops, t->ring_stops, t->drops);
-	out_text(c, "bytes queued %" PRIu64 ", completed %" PRIu64 ", in flight %" PRIu64
-		 "; stalls %" PRIu64 ", longest %s\n",
-		 t->bytes_queued, t->bytes_completed, t->inflight, t->stall_cnt,
-		 units_fmt_ms(a, sizeof(a), dql_jiffies_to_msecs(t->stall_max, cfg->hz)));
+	out_text(c, "bytes queued %s, completed %s, in flight %s; stalls %" PRIu64 ", longest %s\n",
+		 units_fmt_bytes(a, sizeof(a), t->bytes_queued),
+		 units_fmt_bytes(b, sizeof(b), t->bytes_completed),
+		 units_fmt_bytes(d, sizeof(d), t->inflight), t->stall_cnt,
+		 units_fmt_ms(e, sizeof(e), dql_jiffies_to_msecs(t->stall_max, cfg->hz)));
 	out_nl(c);
 	text_queues(x);
 }

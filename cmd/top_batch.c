@@ -20,6 +20,7 @@
 #include "cmd/top.h"
 #include "lib/hz.h"
 #include "lib/out.h"
+#include "lib/qname.h"
 #include "lib/sampler.h"
 #include "lib/table.h"
 #include "lib/units.h"
@@ -34,16 +35,21 @@ static void on_stop(int sig)
 
 /* ------------------------------------------------------------- batch */
 
-static void json_queue(struct bql_ctx *c, const struct sampler_queue *q)
+static void json_queue(struct bql_ctx *c, const struct sampler_dev *d,
+		       const struct sampler_queue *q)
 {
+	struct cmd_stat st[SQS_NR];
+
 	out_open_obj(c, NULL);
-	out_u64(c, OUT_JSON, "queue", NULL, q->index);
+	qname_out_queue(c, d->ifname, q->index);
 	for (int a = 0; a < BQL_ATTR_NR; a++)
 		if (bql_has(&q->bql, a))
 			out_u64(c, OUT_JSON, bql_attrs[a].name, NULL, q->bql.val[a]);
+	/* netdev qstats, nested as show -j nests them; the rates beside */
 	for (int k = 0; k < SQS_NR; k++)
-		if (q->qs_present & (1u << k))
-			out_u64(c, OUT_JSON, sampler_qs_names[k], NULL, q->qs[k]);
+		st[k] = (struct cmd_stat){ sampler_qs_names[k], q->qs[k],
+					   q->qs_present & (1u << k) };
+	cmd_json_stats(c, st, SQS_NR);
 	for (int k = 0; k < SQS_NR; k++) {
 		char key[32];
 
@@ -72,6 +78,10 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 	out_open_arr(c, "devices");
 	for (size_t i = 0; i < s->ndev; i++) {
 		const struct sampler_dev *d = &s->dev[i];
+		const struct cmd_stat st[] = {
+			{ "tx_bytes", d->tx_bytes, d->has_stats },
+			{ "tx_packets", d->tx_packets, d->has_stats },
+		};
 
 		if (d->flags & SAMPLER_VANISHED)
 			continue;
@@ -82,10 +92,8 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 		out_u64(c, OUT_JSON, "num_tx_queues", NULL, d->ntx);
 		if (d->operstate[0])
 			out_str(c, OUT_JSON, "operstate", NULL, d->operstate);
-		if (d->has_stats) {
-			out_u64(c, OUT_JSON, "tx_bytes", NULL, d->tx_bytes);
-			out_u64(c, OUT_JSON, "tx_packets", NULL, d->tx_packets);
-		}
+		/* nested as show -j nests them */
+		cmd_json_stats(c, st, sizeof(st) / sizeof(st[0]));
 		if (d->has_rate) {
 			out_dbl(c, OUT_JSON, "tx_bytes_rate", NULL, d->tx_bytes_rate);
 			out_dbl(c, OUT_JSON, "tx_packets_rate", NULL, d->tx_packets_rate);
@@ -96,7 +104,7 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 		out_open_arr(c, "queues");
 		for (unsigned int k = 0; k < d->nq; k++)
 			if (!(d->q[k].flags & SAMPLER_VANISHED))
-				json_queue(c, &d->q[k]);
+				json_queue(c, d, &d->q[k]);
 		out_close_arr(c);
 		out_close_obj(c);
 	}

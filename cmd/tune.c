@@ -189,14 +189,18 @@ static void misfit_text(const struct tx *x, char *buf, size_t n)
 		bool busy = f->busy_intervals >= TUNE_FIT_MIN_BUSY &&
 			    g->model.busy_intervals >= TUNE_FIT_MIN_BUSY;
 
-		ADD("%sthe fitted model, simulated, does not reproduce it: completion interval %s (trace %s), %" PRIu64 " bytes per completion (trace %" PRIu64 "), %s completed (trace %s), mean limit %.0f (trace %.0f)",
+		char b1[32], b2[32], l1[32], l2[32];
+
+		ADD("%sthe fitted model, simulated, does not reproduce it: completion interval %s (trace %s), %s per completion (trace %s), %s completed (trace %s), mean limit %s (trace %s)",
 		    o ? "; " : "",
 		    sim_fmt_ns(a, sizeof(a), busy ? g->model.busy_gap_p50_ns : g->model.gap_p50_ns),
 		    sim_fmt_ns(b, sizeof(b), busy ? f->busy_gap_p50_ns : f->gap_p50_ns),
-		    busy ? g->model.busy_batch_p50 : g->model.batch_p50,
-		    busy ? f->busy_batch_p50 : f->batch_p50,
+		    units_fmt_bytes(b1, sizeof(b1), busy ? g->model.busy_batch_p50 : g->model.batch_p50),
+		    units_fmt_bytes(b2, sizeof(b2), busy ? f->busy_batch_p50 : f->batch_p50),
 		    sim_fmt_rate(d, sizeof(d), g->model.completed_bps),
-		    sim_fmt_rate(t, sizeof(t), f->completed_bps), g->model.limit_mean, f->limit_mean);
+		    sim_fmt_rate(t, sizeof(t), f->completed_bps),
+		    units_fmt_bytes(l1, sizeof(l1), (uint64_t)(g->model.limit_mean + 0.5)),
+		    units_fmt_bytes(l2, sizeof(l2), (uint64_t)(f->limit_mean + 0.5)));
 	}
 #undef ADD
 }
@@ -641,12 +645,13 @@ static int search(struct tx *x)
 
 /* ------------------------------------------------------------ the advice */
 
+/* a limit_max in the one human format ("8.87 KiB"), or "max" */
 static void fmt_cap(char *buf, size_t n, uint32_t v)
 {
 	if (v == DQL_MAX_LIMIT)
 		snprintf(buf, n, "max");
 	else
-		snprintf(buf, n, "%" PRIu32, v);
+		units_fmt_bytes(buf, n, v);
 }
 
 /* "starves the link once interrupts are more than 23 us late" */
@@ -692,7 +697,7 @@ static void why_starve(struct tx *x, const struct tune_result *s, const char *le
 	char a[32], m[160];
 
 	fmt_cap(a, sizeof(a), s->set.limit_max);
-	WHY("%s (limit_max=%s, hold_time %" PRIu32 " ms) starves the link: %.1f%% of the defaults' throughput with %s",
+	WHY("%s (limit_max %s, hold_time %" PRIu32 " ms) starves the link: %.1f%% of the defaults' throughput with %s",
 	    lead, a, s->set.hold_time, 100 * s->worst_ratio,
 	    tune_member_fmt(m, sizeof(m), &x->o.cfg, &x->mem[s->worst_ratio_member]));
 }
@@ -734,7 +739,7 @@ static void advise(struct tx *x)
 			const struct tune_result *r = &x->res[x->best];
 
 			fmt_cap(d, sizeof(d), r->set.limit_max);
-			WHY("the best setting that keeps the throughput everywhere (limit_max=%s, hold_time %" PRIu32 " ms) cuts the worst p99 %s only from %s to %s",
+			WHY("the best setting that keeps the throughput everywhere (limit_max %s, hold_time %" PRIu32 " ms) cuts the worst p99 %s only from %s to %s",
 			    d, r->set.hold_time, what, sim_fmt_ns(a, sizeof(a), x->base.worst_lat),
 			    sim_fmt_ns(b, sizeof(b), r->worst_lat));
 			const struct tune_result *s = starving(x, r);
@@ -770,12 +775,14 @@ static void advise(struct tx *x)
 			 "bqltool set %s limit_min=%" PRIu32 " limit_max=%" PRIu32 " hold_time=%" PRIu32,
 			 x->sel ? x->sel : "DEV", r->set.limit_min, r->set.limit_max, r->set.hold_time);
 		if (r->set.limit_max != DQL_MAX_LIMIT)
-			WHY("the cap limits the ring delay: limit_max=%" PRIu32 " bytes is %s of the link per queue, where the defaults let DQL grow to %" PRIu32 " bytes",
-			    r->set.limit_max, sim_fmt_ns(a, sizeof(a), (uint64_t)lat_ns),
-			    x->base.peak_limit);
+			WHY("the cap limits the ring delay: limit_max %s is %s of the link per queue, where the defaults let DQL grow to %s",
+			    units_fmt_bytes(d, sizeof(d), r->set.limit_max),
+			    sim_fmt_ns(a, sizeof(a), (uint64_t)lat_ns),
+			    units_fmt_bytes(b, sizeof(b), x->base.peak_limit));
 		else
-			WHY("hold_time %" PRIu32 " ms lets DQL shrink the limit sooner after a burst (peak %" PRIu32 " bytes, the defaults' %" PRIu32 ")",
-			    r->set.hold_time, r->peak_limit, x->base.peak_limit);
+			WHY("hold_time %" PRIu32 " ms lets DQL shrink the limit sooner after a burst (peak %s, the defaults' %s)",
+			    r->set.hold_time, units_fmt_bytes(a, sizeof(a), r->peak_limit),
+			    units_fmt_bytes(b, sizeof(b), x->base.peak_limit));
 		if (s)
 			why_starve(x, s, "a lower cap");
 		if (x->have_margin) {

@@ -13,6 +13,7 @@
 #include "cmd/sim_opts.h"
 #include "cmd/tune.h"
 #include "lib/out.h"
+#include "lib/units.h"
 
 /* what does not fit, as words (the keys of TUNE_MISFIT_*) */
 static const struct { unsigned int bit; const char *key; } misfits[] = {
@@ -66,7 +67,7 @@ void tx_text_fit(struct tx *x)
 	const struct tune_fitted *f = &x->fit, *m = &x->gof.model;
 	const struct tune_gof *g = &x->gof;
 	struct bql_ctx *c = x->c;
-	char a[32], b[32], d[32], e[32];
+	char a[32], b[32], d[32], e[32], b1[32], b2[32], l1[32], l2[32];
 	bool busy;
 
 	out_text(c, "  %u of %u active queue%s busy most of the time, busy %.0f%% of the trace (%" PRIu64 " busy periods)\n",
@@ -75,17 +76,19 @@ void tx_text_fit(struct tx *x)
 	if (!x->gof_done)
 		return;
 	busy = f->busy_intervals >= TUNE_FIT_MIN_BUSY && m->busy_intervals >= TUNE_FIT_MIN_BUSY;
-	out_text(c, "  goodness of fit (the model simulated vs the trace): %scompletion interval %s vs %s (%+.0f%%), %" PRIu64 " vs %" PRIu64 " bytes per completion (%+.0f%%), %s vs %s completed (%+.0f%%), mean limit %.0f vs %.0f (%+.0f%%): %s\n",
+	out_text(c, "  goodness of fit (the model simulated vs the trace): %scompletion interval %s vs %s (%+.0f%%), %s vs %s per completion (%+.0f%%), %s vs %s completed (%+.0f%%), mean limit %s vs %s (%+.0f%%): %s\n",
 		 busy ? "busy " : "",
 		 sim_fmt_ns(a, sizeof(a), busy ? m->busy_gap_p50_ns : m->gap_p50_ns),
 		 sim_fmt_ns(b, sizeof(b), busy ? f->busy_gap_p50_ns : f->gap_p50_ns),
 		 g->interval_err * 100 * ((busy ? m->busy_gap_p50_ns : m->gap_p50_ns) <
 					  (busy ? f->busy_gap_p50_ns : f->gap_p50_ns) ? -1 : 1),
-		 busy ? m->busy_batch_p50 : m->batch_p50, busy ? f->busy_batch_p50 : f->batch_p50,
+		 units_fmt_bytes(b1, sizeof(b1), busy ? m->busy_batch_p50 : m->batch_p50),
+		 units_fmt_bytes(b2, sizeof(b2), busy ? f->busy_batch_p50 : f->batch_p50),
 		 g->batch_err * 100 * ((busy ? m->busy_batch_p50 : m->batch_p50) <
 				       (busy ? f->busy_batch_p50 : f->batch_p50) ? -1 : 1),
 		 sim_fmt_rate(d, sizeof(d), m->completed_bps), sim_fmt_rate(e, sizeof(e), f->completed_bps),
 		 g->throughput_err * 100 * (m->completed_bps < f->completed_bps ? -1 : 1),
-		 m->limit_mean, f->limit_mean, g->limit_err * 100 * (m->limit_mean < f->limit_mean ? -1 : 1),
+		 units_fmt_bytes(l1, sizeof(l1), (uint64_t)(m->limit_mean + 0.5)),
+		 units_fmt_bytes(l2, sizeof(l2), (uint64_t)(f->limit_mean + 0.5)), g->limit_err * 100 * (m->limit_mean < f->limit_mean ? -1 : 1),
 		 g->ok ? "fits" : "does not fit");
 }

@@ -12,6 +12,7 @@
 #include "dql/dql.h"
 #include "lib/out.h"
 #include "lib/table.h"
+#include "lib/units.h"
 
 const char *tune_qdisc_name(enum tune_qdisc q)
 {
@@ -83,7 +84,7 @@ static void json_report(struct tx *x)
 	out_begin(c, false);
 	out_open_obj(c, "model");
 	out_u64(c, OUT_JSON, "link_bps", NULL, cfg->link_bps);
-	out_u64(c, OUT_JSON, "queues", NULL, cfg->nqueues);
+	out_u64(c, OUT_JSON, "nqueues", NULL, cfg->nqueues);
 	out_str(c, OUT_JSON, "traffic", NULL, sim_fmt_traffic(tr, sizeof(tr), cfg));
 	out_u64(c, OUT_JSON, "ring", NULL, cfg->ring);
 	out_u64(c, OUT_JSON, "coalesce_usecs", NULL, cfg->coalesce_usecs);
@@ -110,7 +111,7 @@ static void json_report(struct tx *x)
 		out_u64(c, OUT_JSON, "offered_bps", NULL, (uint64_t)llround(f->offered_bps));
 		out_dbl_fixed(c, "load", f->load, 4);
 		out_bool(c, OUT_JSON, "backlogged", NULL, f->bulk);
-		out_u64(c, OUT_JSON, "queues", NULL, f->nqueues);
+		out_u64(c, OUT_JSON, "nqueues", NULL, f->nqueues);
 		out_bool(c, OUT_JSON, "packet_sizes_seen", NULL, f->pkt_seen);
 		out_u64(c, OUT_JSON, "packet_min", NULL, f->pkt_min);
 		out_u64(c, OUT_JSON, "packet_max", NULL, f->pkt_max);
@@ -120,8 +121,8 @@ static void json_report(struct tx *x)
 		out_u64(c, OUT_JSON, "completions", NULL, f->completions);
 		out_u64(c, OUT_JSON, "busy_periods", NULL, f->busy_periods);
 		out_dbl_fixed(c, "busy_fraction", f->busy_frac, 4);
-		out_u64(c, OUT_JSON, "busy_queues", NULL, f->busy_queues);
-		out_u64(c, OUT_JSON, "active_queues", NULL, f->active);
+		out_u64(c, OUT_JSON, "nqueues_busy", NULL, f->busy_queues);
+		out_u64(c, OUT_JSON, "nqueues_active", NULL, f->active);
 		out_u64(c, OUT_JSON, "busy_interval_p50_ns", NULL, f->busy_gap_p50_ns);
 		out_u64(c, OUT_JSON, "busy_bytes_p50", NULL, f->busy_batch_p50);
 		out_u64(c, OUT_JSON, "irq_latency_ns", NULL, f->irq_latency_ns);
@@ -139,7 +140,7 @@ static void json_report(struct tx *x)
 		out_str(c, OUT_JSON, "ifname", NULL, x->dev);
 		if (x->dev_mbps)	/* unknown: absent, never 0 */
 			out_u64(c, OUT_JSON, "speed_mbps", NULL, x->dev_mbps);
-		out_u64(c, OUT_JSON, "queues", NULL, x->dev_queues);
+		out_u64(c, OUT_JSON, "nqueues", NULL, x->dev_queues);
 		if (x->dev_has_ring) {
 			out_open_obj(c, "ring");
 			out_u64(c, OUT_JSON, "tx", NULL, x->dev_ring);
@@ -175,7 +176,7 @@ static void json_report(struct tx *x)
 		out_str(c, OUT_JSON, "what", NULL, tune_member_fmt(d, sizeof(d), cfg, m));
 		out_u64(c, OUT_JSON, "irq_late_ns", NULL, m->irq_late_ns);
 		out_u64(c, OUT_JSON, "irq_jitter_ns", NULL, m->irq_jitter_ns);
-		out_u64(c, OUT_JSON, "busy_queues", NULL, m->busy);
+		out_u64(c, OUT_JSON, "nqueues_busy", NULL, m->busy);
 		out_s64(c, OUT_JSON, "load_pct", NULL, m->load_pct);
 		out_u64(c, OUT_JSON, "seed", NULL, cfg->seed + m->seed_add);
 		json_result(x, "defaults", &x->base_m[i]);
@@ -212,12 +213,13 @@ static void json_report(struct tx *x)
 		out_str(c, OUT_JSON, "command", NULL, x->command);
 }
 
+/* a limit setting in the one human format ("8.87 KiB"), or "max"; -j has bytes */
 static void fmt_limit(char *buf, size_t n, uint32_t v)
 {
 	if (v == DQL_MAX_LIMIT)
 		snprintf(buf, n, "max");
 	else
-		snprintf(buf, n, "%" PRIu32, v);
+		units_fmt_bytes(buf, n, v);
 }
 
 /* the candidates, best worst-case latency first among the feasible, then the others */
@@ -289,7 +291,7 @@ static void text_report(struct tx *x)
 {
 	const struct sim_config *cfg = &x->o.cfg;
 	struct bql_ctx *c = x->c;
-	char a[32], b[32], d[32], tr[1024];
+	char a[32], b[32], d[32], e[32], tr[1024];
 	unsigned int *order, shown;
 	struct table t;
 
@@ -311,8 +313,9 @@ static void text_report(struct tx *x)
 		else
 			out_text(c, "fitted from %s: link rate not observable (assumed %s)", x->from,
 				 sim_fmt_rate(a, sizeof(a), (double)cfg->link_bps));
-		out_text(c, "; completions every %s (median) of %" PRIu64 " bytes -> coalesce-usecs %u; offered %s (%.0f%% of the link%s); ",
-			 sim_fmt_ns(d, sizeof(d), f->gap_p50_ns), f->batch_p50, f->coalesce_usecs,
+		out_text(c, "; completions every %s (median) of %s -> coalesce-usecs %u; offered %s (%.0f%% of the link%s); ",
+			 sim_fmt_ns(d, sizeof(d), f->gap_p50_ns),
+			 units_fmt_bytes(e, sizeof(e), f->batch_p50), f->coalesce_usecs,
 			 sim_fmt_rate(b, sizeof(b), f->offered_bps), f->load * 100,
 			 f->bulk ? ": backlogged" : "");
 		if (f->pkt_seen)

@@ -59,10 +59,8 @@ static inline void put(struct jsonw *w, const char *s, size_t n)
 }
 
 /* as json-c escapes it, then esc_json_fputs() corrects it (lib/esc.h) */
-static void str(struct jsonw *w, const char *s)
+static void str(struct jsonw *w, const char *s, size_t n)
 {
-	size_t n = strlen(s);
-
 	if (!reserve(w, ESC_MAX_PER_BYTE * n + 2))
 		return;
 	w->len += esc_json_c_str(w->buf + w->len, s, n);
@@ -163,9 +161,15 @@ void jsonw_str(struct jsonw *w, const char *key, const char *s)
 {
 	begin(w, key);
 	if (s)
-		str(w, s);
+		str(w, s, strlen(s));
 	else
 		put(w, "null", 4);
+}
+
+void jsonw_strn(struct jsonw *w, const char *key, const char *s, size_t n)
+{
+	begin(w, key);
+	str(w, s, n);
 }
 
 void jsonw_null(struct jsonw *w, const char *key)

@@ -40,6 +40,8 @@ void jsonw_arr_close(struct jsonw *w);
 void jsonw_u64(struct jsonw *w, const char *key, uint64_t v);
 /* a string; NULL is null */
 void jsonw_str(struct jsonw *w, const char *key, const char *s);
+/* the first @n bytes of @s as a string */
+void jsonw_strn(struct jsonw *w, const char *key, const char *s, size_t n);
 void jsonw_null(struct jsonw *w, const char *key);
 /*
  * a value already in its JSON form, written as it is: a number's text

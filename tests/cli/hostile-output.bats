@@ -517,8 +517,8 @@ hostile_trace() {
 	bqx -j replay "$T"
 	assert_success
 	json_strict "$output"
-	[ "$(jq -r '.queues[0].queue' <<<"$output")" = "$N_C1" ]
-	[ "$(jq -r '.queues[1].queue' <<<"$output")" = $'b\xee\xbf\xbf\xee\xbf\xbe' ]
+	[ "$(jq -r '.queues[0].name' <<<"$output")" = "$N_C1" ]
+	[ "$(jq -r '.queues[1].name' <<<"$output")" = $'b\xee\xbf\xbf\xee\xbf\xbe' ]
 }
 
 @test "hostile trace: -j replay keeps names that differ only in invalid bytes apart" {
@@ -527,7 +527,7 @@ hostile_trace() {
 	bqx -j replay "$T"
 	assert_success
 	json_strict "$output"
-	[ "$(jq '[.queues[].name // .queues[].queue] | unique | length' <<<"$output")" = 2 ]
+	[ "$(jq '[.queues[].name] | unique | length' <<<"$output")" = 2 ]
 	assert_output --partial '"b\uefff"'
 	assert_output --partial '"b\ueffe"'
 }
@@ -747,7 +747,7 @@ many_queue_trace() {
 	cmp "$BATS_TEST_TMPDIR/o.json" "$BATS_TEST_TMPDIR/free.json"
 	n=$(jq '.queues | length' "$BATS_TEST_TMPDIR/o.json")
 	[ "$n" = 20000 ]
-	[ "$(jq -r '.queues[19999].queue' "$BATS_TEST_TMPDIR/o.json")" = q19999 ]
+	[ "$(jq -r '.queues[19999].name' "$BATS_TEST_TMPDIR/o.json")" = q19999 ]
 }
 
 # ---------------------------------------------------------------- class 6: exact

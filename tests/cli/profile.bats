@@ -182,7 +182,7 @@ norm() {
 	bq -j apply --check "$BATS_TEST_TMPDIR/p.json"
 	assert_failure 1
 	assert_equal "$stderr" ""
-	assert_equal "$(jq -c '.[0]' <<<"$output")" '{"ifname":"eth0","queue":2,"key":"limit_min","live":1514,"profile":3028}'
+	assert_equal "$(jq -c '.[0]' <<<"$output")" '{"name":"eth0:tx-2","ifname":"eth0","queue":2,"key":"limit_min","live":1514,"profile":3028}'
 	assert_equal "$(jq 'length' <<<"$output")" 3
 	# nothing was written by the checks
 	assert_equal "$(v eth0 2 limit_min)" 1514
@@ -199,7 +199,7 @@ norm() {
 	refute_line "eth9: not present"
 	bq -j apply --check "$P/extra-queue.json"
 	assert_failure 1
-	assert_equal "$(jq -c '.[0]' <<<"$output")" '{"ifname":"eth1","queue":5,"problem":"not present"}'
+	assert_equal "$(jq -c '.[0]' <<<"$output")" '{"name":"eth1:tx-5","ifname":"eth1","queue":5,"problem":"not present"}'
 	bq apply --check "$P/nobql.json"
 	assert_failure 1
 	assert_line "veth0: does not use BQL"

@@ -38,7 +38,7 @@ rp() {
 @test "replay: -j keys of DESIGN.md" {
 	rp -j replay ramp.bqlt
 	[ "$status" -eq 0 ]
-	jq -e '.queues[0] | (.queue == "eth0:tx-0") and (.completions == 10)
+	jq -e '.queues[0] | (.name == "eth0:tx-0") and (.completions == 10)
 		and (.limit | has("final") and has("min") and has("max") and has("mean"))
 		and (.starvations == 4) and (.stops == 11)
 		and (.verify == {"checked": 0, "mismatches": 0})' <<<"$output"
@@ -306,9 +306,9 @@ plot_matches() {
 	local svg=$1 json=$2 q lo hi ext n
 	n=$(jq '.queues | length' <<<"$json")
 	[ "$n" -ge 1 ] || { echo "no queues"; return 1; }
-	for q in $(jq -r '.queues[].queue' <<<"$json"); do
-		lo=$(jq --arg q "$q" '.queues[] | select(.queue == $q) | .limit.min' <<<"$json")
-		hi=$(jq --arg q "$q" '.queues[] | select(.queue == $q) | .limit.max' <<<"$json")
+	for q in $(jq -r '.queues[].name' <<<"$json"); do
+		lo=$(jq --arg q "$q" '.queues[] | select(.name == $q) | .limit.min' <<<"$json")
+		hi=$(jq --arg q "$q" '.queues[] | select(.name == $q) | .limit.max' <<<"$json")
 		ext=$(svg_xy "$svg" "$q limit" | awk -F, 'NR == 1 || $2 < lo { lo = $2 }
 			NR == 1 || $2 > hi { hi = $2 } END { print lo, hi }')
 		[ "$ext" = "$lo $hi" ] || { echo "$q: plotted '$ext', summary '$lo $hi'"; return 1; }

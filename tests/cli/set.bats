@@ -139,13 +139,13 @@ targets8() {
 	assert_equal "$(v eth1 0 limit)" 1879048192
 }
 
-@test "set -j: an array of {ifname, queue, key, old, new, changed}" {
+@test "set -j: an array of {name, ifname, queue, key, old, new, changed}" {
 	use_tree multi
 	bq -j set eth1 limit_min=1514 limit_max=max
 	assert_success
 	assert_equal "$stderr" ""
 	json_ok
-	assert_equal "$output" '[{"ifname":"eth1","queue":0,"key":"limit_min","old":0,"new":1514,"changed":true},{"ifname":"eth1","queue":0,"key":"limit_max","old":1879048192,"new":1879048192,"changed":false},{"ifname":"eth1","queue":1,"key":"limit_min","old":0,"new":1514,"changed":true},{"ifname":"eth1","queue":1,"key":"limit_max","old":1879048192,"new":1879048192,"changed":false}]'
+	assert_equal "$output" '[{"name":"eth1:tx-0","ifname":"eth1","queue":0,"key":"limit_min","old":0,"new":1514,"changed":true},{"name":"eth1:tx-0","ifname":"eth1","queue":0,"key":"limit_max","old":1879048192,"new":1879048192,"changed":false},{"name":"eth1:tx-1","ifname":"eth1","queue":1,"key":"limit_min","old":0,"new":1514,"changed":true},{"name":"eth1:tx-1","ifname":"eth1","queue":1,"key":"limit_max","old":1879048192,"new":1879048192,"changed":false}]'
 	bq -p set eth1 limit_min=1514
 	assert_success
 	json_ok

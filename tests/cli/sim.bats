@@ -70,6 +70,22 @@ sim() {
 	jq -e '.utilization > 0.99' <<<"$full"
 }
 
+@test "sim: the limit columns are replay's (final, min, max, mean), bytes in the one human format; -j keeps bytes (issue #24)" {
+	sim sim --set limit_max=3000 --duration 0.05
+	[ "$status" -eq 0 ]
+	# the lowest and highest limit seen, not settings: no limit_min/limit_max column
+	assert_line --regexp '^ +queue +flows .* qdisc_p99 +final +min +max +mean +stops +completions +inflight +stalls$'
+	refute_output --partial 'limit_min'
+	refute_output --partial 'limit_max'
+	# final 3000, min 1514, max 3000, mean 2998, inflight 3028 bytes
+	assert_line --regexp '^ +sim:tx-0 .* 2\.93 KiB +1\.48 KiB +2\.93 KiB +2\.93 KiB +[0-9]+ +[0-9]+ +2\.96 KiB +0/0 ms$'
+	assert_line 'bytes queued 2.14 MiB, completed 2.14 MiB, in flight 2.96 KiB; stalls 0, longest 0 ms'
+	refute_output --regexp ' (1514|3000|3028|2998\.0|2248290) '
+	sim -j sim --set limit_max=3000 --duration 0.05
+	[ "$(jq -c '.queues[0].limit' <<<"$output")" = '{"final":3000,"min":1514,"max":3000,"mean":2998}' ]
+	jq -e '.inflight == 3028 and .bytes_queued == 2248290 and .queues[0].inflight == 3028' <<<"$output"
+}
+
 @test "sim: the stall detector sees an injected stall only with stall_thrs set" {
 	sim -j sim --traffic cbr:300M --hz 1000 --stall 80ms:40ms --set stall_thrs=20 --duration 0.3
 	[ "$status" -eq 0 ]
@@ -256,7 +272,8 @@ verify() {
 	[ "$status" -eq 0 ]
 	jq -e '[.queues[].flows] == [[0],[1],[2],[3]]' <<<"$output"
 	jq -e '[.flows[] | .pinned] == [true, true, true, true]' <<<"$output"
-	jq -e '[.flows[] | .queue] == ["sim:tx-0", "sim:tx-1", "sim:tx-2", "sim:tx-3"]' <<<"$output"
+	jq -e '[.flows[] | .name] == ["sim:tx-0", "sim:tx-1", "sim:tx-2", "sim:tx-3"]' <<<"$output"
+	jq -e '[.flows[] | .queue] == [0, 1, 2, 3] and all(.flows[]; .ifname == "sim")' <<<"$output"
 	jq -e '[.queues[].throughput_bps] | (max - min) < 0.01 * max and min > 0.24e9' <<<"$output"
 	sim sim --queues 4 --traffic bulk@2 --traffic poisson:100M --duration 0.05
 	[ "$status" -eq 0 ]

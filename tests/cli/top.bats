@@ -116,8 +116,10 @@ stop_top() {
 			done
 		done
 	done
-	assert_equal "$(jq '.devices[0] | [.ifindex, .num_tx_queues, .tx_bytes, .tx_packets] | @csv' <<<"$first")" \
+	assert_equal "$(jq '.devices[0] | [.ifindex, .num_tx_queues, .stats.tx_bytes, .stats.tx_packets] | @csv' <<<"$first")" \
 		'"2,4,2000,20"'
+	# the counters nest under "stats" as in show -j, never on the device itself
+	jq -e 'all(.devices[]; has("tx_bytes") or has("tx_packets") | not)' <<<"$first" >/dev/null
 	# the first sample has no rates; later ones do (the tree is static: 0)
 	assert_equal "$(jq '[.. | objects | keys[] | select(endswith("_rate") or . == "stall_cnt_delta" or . == "interval_ns")] | length' <<<"$first")" 0
 	second=$(sed -n 2p <<<"$output")
@@ -167,7 +169,7 @@ stop_top() {
 	s2=$(sed -n 2p "$OUT")
 	assert_equal "$(jq -c '.devices[0].queues[1] | [.limit, .inflight, .stall_cnt, .stall_cnt_delta]' <<<"$s2")" \
 		'[9000,4500,5,4]'
-	assert_equal "$(jq '.devices[0].tx_bytes' <<<"$s2")" 1002000
+	assert_equal "$(jq '.devices[0].stats.tx_bytes' <<<"$s2")" 1002000
 	# rate * interval = delta (rates carry 3 decimals)
 	jq -e '(.devices[0].tx_bytes_rate * .interval_ns / 1e9 - 1000000 | fabs) < 1' <<<"$s2" >/dev/null
 	jq -e '(.devices[0].tx_packets_rate * .interval_ns / 1e9 - 700 | fabs) < 0.01' <<<"$s2" >/dev/null
@@ -185,9 +187,9 @@ stop_top() {
 	kill "$LOOP_PID"; wait "$LOOP_PID" 2>/dev/null || true; LOOP_PID=
 	jq -s -e '
 		[range(1; length) as $i | .[$i - 1] as $a | .[$i] as $b |
-		 ($b.devices[0].tx_bytes - $a.devices[0].tx_bytes) * 1e9 / $b.interval_ns
+		 ($b.devices[0].stats.tx_bytes - $a.devices[0].stats.tx_bytes) * 1e9 / $b.interval_ns
 		 - $b.devices[0].tx_bytes_rate | fabs < 0.01] | all' <<<"$output" >/dev/null
-	jq -s -e '.[-1].devices[0].tx_bytes > .[0].devices[0].tx_bytes' <<<"$output" >/dev/null
+	jq -s -e '.[-1].devices[0].stats.tx_bytes > .[0].devices[0].stats.tx_bytes' <<<"$output" >/dev/null
 }
 
 @test "a device vanishing and one appearing while top -b runs" {

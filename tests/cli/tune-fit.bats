@@ -31,11 +31,14 @@ near() {
 	# the old fit measured gaps between completions of any queue: coalescing 0
 	jq -e '.fitted.coalesce_usecs >= 45 and .fitted.coalesce_usecs <= 60' <<<"$output" ||
 		fail "coalesce_usecs $(jq .fitted.coalesce_usecs <<<"$output")"
-	jq -e '.fitted.busy_queues == .fitted.active_queues and .fitted.backlogged' <<<"$output"
+	jq -e '.fitted.nqueues_busy == .fitted.nqueues_active and .fitted.backlogged' <<<"$output"
 	jq -e '.fitted.misfit == [] and .fitted.goodness_of_fit.ok' <<<"$output"
 	jq -e '.fitted.goodness_of_fit.interval_error < 0.1 and .fitted.goodness_of_fit.throughput_error < 0.05' <<<"$output"
 	tn tune --from "$t" --duration 0.05
 	assert_line --regexp '^  goodness of fit \(the model simulated vs the trace\): busy completion interval .*: fits$'
+	# sizes in the one human format (issue #24): not "22734 vs 22734 bytes", "mean limit 46899 vs ..."
+	assert_line --regexp ', [0-9.]+ KiB vs [0-9.]+ KiB per completion \(.*, mean limit [0-9.]+ KiB vs [0-9.]+ KiB \('
+	assert_line --regexp '^fitted from .*; completions every [0-9.]+ [mu]?s \(median\) of [0-9.]+ KiB -> coalesce-usecs'
 }
 
 @test "tune --from: one busy queue of 4 is the one bulk flow; the link is still seen" {
@@ -44,7 +47,7 @@ near() {
 	tn -j tune --from "$t" --duration 0.05
 	[ "$status" -eq 0 ] || fail "$stderr"
 	near "$(jq .fitted.link_bps <<<"$output")" 10000000000 0.02
-	jq -e '.fitted.busy_queues == 1 and (.fitted.backlogged | not)' <<<"$output"
+	jq -e '.fitted.nqueues_busy == 1 and (.fitted.backlogged | not)' <<<"$output"
 	[ "$(jq -r '.model.traffic' <<<"$output" | grep -o bulk | wc -l)" -eq 1 ]
 }
 

@@ -62,11 +62,11 @@ held_out() {
 	echo 100000 >"$ROOT/class/net/eth0/speed"
 	run --separate-stderr timeout 300 "$BQLTOOL" --sysfs-root "$ROOT" -j tune eth0 --size tso:65536 --ring 1024
 	[ "$status" -eq 0 ] || fail "$stderr"
-	jq -e '.model.queues == 4 and .model.link_bps == 100000000000' <<<"$output"
+	jq -e '.model.nqueues == 4 and .model.link_bps == 100000000000' <<<"$output"
 	held_out --link 100G --size tso:65536 --ring 1024 --queues 4 --traffic bulk -- --seed 77
 	held_out --link 100G --size tso:65536 --ring 1024 --queues 4 --traffic bulk \
 		--traffic bulk --traffic bulk --traffic bulk -- --irq-latency 15us:5us
-	jq -e 'any(.ensemble[]; .busy_queues == 1)' <<<"$output"
+	jq -e 'any(.ensemble[]; .nqueues_busy == 1)' <<<"$output"
 }
 
 @test "tune: 8 queues of Poisson traffic: the advice holds with interrupts 10 us +- 5 later and another seed" {

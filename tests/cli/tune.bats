@@ -37,9 +37,12 @@ tn() {
 	# the answer first, then why, then the model and the 5 best candidates
 	[[ ${lines[0]} =~ ^recommended\ \(\*\):\ worst\ p99\ ring\ delay\ [0-9.]+\ [mu]?s\ -\>\ [0-9.]+\ [mu]?s\ over\ [0-9]+\ conditions,\ throughput\ at\ least\ [0-9.]+%\ of\ the\ defaults\'\ in\ each$ ]] || fail "first line: ${lines[0]}"
 	[[ ${lines[1]} =~ ^\ \ bqltool\ set\ DEV\  ]] || fail "second line: ${lines[1]}"
-	assert_line --regexp '^why: the cap limits the ring delay: limit_max=[0-9]+ bytes is'
+	# sizes in the one human format, as every text table (issue #24); the set line in bytes
+	assert_line --regexp '^why: the cap limits the ring delay: limit_max [0-9.]+ (B|KiB|MiB) is [0-9.]+ [mu]?s of the link per queue, where the defaults let DQL grow to [0-9.]+ (B|KiB|MiB)$'
 	assert_line --regexp '^ +margin: it (starves the link once interrupts are more than [0-9.]+ us late|holds with interrupts up to [0-9]+ us late); the defaults '
-	assert_line --regexp '^ +\* +[0-9]+ +[0-9]+ +[0-9]+ ms .* yes$'
+	assert_line --regexp '^ +\* +[0-9.]+ (B|KiB|MiB) +([0-9.]+ (B|KiB|MiB)|max) +[0-9]+ ms .* yes$'
+	assert_line --regexp '^ +default +0 B +max +1000 ms '
+	refute_output --regexp '  [0-9]{4,} +[0-9]{4,} +[0-9]+ ms'
 	assert_line --regexp '^  bqltool set DEV limit_min=[0-9]+ limit_max=[0-9]+ hold_time=[0-9]+$'
 }
 
@@ -87,11 +90,11 @@ tn() {
 	tn -j tune --from "$t" --duration 0.05 --force --link 1G
 	[ "$status" -eq 0 ] || fail "$stderr"
 	assert_regex "$stderr" "q300.bqlt: 300 queues, modelled on 64 \\(trace queue i on model queue i mod 64\\)"
-	jq -e '.fitted.queues == 300 and .model.queues == 64' <<<"$output"
+	jq -e '.fitted.nqueues == 300 and .model.nqueues == 64' <<<"$output"
 	tn -j tune --from "$t" --queues 4 --duration 0.05 --force --link 1G
 	[ "$status" -eq 0 ] || fail "$stderr"
 	assert_regex "$stderr" "300 queues, modelled on 4"
-	jq -e '.model.queues == 4' <<<"$output"
+	jq -e '.model.nqueues == 4' <<<"$output"
 }
 
 @test "tune --from: reads standard input; an option overrides the fit" {
@@ -140,8 +143,8 @@ tn() {
 	before=$(tree_digest)
 	run --separate-stderr timeout 120 "$BQLTOOL" --sysfs-root "$ROOT" -j tune eth0 --duration 0.05
 	[ "$status" -eq 0 ] || fail "$stderr"
-	jq -e '.device.ifname == "eth0" and .device.speed_mbps == 10000 and .device.queues == 4' <<<"$output"
-	jq -e '.model.link_bps == 10000000000 and .model.queues == 4' <<<"$output"
+	jq -e '.device.ifname == "eth0" and .device.speed_mbps == 10000 and .device.nqueues == 4' <<<"$output"
+	jq -e '.model.link_bps == 10000000000 and .model.nqueues == 4' <<<"$output"
 	[ "$(tree_digest)" = "$before" ]
 	cmd=$(jq -r '.command // empty' <<<"$output")
 	[ -z "$cmd" ] || [[ $cmd == "bqltool set eth0 "* ]]

@@ -72,7 +72,7 @@ bqn() {
 	assert_output "i0:tx-6 limit_min: 9.76 KiB, profile 1.48 KiB"
 	bqn -j apply --check "$PROF"
 	assert_failure 1
-	assert_equal "$output" '[{"ifname":"i0","queue":6,"key":"limit_min","live":9999,"profile":1514}]'
+	assert_equal "$output" '[{"name":"i0:tx-6","ifname":"i0","queue":6,"key":"limit_min","live":9999,"profile":1514}]'
 	assert_equal "$(nsr i0 6 limit_min)" 9999
 	bqn apply "$PROF"
 	assert_success

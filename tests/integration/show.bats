@@ -149,6 +149,29 @@ churn_stop() {
 	assert_equal "$(jq '[.[].queues | length] | add // 0' <<<"$output")" "$want"
 }
 
+# counters_nested JSON-LIST: every device and queue object keeps its
+# counters in "stats", none on itself (queues: netdev qstats)
+counters_nested() {
+	jq -e '[.[] | ., .queues[]] |
+		all(has("tx_bytes") or has("tx_packets") or has("tx_stop") or has("tx_wake")
+		    or has("tx_hw_drops") or has("tx_errors") or has("tx_dropped") | not)' <<<"$1" >/dev/null
+}
+
+@test "host (read only): device and per-queue counters nest under stats in show -j and top -b -j (issue #24)" {
+	run --separate-stderr "$BQLTOOL" -j show
+	assert_success
+	counters_nested "$output" || fail "show -j: a counter outside stats"
+	jq -e 'all(.[]; .stats | has("tx_bytes") and has("tx_packets"))' <<<"$output" >/dev/null ||
+		fail "show -j: a device without stats.tx_bytes"
+	qstats=$(jq '[.[].queues[] | select(.stats)] | length' <<<"$output")
+	run --separate-stderr "$BQLTOOL" -j top -b -c 1
+	assert_success
+	counters_nested "$(jq -c .devices <<<"$output")" || fail "top -b -j: a counter outside stats"
+	[ "$qstats" -gt 0 ] || skip "no host device reports per-queue stats (netdev qstats, Linux 6.9+)"
+	[ "$(jq '[.devices[].queues[] | select(.stats.tx_bytes)] | length' <<<"$output")" -gt 0 ] ||
+		fail "top -b -j: no queue has stats.tx_bytes where show -j has $qstats"
+}
+
 # tc's view of DEV's qdiscs in the namespace, one "parent kind backlog bytes" per line
 tc_qdiscs() {
 	ip netns exec "$NS" tc -s -j qdisc show dev "$1" |

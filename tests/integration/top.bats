@@ -57,7 +57,7 @@ wait_grep() {
 		done
 	done
 	assert_equal "$(jq '.devices[0].queues[2].limit_min' <<<"$first")" 12345
-	jq -e '.devices[0] | has("tx_bytes") and has("tx_packets")' <<<"$first" >/dev/null
+	jq -e '.devices[0].stats | has("tx_bytes") and has("tx_packets")' <<<"$first" >/dev/null
 	sed -n 2p <<<"$output" | jq -e '.devices[0].tx_bytes_rate >= 0 and .interval_ns > 0' >/dev/null
 }
 

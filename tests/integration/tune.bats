@@ -68,7 +68,7 @@ all4() {
 	bqn reset t0
 	bqn -j tune t0 --link 10G --duration 0.05
 	assert_success
-	jq -e '.device.ifname == "t0" and .device.queues == 4 and .model.queues == 4' <<<"$output"
+	jq -e '.device.ifname == "t0" and .device.nqueues == 4 and .model.nqueues == 4' <<<"$output"
 	assert_equal "$(all4 limit_max)" "1879048192 1879048192 1879048192 1879048192"
 }
 

@@ -127,8 +127,8 @@ static void test_replay_shape(void **state)
 	k[n++] = (struct call){ O_ARR, "queues", 0, NULL };
 	for (size_t q = 0; q < N(hostile); q++) {
 		k[n++] = (struct call){ O_OBJ, NULL, 0, NULL };
+		k[n++] = (struct call){ O_STR, "name", 0, hostile[N(hostile) - 1 - q] };
 		k[n++] = (struct call){ O_STR, "file", 0, hostile[q] };
-		k[n++] = (struct call){ O_STR, "queue", 0, hostile[N(hostile) - 1 - q] };
 		k[n++] = (struct call){ O_U64, "hz", q ? 1000 : 0, NULL };
 		k[n++] = (struct call){ O_U64, "records", q == 1 ? UINT64_MAX : UINT32_MAX, NULL };
 		k[n++] = (struct call){ O_OBJ, "limit", 0, NULL };
