@@ -92,10 +92,10 @@ held_out() {
 	[[ ${lines[0]} == "recommended (*): "* ]] || fail "first line: ${lines[0]}"
 	[[ ${lines[2]} == "why: "* ]] || fail "third line: ${lines[2]}"
 	# 5 candidates and the defaults shown, all with -v
-	rows=$(grep -cE '^ +\*? +[0-9]+ +([0-9]+|max) +[0-9]+ ms ' <<<"$output")
+	rows=$(grep -cE '^ +\*? +[0-9.]+ [KMG]?i?B +([0-9.]+ [KMG]?i?B|max) +[0-9]+ ms ' <<<"$output")
 	[ "$rows" -eq 5 ] || fail "$rows candidate rows"
 	tn -v tune --coalesce-usecs 500 --duration 0.3
-	rows=$(grep -cE '^ +\*? +[0-9]+ +([0-9]+|max) +[0-9]+ ms ' <<<"$output")
+	rows=$(grep -cE '^ +\*? +[0-9.]+ [KMG]?i?B +([0-9.]+ [KMG]?i?B|max) +[0-9]+ ms ' <<<"$output")
 	[ "$rows" -gt 20 ] || fail "-v: $rows candidate rows"
 }
 
