@@ -598,7 +598,7 @@ static int search(struct tx *x)
 	ret = eval_base(x);
 	if (ret)
 		return ret;
-	n = tune_coarse(&x->o.cfg, &x->base, set, TUNE_MAX_CAND);
+	n = tune_coarse(&x->o.cfg, &x->base, x->floor, set, TUNE_MAX_CAND);
 	x->stage = "the sweep";
 	ret = eval_settings(x, set, n, x->res);
 	if (ret)
@@ -607,7 +607,7 @@ static int search(struct tx *x)
 	/* two rounds of refinement around the best so far */
 	x->stage = "refining";
 	for (int round = 0; round < 2; round++) {
-		n = tune_refine(x->res, x->nres, set, TUNE_MAX_CAND - x->nres);
+		n = tune_refine(x->res, x->nres, x->floor, set, TUNE_MAX_CAND - x->nres);
 		if (!n)
 			break;
 		ret = eval_settings(x, set, n, x->res + x->nres);
@@ -986,6 +986,8 @@ static int tune_run(struct bql_ctx *c, int argc, char **argv)
 		ret = sim_opts_finish(c, &x->o);
 	if (ret)
 		goto out;
+	if (x->sel)
+		tx_limit_floor(x, &st.targets);
 	ret = work_check(x);
 	if (ret)
 		goto out;

@@ -205,6 +205,28 @@ tn() {
 	jq -e '.device.speed_mbps == 5 and .model.link_bps == 10000000000' <<<"$output"
 }
 
+@test "tune SEL: the advice never goes below what check's rules want of the device (MTU 9000: one 9014-byte frame)" {
+	use_tree multi
+	echo 9000 >"$ROOT/class/net/eth0/mtu"
+	# a model in which the smallest cap wins: no coalescing, 1514-byte packets
+	m=(--link 1G --coalesce-usecs 0 --irq-latency 1us --duration 0.2)
+	bq -j tune eth0 "${m[@]}"
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.limit_max_floor == {"bytes": 9014, "ifname": "eth0", "rule": "limit-max-below-frame"}' <<<"$output"
+	jq -e '.device.mtu == 9000' <<<"$output"
+	jq -e '.keep_defaults or .recommended.settings.limit_max >= 9014' <<<"$output" ||
+		fail "advice $(jq -c .recommended.settings <<<"$output")"
+	bq tune eth0 "${m[@]}" --apply
+	[ "$status" -eq 0 ] || fail "$stderr"
+	[[ $stderr != *"full-size frame"* ]] || fail "$stderr"
+	assert_line "limit_max at least 9014 bytes, one full-size frame (MTU + 14) of eth0, below which check warns"
+	bq check eth0
+	[[ $output != *"below one full-size frame"* ]] || fail "$output"
+	# without a device (no SEL) there is no floor: 1514-byte packets allow 1514
+	bq -j tune "${m[@]}"
+	jq -e 'has("limit_max_floor") | not' <<<"$output"
+}
+
 @test "tune SEL: a selector over devices that model differently is refused before anything is written" {
 	use_tree multi
 	echo 10000 >"$ROOT/class/net/eth1/speed"
