@@ -404,7 +404,5 @@ int tx_report(struct tx *x)
 		json_report(x);
 	else
 		text_report(x);
-	if (out_end(x->c) < 0)
-		return cmd_fail(x->c, "write error on standard output");
-	return 0;
+	return cmd_output_done(x->c, out_end(x->c));
 }
