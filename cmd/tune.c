@@ -146,8 +146,9 @@ static int model_from_trace(struct tx *x, const struct sel_result *sel)
 	if (!ret) {
 		x->fitted = true;
 		if (x->fit.folded)
-			cmd_warn(x->c, "%s: %u queues, modelled on %u (trace queue i on model queue i mod %u): give --queues to choose",
-				 x->from, x->fit.nqueues, x->o.cfg.nqueues, x->o.cfg.nqueues);
+			cmd_warn(x->c, "%s: %u queues, modelled on %u (trace queue i on model queue i mod %u)%s",
+				 x->from, x->fit.nqueues, x->o.cfg.nqueues, x->o.cfg.nqueues,
+				 x->o.queues_given ? ", as --queues asks" : ": give --queues to choose");
 		if (x->fit.pkt_clamped)
 			cmd_warn(x->c, "%s: packets of up to %" PRIu32 " bytes, modelled as %u, the simulator's largest (a TSO super-packet)",
 				 x->from, x->fit.pkt_max_seen, SIM_PKT_MAX);

@@ -199,8 +199,12 @@ int tx_model_from_device(struct tx *x, const struct sel_result *t)
 					 d->ifname, d->mbps, SIM_LINK_MIN / 1000000, SIM_LINK_MAX / 1000000000);
 		cfg->link_bps = bps;
 	}
-	if (!x->o.queues_given)
+	if (!x->o.queues_given) {
 		cfg->nqueues = d->queues > SIM_MAX_QUEUES ? SIM_MAX_QUEUES : d->queues;
+		if (d->queues > SIM_MAX_QUEUES)
+			cmd_warn(x->c, "%s: %u queues selected, modelled on %u, the simulator's most (each busier than on the device): give --queues to choose, or select at most %u queues",
+				 d->ifname, d->queues, SIM_MAX_QUEUES, SIM_MAX_QUEUES);
+	}
 	if (d->has_ring && !x->o.ring_given)
 		cfg->ring = d->ring > SIM_RING_MAX ? SIM_RING_MAX : d->ring;
 	if (d->has_usecs && !x->o.coal_usecs_given)

@@ -90,8 +90,26 @@ tn() {
 	jq -e '.fitted.queues == 300 and .model.queues == 64' <<<"$output"
 	tn -j tune --from "$t" --queues 4 --duration 0.05 --force --link 1G
 	[ "$status" -eq 0 ] || fail "$stderr"
-	assert_regex "$stderr" "300 queues, modelled on 4"
+	assert_regex "$stderr" "300 queues, modelled on 4 \\(trace queue i on model queue i mod 4\\), as --queues asks"
+	[[ $stderr != *"give --queues"* ]] || fail "$stderr"
 	jq -e '.model.queues == 4' <<<"$output"
+}
+
+@test "tune SEL: a device of more queues than the model has (128) is modelled on 64, and says so" {
+	use_tree nic64
+	for i in $(seq 64 127); do
+		cp -a "$ROOT/class/net/ens1f0/queues/tx-0" "$ROOT/class/net/ens1f0/queues/tx-$i"
+	done
+	bq -j tune ens1f0 --duration 0.02
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.device.queues == 128 and .model.queues == 64' <<<"$output"
+	assert_regex "$stderr" "ens1f0: 128 queues selected, modelled on 64, the simulator's most .*give --queues to choose"
+	bq -j tune ens1f0 --duration 0.02 --queues 32
+	[ "$status" -eq 0 ] || fail "$stderr"
+	assert_equal "$stderr" ""
+	bq -j tune ens1f0:0-63 --duration 0.02
+	[ "$status" -eq 0 ] || fail "$stderr"
+	assert_equal "$stderr" ""
 }
 
 @test "tune --from: reads standard input; an option overrides the fit" {
