@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -360,10 +362,20 @@ static int open_rename(struct ofile *o, unsigned int flags, struct bql_err *e)
 	exists = !stat(o->target, &st);
 	/* replacing is writing: a file the user may not write is not replaced */
 	if (exists && faccessat(AT_FDCWD, o->target, W_OK, AT_EACCESS)) {
+		const char *why = NULL;
+		int fd;
+
 		err = errno;
 		free(o->tmp);
 		o->tmp = NULL;
-		return bql_err_set(e, err, "%s: %s", o->path, strerror(err));
+		/* root is refused by the inode's flags, not its permissions: say so */
+		fd = err == EPERM ? open(o->target, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) : -1;
+		if (fd >= 0) {
+			why = ofile_attr_why(fd);
+			close(fd);
+		}
+		return bql_err_set(e, err, "%s: %s%s%s", o->path, strerror(err), why ? ": " : "",
+				   why ? why : "");
 	}
 	o->fd = live_mkstemp(o->tmp, &o->slot);
 	if (o->fd < 0) {
@@ -983,4 +995,17 @@ const char *ofile_fmt_name(enum ofile_fmt f)
 	};
 
 	return f < OFILE_FMT_NR ? names[f] : "text";
+}
+
+const char *ofile_attr_why(int fd)
+{
+	int flags = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
+		return NULL;
+	if (flags & FS_IMMUTABLE_FL)
+		return "the file is immutable (chattr +i; chattr -i allows writing it)";
+	if (flags & FS_APPEND_FL)
+		return "the file is append-only (chattr +a)";
+	return NULL;
 }

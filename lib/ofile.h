@@ -126,6 +126,13 @@ struct ofile_name {
 	bool device;
 };
 
+/*
+ * ofile_attr_why - why root may not write the file open on @fd: "the file
+ * is immutable (chattr +i; ...)" or "... append-only (chattr +a)", from its
+ * inode flags; NULL when neither is set (or the filesystem has none).
+ */
+const char *ofile_attr_why(int fd);
+
 /* ofile_name_parse - read @path's ending (case-insensitive) into @n */
 void ofile_name_parse(const char *path, struct ofile_name *n);
 /* ofile_fmt_name - "CSV", "SVG" ... for messages ("text" for OFILE_FMT_OTHER) */
