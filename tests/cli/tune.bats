@@ -100,14 +100,14 @@ tn() {
 	for i in $(seq 64 127); do
 		cp -a "$ROOT/class/net/ens1f0/queues/tx-0" "$ROOT/class/net/ens1f0/queues/tx-$i"
 	done
-	bq -j tune ens1f0 --duration 0.02
+	bq -j tune ens1f0 --link 1G --duration 0.02
 	[ "$status" -eq 0 ] || fail "$stderr"
 	jq -e '.device.queues == 128 and .model.queues == 64' <<<"$output"
 	assert_regex "$stderr" "ens1f0: 128 queues selected, modelled on 64, the simulator's most .*give --queues to choose"
-	bq -j tune ens1f0 --duration 0.02 --queues 32
+	bq -j tune ens1f0 --link 1G --duration 0.02 --queues 32
 	[ "$status" -eq 0 ] || fail "$stderr"
 	assert_equal "$stderr" ""
-	bq -j tune ens1f0:0-63 --duration 0.02
+	bq -j tune ens1f0:0-63 --link 1G --duration 0.02
 	[ "$status" -eq 0 ] || fail "$stderr"
 	assert_equal "$stderr" ""
 }
