@@ -13,6 +13,7 @@
 #include "lib/bql.h"
 #include "lib/esc.h"
 #include "lib/netns.h"
+#include "lib/ofile.h"
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_show_entry,
@@ -113,6 +114,60 @@ int cmd_check_netns(const struct bql_ctx *c, const char *name)
 	return cmd_usage(c, "-n/--netns: invalid namespace name '%s' (not empty, '.', '..' or with '/', as ip netns)",
 			 name);
 }
+
+#define FMT(f)	(1u << (f))
+const struct cmd_out_kind cmd_out_plot = {
+	"the plot", "SVG", ".svg", FMT(OFILE_FMT_SVG), true, false,
+};
+const struct cmd_out_kind cmd_out_timeline = {
+	"the timeline", "CSV or JSON lines", ".csv, .jsonl or .ndjson",
+	FMT(OFILE_FMT_OTHER) | FMT(OFILE_FMT_CSV) | FMT(OFILE_FMT_JSONL), true, false,
+};
+const struct cmd_out_kind cmd_out_trace = {
+	"the trace", "a bqltrace", ".bqlt", FMT(OFILE_FMT_OTHER) | FMT(OFILE_FMT_BQLT), true, false,
+};
+const struct cmd_out_kind cmd_out_record = {	/* record -o -: standard output */
+	"the trace", "a bqltrace", ".bqlt", FMT(OFILE_FMT_OTHER) | FMT(OFILE_FMT_BQLT), true, true,
+};
+const struct cmd_out_kind cmd_out_profile = {
+	"the profile", "JSON", ".json", FMT(OFILE_FMT_OTHER) | FMT(OFILE_FMT_JSON), false, true,
+};
+
+int cmd_out_name(const struct bql_ctx *c, const char *opt, const char *path,
+		 const struct cmd_out_kind *k, enum ofile_fmt *fmt)
+{
+	struct ofile_name n;
+
+	if (!*path)
+		return k->dash ? cmd_usage(c, "%s: empty file name (- for standard output)", opt) :
+				 cmd_usage(c, "%s: expected a file name (/dev/stdout for standard output)",
+					   opt);
+	if (!strcmp(path, "-")) {
+		if (!k->dash)
+			return cmd_usage(c, "%s: expected a file name (/dev/stdout for standard output)",
+					 opt);
+		if (fmt)
+			*fmt = OFILE_FMT_OTHER;
+		return 0;
+	}
+	ofile_name_parse(path, &n);
+	if (fmt)
+		*fmt = n.device ? OFILE_FMT_OTHER : n.fmt;
+	if (n.device)
+		return 0;
+	if (n.foreign_zip)
+		return cmd_usage(c, "%s: '%s': bqltool does not write %s files; %s is %s: give a name ending in %s%s",
+				 opt, path, n.foreign_zip, k->what, k->is, k->endings,
+				 k->zip ? " (a further .gz or .zst compresses it)" : "");
+	if (n.zip && !k->zip)
+		return cmd_usage(c, "%s: '%s': %s is %s, not compressed: give a name ending in %s",
+				 opt, path, k->what, k->is, k->endings);
+	if (!(k->fmts & FMT(n.fmt)))
+		return cmd_usage(c, "%s: '%s': %s is %s; give a name ending in %s (or /dev/stdout)",
+				 opt, path, k->what, k->is, k->endings);
+	return 0;
+}
+#undef FMT
 
 int cmd_output_done(const struct bql_ctx *c, int ret)
 {

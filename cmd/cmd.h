@@ -5,6 +5,7 @@
 
 #include "dql/err.h"
 #include "lib/ctx.h"
+#include "lib/ofile.h"
 
 enum {
 	CMD_WRITES	= 1u << 0,	/* changes kernel state */
@@ -47,6 +48,35 @@ void cmd_note(const struct bql_ctx *c, const char *fmt, ...)
 int cmd_output_done(const struct bql_ctx *c, int ret);
 /* -n NAME: 0 if `ip netns` would accept @name, else a usage error (2). */
 int cmd_check_netns(const struct bql_ctx *c, const char *name);
+
+/**
+ * struct cmd_out_kind - what one kind of output file holds, for its name
+ * @what: "the plot", "the timeline" ... for messages
+ * @is: what it is: "SVG", "CSV or JSON lines"
+ * @endings: the endings to suggest: ".svg"
+ * @fmts: the formats its name may say (a bit per enum ofile_fmt)
+ * @zip: written compressed when the name ends in .gz or .zst
+ * @dash: "-" is standard output (else a usage error naming /dev/stdout)
+ */
+struct cmd_out_kind {
+	const char *what, *is, *endings;
+	unsigned int fmts;
+	bool zip, dash;
+};
+extern const struct cmd_out_kind cmd_out_plot, cmd_out_timeline, cmd_out_trace,
+	cmd_out_record, cmd_out_profile;
+/*
+ * cmd_out_name - the one check of an output file's name, for every
+ * command (--plot, --timeline, --trace, -o): a name, not "" (nor "-" but
+ * where @k allows it); no compression bqltool does not write (.bz2, .xz,
+ * .svgz ...), none where @k is not compressed; no ending that promises
+ * another format than @k writes (x.png for a plot, x.svg for a timeline).
+ * Names under /dev/ say nothing of their content and pass. @opt is the
+ * option as the user knows it. 0 (*@fmt, if not NULL: the format the name
+ * chose) or a usage error (2).
+ */
+int cmd_out_name(const struct bql_ctx *c, const char *opt, const char *path,
+		 const struct cmd_out_kind *k, enum ofile_fmt *fmt);
 /*
  * Usage error: "bqltool: CMD: MSG" + "Try 'bqltool help CMD'."; returns
  * BQL_EXIT_USAGE.

@@ -84,8 +84,11 @@ static int save_run(struct bql_ctx *c, int argc, char **argv)
 			return cmd_bad_option(c, opt, argv);
 		}
 	}
-	if (file && !*file)
-		return cmd_usage(c, "-o: empty file name");
+	if (file) {
+		ret = cmd_out_name(c, "-o", file, &cmd_out_profile, NULL);
+		if (ret)
+			return ret;
+	}
 	/* a file that cannot be written fails before any work */
 	/* while a temporary beside FILE exists, a stop removes it, never kills */
 	stops_hold(&stops);

@@ -227,10 +227,13 @@ static int record_run(struct bql_ctx *c, int argc, char **argv)
 				return cmd_usage(c, "-c: invalid count '%s' (expected a whole number >= 1)",
 						 optarg);
 			break;
-		case 'o':
-			if (!*optarg)
-				return cmd_usage(c, "-o: empty file name");
+		case 'o': {
+			int bad = cmd_out_name(c, "-o", optarg, &cmd_out_record, NULL);
+
+			if (bad)
+				return bad;
 			o.out = optarg;
+		}
 			break;
 		case 'Q':
 			o.queued = true;

@@ -96,26 +96,6 @@ static void on_mismatch(void *arg, const struct replay_event *ev)
 	x->nmismatch++;
 }
 
-static bool has_suffix(const char *s, const char *suf)
-{
-	size_t n = strlen(s), m = strlen(suf);
-
-	return n >= m && !strcmp(s + n - m, suf);
-}
-
-/* FILE.jsonl, FILE.ndjson, also compressed: FILE.jsonl.gz, FILE.ndjson.zst */
-static bool is_jsonl(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (has_suffix(name, ".gz"))
-		n -= 3;
-	else if (has_suffix(name, ".zst"))
-		n -= 4;
-	return (n >= 6 && !strncmp(name + n - 6, ".jsonl", 6)) ||
-	       (n >= 7 && !strncmp(name + n - 7, ".ndjson", 7));
-}
-
 /* ------------------------------------------------------------ replay */
 
 static void progress_show(struct rx *x)
@@ -408,13 +388,18 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 	while ((opt = cmd_getopt(x->c, argc, argv, ":qJ:", opts)) != -1) {
 		switch (opt) {
 		case OPT_TIMELINE:
-			if (!*optarg || !strcmp(optarg, "-"))
-				return cmd_usage(x->c, "--timeline: expected a file name (/dev/stdout for standard output)");
+		{
+			enum ofile_fmt f;
+
+			ret = cmd_out_name(x->c, "--timeline", optarg, &cmd_out_timeline, &f);
+			if (ret)
+				return ret;
 			x->timeline = optarg;
-			x->jsonl = is_jsonl(optarg);
+			x->jsonl = f == OFILE_FMT_JSONL;
 			break;
+		}
 		case OPT_PLOT:
-			ret = rx_plot_path_check(x->c, optarg);
+			ret = cmd_out_name(x->c, "--plot", optarg, &cmd_out_plot, NULL);
 			if (ret)
 				return ret;
 			x->plot_path = optarg;
@@ -568,7 +553,8 @@ const struct cmd_entry cmd_replay_entry = {
 		"  --plot FILE.svg      an SVG chart of each queue's limit (after each C record)\n"
 		"                       and inflight (after every record) over time in seconds\n"
 		"                       since the first record, y in KiB; one TRACE only; the\n"
-		"                       name must end in .svg (or be /dev/stdout)\n"
+		"                       name must end in .svg (.svg.gz, .svg.zst: compressed;\n"
+		"                       or be /dev/stdout)\n"
 		"  --set KEY=VALUE      what-if: limit_min, limit_max (bytes: 64K, 1.5M, max),\n"
 		"                       hold_time, stall_thrs (250ms, 1s), for every queue, for\n"
 		"                       the whole trace (P records no longer change it); a\n"

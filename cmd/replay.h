@@ -164,11 +164,5 @@ int rx_outputs_open(struct rx *x);
 /* @ok: keep the files (the replay succeeded) or remove them */
 int rx_outputs_close(struct rx *x, bool ok);
 void rx_on_event(void *arg, const struct replay_event *ev);
-/*
- * rx_plot_path_check - the --plot name of replay and sim: a file name
- * (not "" or "-") that says SVG (.svg, .svgz, .svg.gz, .svg.zst, any
- * case) or a /dev/ path; 0, or BQL_EXIT_USAGE after saying why.
- */
-int rx_plot_path_check(const struct bql_ctx *c, const char *path);
 
 #endif

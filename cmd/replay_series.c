@@ -753,26 +753,6 @@ static int plot_choose(struct rx *x)
 	return svgplot_set_title(pl->svg, title);
 }
 
-static bool has_suffix_ci(const char *s, const char *suf)
-{
-	size_t n = strlen(s), m = strlen(suf);
-
-	return n >= m && !strcasecmp(s + n - m, suf);
-}
-
-int rx_plot_path_check(const struct bql_ctx *c, const char *path)
-{
-	if (!*path || !strcmp(path, "-"))
-		return cmd_usage(c, "--plot: expected a file name (/dev/stdout for standard output)");
-	/* the name says what is in the file: SVG is all we write */
-	if (!has_suffix_ci(path, ".svg") && !has_suffix_ci(path, ".svgz") &&
-	    !has_suffix_ci(path, ".svg.gz") && !has_suffix_ci(path, ".svg.zst") &&
-	    strncmp(path, "/dev/", 5))
-		return cmd_usage(c, "--plot: '%s': the plot is SVG; give a name ending "
-				 "in .svg (or /dev/stdout)", path);
-	return 0;
-}
-
 static int plot_open(struct rx *x)
 {
 	struct rplot *pl = &x->plot;
@@ -787,7 +767,7 @@ static int plot_open(struct rx *x)
 		svgplot_set_y_bytes(pl->svg, true);
 	if (!pl->svg)
 		return cmd_fail(x->c, "%s: %s", x->plot_path, strerror(ENOMEM));
-	return out_open(x, &pl->out, x->plot_path, 0);
+	return out_open(x, &pl->out, x->plot_path, OFILE_COMPRESS_BY_NAME);
 }
 
 /* the chart into its file, synced */

@@ -259,18 +259,6 @@ static int plan_print(struct bql_ctx *c, const struct plan *p, bool dry_run, boo
 	return cmd_output_done(c, out_end(c));
 }
 
-/* MTU of @dev from sysfs; 0 if unknown */
-static unsigned int dev_mtu(const struct bql_ctx *c, const char *dev)
-{
-	char path[4096];
-	uint64_t v;
-
-	if (sysfs_dev_path(c, path, sizeof(path), dev, "mtu") ||
-	    sysfs_read_u64(c, path, &v, dev, NULL) || v > UINT32_MAX)
-		return 0;
-	return (unsigned int)v;
-}
-
 /*
  * The settings rules check applies (lib/rules.c), on each queue's values
  * as the plan leaves them, for queues whose limit_min or limit_max the
@@ -303,7 +291,7 @@ static int plan_rules(struct bql_ctx *c, const struct plan *p, bool force)
 		}
 		if (!bounds)
 			continue;
-		n = rules_settings(&after, dev_mtu(c, q->ifname), rel, hits);
+		n = rules_settings(&after, sysfs_dev_mtu(c, q->ifname), rel, hits);
 		for (int h = 0; h < n; h++) {
 			size_t k;
 

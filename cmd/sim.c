@@ -193,13 +193,6 @@ enum {
 	OPT_ALL_EVENTS,
 };
 
-static bool has_suffix(const char *s, const char *suf)
-{
-	size_t n = strlen(s), m = strlen(suf);
-
-	return n >= m && !strcmp(s + n - m, suf);
-}
-
 /*
  * Refuse up front a model whose run would take more than SIM_WORK_MAX
  * events, naming what makes it big.
@@ -247,23 +240,27 @@ static int parse_opts(struct sx *x, int argc, char **argv)
 	while ((opt = cmd_getopt(x->c, argc, argv, ":q", opts)) != -1) {
 		switch (opt) {
 		case OPT_PLOT:
-			ret = rx_plot_path_check(x->c, optarg);
+			ret = cmd_out_name(x->c, "--plot", optarg, &cmd_out_plot, NULL);
 			if (ret)
 				return ret;
 			x->plot = optarg;
 			break;
 		case OPT_TRACE:
-		case OPT_TIMELINE:
-			if (!*optarg || !strcmp(optarg, "-"))
-				return cmd_usage(x->c, "%s: expected a file name (/dev/stdout for standard output)",
-						 opt == OPT_TRACE ? "--trace" : "--timeline");
-			if (opt == OPT_TRACE) {
-				x->trace = optarg;
-			} else {
-				x->timeline = optarg;
-				x->jsonl = has_suffix(optarg, ".jsonl") || has_suffix(optarg, ".ndjson");
-			}
+			ret = cmd_out_name(x->c, "--trace", optarg, &cmd_out_trace, NULL);
+			if (ret)
+				return ret;
+			x->trace = optarg;
 			break;
+		case OPT_TIMELINE: {
+			enum ofile_fmt f;
+
+			ret = cmd_out_name(x->c, "--timeline", optarg, &cmd_out_timeline, &f);
+			if (ret)
+				return ret;
+			x->timeline = optarg;
+			x->jsonl = f == OFILE_FMT_JSONL;
+			break;
+		}
 		case OPT_ALL_EVENTS:
 			x->all_events = true;
 			break;

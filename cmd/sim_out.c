@@ -220,7 +220,5 @@ int sx_summary(struct sx *x)
 		json_summary(x, &t);
 	else
 		text_summary(x, &t);
-	if (out_end(x->c) < 0)
-		return cmd_fail(x->c, "write error on standard output");
-	return 0;
+	return cmd_output_done(x->c, out_end(x->c));
 }

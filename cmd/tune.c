@@ -146,8 +146,9 @@ static int model_from_trace(struct tx *x, const struct sel_result *sel)
 	if (!ret) {
 		x->fitted = true;
 		if (x->fit.folded)
-			cmd_warn(x->c, "%s: %u queues, modelled on %u (trace queue i on model queue i mod %u): give --queues to choose",
-				 x->from, x->fit.nqueues, x->o.cfg.nqueues, x->o.cfg.nqueues);
+			cmd_warn(x->c, "%s: %u queues, modelled on %u (trace queue i on model queue i mod %u)%s",
+				 x->from, x->fit.nqueues, x->o.cfg.nqueues, x->o.cfg.nqueues,
+				 x->o.queues_given ? ", as --queues asks" : ": give --queues to choose");
 		if (x->fit.pkt_clamped)
 			cmd_warn(x->c, "%s: packets of up to %" PRIu32 " bytes, modelled as %u, the simulator's largest (a TSO super-packet)",
 				 x->from, x->fit.pkt_max_seen, SIM_PKT_MAX);
@@ -602,7 +603,7 @@ static int search(struct tx *x)
 	ret = eval_base(x);
 	if (ret)
 		return ret;
-	n = tune_coarse(&x->o.cfg, &x->base, set, TUNE_MAX_CAND);
+	n = tune_coarse(&x->o.cfg, &x->base, x->floor, set, TUNE_MAX_CAND);
 	x->stage = "the sweep";
 	ret = eval_settings(x, set, n, x->res);
 	if (ret)
@@ -611,7 +612,7 @@ static int search(struct tx *x)
 	/* two rounds of refinement around the best so far */
 	x->stage = "refining";
 	for (int round = 0; round < 2; round++) {
-		n = tune_refine(x->res, x->nres, set, TUNE_MAX_CAND - x->nres);
+		n = tune_refine(x->res, x->nres, x->floor, set, TUNE_MAX_CAND - x->nres);
 		if (!n)
 			break;
 		ret = eval_settings(x, set, n, x->res + x->nres);
@@ -993,6 +994,8 @@ static int tune_run(struct bql_ctx *c, int argc, char **argv)
 		ret = sim_opts_finish(c, &x->o);
 	if (ret)
 		goto out;
+	if (x->sel)
+		tx_limit_floor(x, &st.targets);
 	ret = work_check(x);
 	if (ret)
 		goto out;

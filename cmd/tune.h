@@ -57,6 +57,10 @@ struct tx {
 	bool dev_has_ring, dev_has_usecs, dev_has_frames;
 	char dev_eth_note[256];		/* why they are unknown */
 	struct tx_dev dev_info;		/* the first selected device, read */
+	/* the lowest limit_max check's rules let the advice have on SEL (0: none) */
+	uint32_t floor;
+	char floor_dev[16];		/* the device it comes from */
+	const char *floor_rule;		/* "limit-max-below-frame" or "-irq" */
 	/* results */
 	struct tune_result base;
 	struct tune_result *res;	/* candidates, in evaluation order */
@@ -76,6 +80,12 @@ struct tx {
  * speed) and no option does, or when the selected devices differ.
  */
 int tx_model_from_device(struct tx *x, const struct sel_result *t);
+/*
+ * tx_limit_floor - x->floor: the lowest limit_max that check's rules
+ * (lib/rules.h rules_limit_max_floor) accept on every selected device, so
+ * that the advice for SEL, printed or applied, is never one they flag.
+ */
+void tx_limit_floor(struct tx *x, const struct sel_result *t);
 /* the qdisc kind of a tc kind name: fq_codel -> FQ, pfifo_fast -> FIFO */
 enum tune_qdisc tx_qdisc_kind(const char *kind);
 /* @s as one shell word (quoted if needed) in @buf, or NULL if it does not fit */

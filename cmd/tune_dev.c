@@ -18,6 +18,7 @@
 #include "lib/nl.h"
 #include "lib/nl_ethtool.h"
 #include "lib/nl_qdisc.h"
+#include "lib/rules.h"
 #include "lib/sysfs.h"
 
 /* the qdisc kinds a sparse flow does not queue behind bulk traffic in */
@@ -107,6 +108,7 @@ static void dev_read(struct tx *x, struct tx_dev *d, const struct sel_target *t)
 	memset(d, 0, sizeof(*d));
 	snprintf(d->ifname, sizeof(d->ifname), "%s", t->ifname);
 	d->mbps = sysfs_link_speed(x->c, t->ifname);
+	d->mtu = sysfs_dev_mtu(x->c, t->ifname);
 	d->queues = t->nqueues;
 	dev_netlink(x, d, t);
 }
@@ -197,8 +199,12 @@ int tx_model_from_device(struct tx *x, const struct sel_result *t)
 					 d->ifname, d->mbps, SIM_LINK_MIN / 1000000, SIM_LINK_MAX / 1000000000);
 		cfg->link_bps = bps;
 	}
-	if (!x->o.queues_given)
+	if (!x->o.queues_given) {
 		cfg->nqueues = d->queues > SIM_MAX_QUEUES ? SIM_MAX_QUEUES : d->queues;
+		if (d->queues > SIM_MAX_QUEUES)
+			cmd_warn(x->c, "%s: %u queues selected, modelled on %u, the simulator's most (each busier than on the device): give --queues to choose, or select at most %u queues",
+				 d->ifname, d->queues, SIM_MAX_QUEUES, SIM_MAX_QUEUES);
+	}
 	if (d->has_ring && !x->o.ring_given)
 		cfg->ring = d->ring > SIM_RING_MAX ? SIM_RING_MAX : d->ring;
 	if (d->has_usecs && !x->o.coal_usecs_given)
@@ -218,6 +224,35 @@ int tx_model_from_device(struct tx *x, const struct sel_result *t)
 		}
 	}
 	return 0;
+}
+
+void tx_limit_floor(struct tx *x, const struct sel_result *t)
+{
+	x->floor = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		struct tx_dev d;
+		struct rules_path_in in;
+		uint64_t f, frame;
+
+		if (i == 0 && x->from_device)
+			d = x->dev_info;
+		else
+			dev_read(x, &d, &t->t[i]);
+		in = (struct rules_path_in){
+			.ifname = d.ifname, .speed_mbps = d.mbps, .mtu = d.mtu,
+			.has_usecs = d.has_usecs, .tx_usecs = d.coal_usecs,
+			.has_frames = d.has_frames, .tx_frames = d.coal_frames,
+		};
+		f = rules_limit_max_floor(&in);
+		if (f > DQL_MAX_LIMIT)
+			f = DQL_MAX_LIMIT;
+		if (f <= x->floor)
+			continue;
+		x->floor = (uint32_t)f;
+		snprintf(x->floor_dev, sizeof(x->floor_dev), "%s", d.ifname);
+		frame = d.mtu ? (uint64_t)d.mtu + ETH_FRAME_OVERHEAD : 0;
+		x->floor_rule = f == frame ? "limit-max-below-frame" : "limit-max-below-irq";
+	}
 }
 
 /*

@@ -14,6 +14,7 @@ struct tx_dev {
 	char ifname[BQL_IFNAMSIZ];
 	uint64_t mbps;			/* sysfs speed, 0 = unknown */
 	unsigned int queues;		/* selected */
+	unsigned int mtu;		/* sysfs, 0 = unknown */
 	unsigned int ring, coal_usecs, coal_frames;
 	bool has_ring, has_usecs, has_frames;
 	char qdisc_kind[16];		/* of the selected queues, "mixed", "" = unknown */

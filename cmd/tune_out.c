@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
@@ -141,6 +142,8 @@ static void json_report(struct tx *x)
 		if (x->dev_mbps)	/* unknown: absent, never 0 */
 			out_u64(c, OUT_JSON, "speed_mbps", NULL, x->dev_mbps);
 		out_u64(c, OUT_JSON, "nqueues", NULL, x->dev_queues);
+		if (x->dev_info.mtu)
+			out_u64(c, OUT_JSON, "mtu", NULL, x->dev_info.mtu);
 		if (x->dev_has_ring) {
 			out_open_obj(c, "ring");
 			out_u64(c, OUT_JSON, "tx", NULL, x->dev_ring);
@@ -159,6 +162,13 @@ static void json_report(struct tx *x)
 			out_str(c, OUT_JSON, "kind", NULL, x->dev_info.qdisc_kind);
 			out_close_obj(c);
 		}
+		out_close_obj(c);
+	}
+	if (x->floor) {
+		out_open_obj(c, "limit_max_floor");
+		out_u64(c, OUT_JSON, "bytes", NULL, x->floor);
+		out_str(c, OUT_JSON, "ifname", NULL, x->floor_dev);
+		out_str(c, OUT_JSON, "rule", NULL, x->floor_rule);
 		out_close_obj(c);
 	}
 	out_open_obj(c, "qdisc");
@@ -334,6 +344,8 @@ static void text_report(struct tx *x)
 			out_text(c, "link speed unknown");
 		out_text(c, ", %u queue%s selected (read-only)", x->dev_queues,
 			 x->dev_queues == 1 ? "" : "s");
+		if (x->dev_info.mtu)
+			out_text(c, ", MTU %u", x->dev_info.mtu);
 		if (x->dev_has_ring)
 			out_text(c, ", ring %u", x->dev_ring);
 		if (x->dev_has_usecs)
@@ -350,6 +362,12 @@ static void text_report(struct tx *x)
 				 x->dev_eth_note[0] ? ": " : "", x->dev_eth_note);
 		out_nl(c);
 	}
+	if (x->floor)
+		out_text(c, "limit_max at least %" PRIu32 " bytes, %s of %s, below which check warns\n",
+			 x->floor, !strcmp(x->floor_rule, "limit-max-below-frame") ?
+			 "one full-size frame (MTU + 14)" :
+			 "one TX interrupt's worth at line rate (tx-usecs, tx-frames)",
+			 x->floor_dev);
 	out_text(c, "each setting is judged in %u conditions, each run at least %u hold times, throughput against the defaults' in the same:\n",
 		 x->nmem, TUNE_HOLDS);
 	for (unsigned int i = 0; i < x->nmem; i++) {
@@ -390,7 +408,5 @@ int tx_report(struct tx *x)
 		json_report(x);
 	else
 		text_report(x);
-	if (out_end(x->c) < 0)
-		return cmd_fail(x->c, "write error on standard output");
-	return 0;
+	return cmd_output_done(x->c, out_end(x->c));
 }

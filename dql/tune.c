@@ -323,11 +323,13 @@ static unsigned int add(struct tune_settings *out, unsigned int n, unsigned int 
 }
 
 unsigned int tune_coarse(const struct sim_config *cfg, const struct tune_result *base,
-			 struct tune_settings *out, unsigned int max)
+			 uint32_t floor, struct tune_settings *out, unsigned int max)
 {
 	double lo = max_packet(cfg), hi = 2.0 * base->peak_limit;
 	unsigned int n = 0;
 
+	if (lo < floor)
+		lo = floor;
 	if (hi < 4 * lo)
 		hi = 4 * lo;
 	if (hi > DQL_MAX_LIMIT)
@@ -353,7 +355,7 @@ static bool done_has(const struct tune_result *done, unsigned int n, const struc
 	return false;
 }
 
-unsigned int tune_refine(const struct tune_result *done, unsigned int ndone,
+unsigned int tune_refine(const struct tune_result *done, unsigned int ndone, uint32_t floor,
 			 struct tune_settings *out, unsigned int max)
 {
 	const struct tune_result *b = NULL;
@@ -371,6 +373,8 @@ unsigned int tune_refine(const struct tune_result *done, unsigned int ndone,
 			lower = done[i].set.limit_max;
 	if (!lower)
 		lower = b->set.limit_max / 2;
+	if (floor && lower < floor - 1)
+		lower = floor - 1;	/* every candidate at least @floor */
 	for (i = 1; i <= 5 && lower + 1 < b->set.limit_max; i++) {
 		struct tune_settings s = b->set;
 

@@ -132,21 +132,24 @@ void tune_fold(struct tune_result *agg, const struct tune_result *r,
 
 /*
  * tune_coarse - the first sweep, from the baseline's (defaults') result:
- * limit_max on a geometric grid from one packet to twice the highest limit
- * the defaults reached, and no cap, each with hold_time 100 and 20 ms (a
- * run lasts TUNE_HOLDS hold times: 1000 ms comes in the refinement).
+ * limit_max on a geometric grid from one packet (or @floor, if larger) to
+ * twice the highest limit the defaults reached, and no cap, each with
+ * hold_time 100 and 20 ms (a run lasts TUNE_HOLDS hold times: 1000 ms
+ * comes in the refinement). @floor: the lowest limit_max the advice may
+ * have (the rules check applies to the device, lib/rules.h; 0: none).
  * Returns the count (at most @max).
  */
 unsigned int tune_coarse(const struct sim_config *cfg, const struct tune_result *base,
-			 struct tune_settings *out, unsigned int max);
+			 uint32_t floor, struct tune_settings *out, unsigned int max);
 /*
  * tune_refine - after the sweep: limit_max between the best feasible
- * candidate and the next lower grid value, and limit_min floors under the
- * best limit_max. Only settings not in @done
- * are returned. "Best": the lowest latency judged, over the ensemble if the
- * results were folded (worst_lat), else the run's p99 ring delay.
+ * candidate and the next lower grid value (never below @floor, as for
+ * tune_coarse), and limit_min floors under the best limit_max. Only
+ * settings not in @done are returned. "Best": the lowest latency judged,
+ * over the ensemble if the results were folded (worst_lat), else the run's
+ * p99 ring delay.
  */
-unsigned int tune_refine(const struct tune_result *done, unsigned int ndone,
+unsigned int tune_refine(const struct tune_result *done, unsigned int ndone, uint32_t floor,
 			 struct tune_settings *out, unsigned int max);
 /*
  * tune_hold_default - the best feasible capped candidate with the default

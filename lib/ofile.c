@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -67,11 +70,12 @@ static int set_err(struct ofile *o, int err)
 	return -o->err;
 }
 
+/* the name ends in @suf, in any case (.gz, .GZ: both compressed) */
 static bool has_suffix(const char *s, const char *suf)
 {
 	size_t n = strlen(s), m = strlen(suf);
 
-	return n >= m && !strcmp(s + n - m, suf);
+	return n >= m && !strcasecmp(s + n - m, suf);
 }
 
 static int write_all(int fd, const void *p, size_t len)
@@ -358,10 +362,20 @@ static int open_rename(struct ofile *o, unsigned int flags, struct bql_err *e)
 	exists = !stat(o->target, &st);
 	/* replacing is writing: a file the user may not write is not replaced */
 	if (exists && faccessat(AT_FDCWD, o->target, W_OK, AT_EACCESS)) {
+		const char *why = NULL;
+		int fd;
+
 		err = errno;
 		free(o->tmp);
 		o->tmp = NULL;
-		return bql_err_set(e, err, "%s: %s", o->path, strerror(err));
+		/* root is refused by the inode's flags, not its permissions: say so */
+		fd = err == EPERM ? open(o->target, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) : -1;
+		if (fd >= 0) {
+			why = ofile_attr_why(fd);
+			close(fd);
+		}
+		return bql_err_set(e, err, "%s: %s%s%s", o->path, strerror(err), why ? ": " : "",
+				   why ? why : "");
 	}
 	o->fd = live_mkstemp(o->tmp, &o->slot);
 	if (o->fd < 0) {
@@ -926,4 +940,72 @@ bool ofile_clash(const char *out, const char *other)
 	free(a.name);
 	free(b.name);
 	return same;
+}
+
+/* ------------------------------------------------------------ names */
+
+static size_t suffix_ci(const char *s, size_t n, const char *suf)
+{
+	size_t m = strlen(suf);
+
+	return n >= m && !strncasecmp(s + n - m, suf, m) ? m : 0;
+}
+
+void ofile_name_parse(const char *path, struct ofile_name *n)
+{
+	static const struct { const char *ext; enum ofile_fmt fmt; } fmts[] = {
+		{ ".csv", OFILE_FMT_CSV }, { ".jsonl", OFILE_FMT_JSONL },
+		{ ".ndjson", OFILE_FMT_JSONL }, { ".json", OFILE_FMT_JSON },
+		{ ".svg", OFILE_FMT_SVG }, { ".bqlt", OFILE_FMT_BQLT },
+		{ ".prom", OFILE_FMT_PROM },
+	};
+	/* compressors ofile does not write (.svgz is gzip by convention) */
+	static const char *const foreign[] = {
+		".bz2", ".xz", ".lz4", ".lzma", ".lz", ".z", ".br", ".zip", ".7z", ".svgz", ".tgz",
+	};
+	size_t len = strlen(path), k;
+
+	memset(n, 0, sizeof(*n));
+	n->device = !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/self/fd/", 14);
+	for (k = 0; k < sizeof(foreign) / sizeof(foreign[0]); k++)
+		if (suffix_ci(path, len, foreign[k])) {
+			n->foreign_zip = path + len - strlen(foreign[k]);
+			return;
+		}
+	/* what ofile_open() compresses */
+	if (has_suffix(path, ".gz")) {
+		n->zip = ".gz";
+		len -= 3;
+	} else if (has_suffix(path, ".zst")) {
+		n->zip = ".zst";
+		len -= 4;
+	}
+	for (k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++)
+		if (suffix_ci(path, len, fmts[k].ext)) {
+			n->fmt = fmts[k].fmt;
+			n->fmt_ext = path + len - strlen(fmts[k].ext);
+			return;
+		}
+}
+
+const char *ofile_fmt_name(enum ofile_fmt f)
+{
+	static const char *const names[OFILE_FMT_NR] = {
+		"text", "CSV", "JSON lines", "JSON", "SVG", "a bqltrace", "Prometheus text",
+	};
+
+	return f < OFILE_FMT_NR ? names[f] : "text";
+}
+
+const char *ofile_attr_why(int fd)
+{
+	int flags = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
+		return NULL;
+	if (flags & FS_IMMUTABLE_FL)
+		return "the file is immutable (chattr +i; chattr -i allows writing it)";
+	if (flags & FS_APPEND_FL)
+		return "the file is append-only (chattr +a)";
+	return NULL;
 }

@@ -20,7 +20,7 @@
  * - "-" is standard output; with OFILE_STREAM it is written as it comes
  *   (record's live capture into a pipe), otherwise spooled like a
  *   non-regular target.
- * - With OFILE_COMPRESS_BY_NAME, a name ending in ".gz" is written through
+ * - With OFILE_COMPRESS_BY_NAME, a name ending in ".gz" (any case) is written through
  *   zlib (gzip format) and one ending in ".zst" through libzstd, streaming.
  *
  * Errors are sticky: the first write error is kept, later writes are
@@ -97,5 +97,45 @@ void ofile_abort(struct ofile *o);
  * several outputs may share a terminal or /dev/null.
  */
 bool ofile_clash(const char *out, const char *other);
+
+/* what a file name's ending says the file holds (ofile_name_parse) */
+enum ofile_fmt {
+	OFILE_FMT_OTHER = 0,	/* no ending bqltool knows: any text */
+	OFILE_FMT_CSV,		/* .csv */
+	OFILE_FMT_JSONL,	/* .jsonl, .ndjson */
+	OFILE_FMT_JSON,		/* .json */
+	OFILE_FMT_SVG,		/* .svg */
+	OFILE_FMT_BQLT,		/* .bqlt */
+	OFILE_FMT_PROM,		/* .prom */
+	OFILE_FMT_NR
+};
+
+/**
+ * struct ofile_name - a name for ofile_open(), read by its ending
+ * @fmt: the format the name promises, once a .gz or .zst is taken off
+ * @fmt_ext: that ending as written (".SVG"), or NULL
+ * @zip: ".gz" or ".zst" (what OFILE_COMPRESS_BY_NAME writes), or NULL
+ * @foreign_zip: a compressed-file ending ofile never writes (".bz2", ".xz",
+ *	".svgz" ...), or NULL
+ * @device: a name under /dev/ or /proc/self/fd/ (standard output, a FIFO):
+ *	its name says nothing of what it holds
+ */
+struct ofile_name {
+	enum ofile_fmt fmt;
+	const char *fmt_ext, *zip, *foreign_zip;
+	bool device;
+};
+
+/*
+ * ofile_attr_why - why root may not write the file open on @fd: "the file
+ * is immutable (chattr +i; ...)" or "... append-only (chattr +a)", from its
+ * inode flags; NULL when neither is set (or the filesystem has none).
+ */
+const char *ofile_attr_why(int fd);
+
+/* ofile_name_parse - read @path's ending (case-insensitive) into @n */
+void ofile_name_parse(const char *path, struct ofile_name *n);
+/* ofile_fmt_name - "CSV", "SVG" ... for messages ("text" for OFILE_FMT_OTHER) */
+const char *ofile_fmt_name(enum ofile_fmt f);
 
 #endif

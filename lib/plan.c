@@ -15,6 +15,7 @@
 #include <linux/fs.h>
 
 #include "dql/dql.h"
+#include "lib/ofile.h"
 #include "lib/plan.h"
 #include "lib/stops.h"
 
@@ -294,17 +295,14 @@ static int item_path(const struct bql_ctx *c, const struct plan_item *it,
 static const char *root_denied_why(const struct bql_ctx *c, const char *path)
 {
 	int fd = sysfs_open(c, path, O_RDONLY | O_NONBLOCK, "", NULL);
-	int flags = 0;
+	const char *why = NULL;
 
 	if (fd >= 0) {
-		if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
-			flags = 0;
+		why = ofile_attr_why(fd);
 		close(fd);
 	}
-	if (flags & FS_IMMUTABLE_FL)
-		return "the file is immutable (chattr +i; chattr -i allows writing it)";
-	if (flags & FS_APPEND_FL)
-		return "the file is append-only (chattr +a)";
+	if (why)
+		return why;
 	return "something other than permissions refuses it: a security module (SELinux, AppArmor), "
 	       "a read-only bind mount, or a user namespace that does not own this sysfs";
 }

@@ -55,6 +55,14 @@ uint64_t rules_irq_worth(const struct rules_path_in *in)
 	return by_time ? by_time : by_frames;
 }
 
+uint64_t rules_limit_max_floor(const struct rules_path_in *in)
+{
+	uint64_t frame = in->mtu ? (uint64_t)in->mtu + ETH_FRAME_OVERHEAD : 0;
+	uint64_t worth = rules_irq_worth(in);
+
+	return frame > worth ? frame : worth;
+}
+
 static bool fifo_kind(const char *kind)
 {
 	return !strcmp(kind, "pfifo_fast") || !strcmp(kind, "pfifo") || !strcmp(kind, "bfifo") ||

@@ -84,4 +84,14 @@ uint64_t rules_irq_worth(const struct rules_path_in *in);
  */
 int rules_path(const struct rules_path_in *in, struct rule_hit *hits);
 
+/*
+ * rules_limit_max_floor - the lowest limit_max that neither rule on it
+ * flags for the queue @in describes (only mtu, speed_mbps and the
+ * coalescing are read): one full-size frame (limit-max-below-frame) and
+ * one TX interrupt's worth at line rate (limit-max-below-irq); 0 when
+ * neither is known. What tune may advise for a device, so that check and
+ * set never warn about the advice.
+ */
+uint64_t rules_limit_max_floor(const struct rules_path_in *in);
+
 #endif

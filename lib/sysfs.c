@@ -625,3 +625,14 @@ uint64_t sysfs_link_speed(const struct bql_ctx *c, const char *dev)
 		return 0;
 	return (uint64_t)v;
 }
+
+unsigned int sysfs_dev_mtu(const struct bql_ctx *c, const char *dev)
+{
+	char path[4096];
+	uint64_t v;
+
+	if (sysfs_dev_path(c, path, sizeof(path), dev, "mtu") ||
+	    sysfs_read_u64(c, path, &v, dev, NULL) || v > UINT32_MAX)
+		return 0;
+	return (unsigned int)v;
+}

@@ -107,5 +107,7 @@ int sysfs_count_txq(const struct bql_ctx *c, const char *dev,
 bool sysfs_dev_has_bql(const struct bql_ctx *c, const char *dev);
 /* link speed in Mbit/s from ROOT/class/net/DEV/speed; 0 if unknown */
 uint64_t sysfs_link_speed(const struct bql_ctx *c, const char *dev);
+/* MTU in bytes from ROOT/class/net/DEV/mtu; 0 if unknown */
+unsigned int sysfs_dev_mtu(const struct bql_ctx *c, const char *dev);
 
 #endif

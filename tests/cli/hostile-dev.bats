@@ -337,6 +337,24 @@ stop_mid() {
 	[ "$after" = "$before" ]
 }
 
+@test "root: an immutable output file (save -o, sim --trace) is named as such, as set names one" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (as root, EPERM is not about permissions)"
+	use_tree multi
+	local f=$BATS_TEST_TMPDIR/p.json t=$BATS_TEST_TMPDIR/t.bqlt st1 err1 st2 err2
+	echo old >"$f"
+	echo old >"$t"
+	chattr +i "$f" "$t" 2>/dev/null || skip "chattr +i is not supported on $BATS_TEST_TMPDIR"
+	bq save -o "$f"
+	st1=$status err1=$stderr
+	bqx sim -q --duration 0.01 --trace "$t"
+	st2=$status err2=$stderr
+	chattr -i "$f" "$t"
+	[ "$st1" -eq 1 ] && [ "$st2" -eq 1 ]
+	[[ "$err1" == *"$f: Operation not permitted: the file is immutable (chattr +i; chattr -i allows writing it)"* ]] || fail "$err1"
+	[[ "$err2" == *"$t: Operation not permitted: the file is immutable (chattr +i"* ]] || fail "$err2"
+	[ "$(cat "$f")" = old ] && [ "$(cat "$t")" = old ]
+}
+
 # ------------------------------------------------------ rollback that fails
 
 @test "rollback: writes that cannot be undone are one line per device with the count; -v lists each" {

@@ -225,11 +225,14 @@ bq_fsize0() {
 @test "2: a full stdout (/dev/full) fails every command with ENOSPC" {
 	[ -w /dev/full ] || skip "no /dev/full"
 	use_tree multi
-	for args in "show" "-p show" "save" "check" "top -b -c 1" "help"; do
+	for args in "show" "-p show" "save" "check" "top -b -c 1" "help" \
+		"sim --duration 0.01" "-j sim --duration 0.01" "tune --duration 0.01" \
+		"-j tune --duration 0.01"; do
 		run --separate-stderr bash -c "\"\$0\" --sysfs-root \"\$1\" $args >/dev/full" \
 			"$BQLTOOL" "$ROOT"
 		assert_failure 1
-		assert_regex "$stderr" "write error on standard output: No space left on device"
+		assert_regex "$stderr" "write error on standard output: No space left on device" ||
+			fail "$args: $stderr"
 	done
 }
 

@@ -241,3 +241,47 @@ release() {
 	[ "$(wc -l <"$t/inline-a.csv")" -eq "$(($(grep -c '^[0-9]' "$t/big.bqlt") + 1))" ]
 	tail -n +2 "$t/thread-a.csv" | awk -F, 'NR > 1 && $1 <= prev { exit 1 } { prev = $1 }'
 }
+
+@test "outputs: one name check for --plot, --timeline, --trace and -o, the same in every command (#23 class 8)" {
+	local t=$BATS_TEST_TMPDIR n cmd
+	use_tree nic64
+	cd "$EXAMPLES"
+	# a name that promises another format, or a compressor bqltool does not write
+	for cmd in "sim -q --duration 0.01" "replay -q ramp.bqlt"; do
+		for n in x.svg x.json x.csv.bz2 x.jsonl.xz; do
+			rpx $cmd --timeline "$t/$n"
+			[ "$status" -eq 2 ] || fail "$cmd --timeline $n: exit $status"
+			[[ $stderr == *"--timeline: '$t/$n': "*"the timeline is CSV or JSON lines"* ]] || fail "$stderr"
+			[ ! -e "$t/$n" ]
+		done
+		for n in x.svgz x.png x.svg.bz2; do
+			rpx $cmd --plot "$t/$n"
+			[ "$status" -eq 2 ] || fail "$cmd --plot $n: exit $status"
+			[[ $stderr == *"--plot: '$t/$n': "*"the plot is SVG"* ]] || fail "$stderr"
+		done
+		# the format a name chooses is the same in both: JSON lines, compressed
+		rpx $cmd --timeline "$t/tl.jsonl.gz" --plot "$t/pl.SVG.gz"
+		[ "$status" -eq 0 ] || fail "$cmd: $stderr"
+		gzip -dc "$t/tl.jsonl.gz" | head -1 | jq -e 'has("limit")' >/dev/null ||
+			fail "$cmd: $t/tl.jsonl.gz is not JSON lines"
+		gzip -dc "$t/pl.SVG.gz" | grep -q '<svg' || fail "$cmd: the plot is not gzip'd SVG"
+		rm -f "$t/tl.jsonl.gz" "$t/pl.SVG.gz"
+	done
+	for n in t.csv t.bqlt.xz; do
+		rpx sim -q --duration 0.01 --trace "$t/$n"
+		[ "$status" -eq 2 ] || fail "--trace $n: exit $status"
+		[[ $stderr == *"--trace: '$t/$n': "*"the trace is a bqltrace"* ]] || fail "$stderr"
+		rpx record -o "$t/$n" -d 1 lo
+		[ "$status" -eq 2 ] || fail "record -o $n: exit $status"
+		[[ $stderr == *"-o: '$t/$n': "*"the trace is a bqltrace"* ]] || fail "$stderr"
+	done
+	for n in p.json.gz p.svg; do
+		bq save -o "$t/$n"
+		[ "$status" -eq 2 ] || fail "save -o $n: exit $status"
+		[[ $stderr == *"-o: '$t/$n': the profile is JSON"* ]] || fail "$stderr"
+		[ ! -e "$t/$n" ]
+	done
+	# names with no ending bqltool knows, and devices, pass
+	rpx sim -q --duration 0.01 --trace "$t/t" --timeline "$t/tl" --plot /dev/null
+	[ "$status" -eq 0 ] || fail "$stderr"
+}

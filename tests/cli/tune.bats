@@ -93,8 +93,26 @@ tn() {
 	jq -e '.fitted.nqueues == 300 and .model.nqueues == 64' <<<"$output"
 	tn -j tune --from "$t" --queues 4 --duration 0.05 --force --link 1G
 	[ "$status" -eq 0 ] || fail "$stderr"
-	assert_regex "$stderr" "300 queues, modelled on 4"
+	assert_regex "$stderr" "300 queues, modelled on 4 \\(trace queue i on model queue i mod 4\\), as --queues asks"
+	[[ $stderr != *"give --queues"* ]] || fail "$stderr"
 	jq -e '.model.nqueues == 4' <<<"$output"
+}
+
+@test "tune SEL: a device of more queues than the model has (128) is modelled on 64, and says so" {
+	use_tree nic64
+	for i in $(seq 64 127); do
+		cp -a "$ROOT/class/net/ens1f0/queues/tx-0" "$ROOT/class/net/ens1f0/queues/tx-$i"
+	done
+	bq -j tune ens1f0 --link 1G --duration 0.02
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.device.nqueues == 128 and .model.nqueues == 64' <<<"$output"
+	assert_regex "$stderr" "ens1f0: 128 queues selected, modelled on 64, the simulator's most .*give --queues to choose"
+	bq -j tune ens1f0 --link 1G --duration 0.02 --queues 32
+	[ "$status" -eq 0 ] || fail "$stderr"
+	assert_equal "$stderr" ""
+	bq -j tune ens1f0:0-63 --link 1G --duration 0.02
+	[ "$status" -eq 0 ] || fail "$stderr"
+	assert_equal "$stderr" ""
 }
 
 @test "tune --from: reads standard input; an option overrides the fit" {
@@ -206,6 +224,28 @@ tn() {
 	bq -j tune eth0 --link 10G --duration 0.02
 	[ "$status" -eq 0 ] || fail "$stderr"
 	jq -e '.device.speed_mbps == 5 and .model.link_bps == 10000000000' <<<"$output"
+}
+
+@test "tune SEL: the advice never goes below what check's rules want of the device (MTU 9000: one 9014-byte frame)" {
+	use_tree multi
+	echo 9000 >"$ROOT/class/net/eth0/mtu"
+	# a model in which the smallest cap wins: no coalescing, 1514-byte packets
+	m=(--link 1G --coalesce-usecs 0 --irq-latency 1us --duration 0.2)
+	bq -j tune eth0 "${m[@]}"
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.limit_max_floor == {"bytes": 9014, "ifname": "eth0", "rule": "limit-max-below-frame"}' <<<"$output"
+	jq -e '.device.mtu == 9000' <<<"$output"
+	jq -e '.keep_defaults or .recommended.settings.limit_max >= 9014' <<<"$output" ||
+		fail "advice $(jq -c .recommended.settings <<<"$output")"
+	bq tune eth0 "${m[@]}" --apply
+	[ "$status" -eq 0 ] || fail "$stderr"
+	[[ $stderr != *"full-size frame"* ]] || fail "$stderr"
+	assert_line "limit_max at least 9014 bytes, one full-size frame (MTU + 14) of eth0, below which check warns"
+	bq check eth0
+	[[ $output != *"below one full-size frame"* ]] || fail "$output"
+	# without a device (no SEL) there is no floor: 1514-byte packets allow 1514
+	bq -j tune "${m[@]}"
+	jq -e 'has("limit_max_floor") | not' <<<"$output"
 }
 
 @test "tune SEL: a selector over devices that model differently is refused before anything is written" {

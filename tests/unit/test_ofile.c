@@ -662,9 +662,36 @@ static void test_stdio_and_finish(void **state)
 	assert_string_equal(listing(), "a b ");
 }
 
+/* what a name's ending says: the format, the compression, foreign compressors */
+static void test_name_parse(void **state)
+{
+	struct ofile_name n;
+
+	(void)state;
+	ofile_name_parse("t.jsonl.gz", &n);
+	assert_int_equal(n.fmt, OFILE_FMT_JSONL);
+	assert_string_equal(n.zip, ".gz");
+	ofile_name_parse("P.SVG.ZST", &n);
+	assert_int_equal(n.fmt, OFILE_FMT_SVG);
+	assert_string_equal(n.zip, ".zst");
+	ofile_name_parse("x.svgz", &n);
+	assert_string_equal(n.foreign_zip, ".svgz");
+	ofile_name_parse("t.bqlt.bz2", &n);
+	assert_string_equal(n.foreign_zip, ".bz2");
+	ofile_name_parse("trace", &n);
+	assert_int_equal(n.fmt, OFILE_FMT_OTHER);
+	assert_null(n.zip);
+	assert_false(n.device);
+	ofile_name_parse("/dev/stdout", &n);
+	assert_true(n.device);
+	ofile_name_parse("x.json", &n);
+	assert_int_equal(n.fmt, OFILE_FMT_JSON);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_name_parse),
 		cmocka_unit_test_setup(test_new_file, clean),
 		cmocka_unit_test_setup(test_keeps_mode_and_owner, clean),
 		cmocka_unit_test_setup(test_abort, clean),

@@ -54,6 +54,32 @@ static void test_irq_worth(void **state)
 	assert_int_equal(rules_irq_worth(&in), 0);	/* speed unknown */
 }
 
+/* the floor is the larger of the two limits, and neither rule flags it */
+static void test_limit_max_floor(void **state)
+{
+	struct rules_path_in in = base();
+	struct rule_hit h[RULES_PATH_MAX];
+	struct bql_queue q = { .present = 1u << BQL_LIMIT_MAX };
+	struct rule_hit hs[RULES_MAX];
+
+	(void)state;
+	in.speed_mbps = 0;
+	in.mtu = 0;
+	assert_int_equal(rules_limit_max_floor(&in), 0);	/* nothing known */
+	in.mtu = 9000;
+	assert_int_equal(rules_limit_max_floor(&in), 9014);	/* the frame */
+	in.speed_mbps = 10000;
+	in.has_usecs = true;
+	in.tx_usecs = 50;
+	assert_int_equal(rules_limit_max_floor(&in), 62500);	/* the interrupt */
+	in.limit_max = rules_limit_max_floor(&in);
+	assert_null(find(h, rules_path(&in, h), "limit-max-below-irq"));
+	q.val[BQL_LIMIT_MAX] = in.limit_max;
+	assert_int_equal(rules_settings(&q, in.mtu, NULL, hs), 0);
+	in.limit_max--;
+	assert_non_null(find(h, rules_path(&in, h), "limit-max-below-irq"));
+}
+
 static void test_limit_max_below_irq(void **state)
 {
 	struct rules_path_in in = base();
@@ -133,6 +159,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_irq_worth),
+		cmocka_unit_test(test_limit_max_floor),
 		cmocka_unit_test(test_limit_max_below_irq),
 		cmocka_unit_test(test_dark_buffer),
 		cmocka_unit_test(test_fifo),

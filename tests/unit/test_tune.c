@@ -62,12 +62,12 @@ static void search(const struct sim_config *c, struct search *s, bool reverse)
 	tune_defaults(&def);
 	tune_eval(c, &def, &s->base);
 	assert_int_equal(s->base.err, 0);
-	n = tune_coarse(c, &s->base, set, TUNE_MAX_CAND);
+	n = tune_coarse(c, &s->base, 0, set, TUNE_MAX_CAND);
 	eval_all(c, set, s->res, n, reverse);
 	s->n = n;
 	tune_mark(s->res, s->n, &s->base, 0.995);
 	for (int round = 0; round < 2; round++) {
-		n = tune_refine(s->res, s->n, set, TUNE_MAX_CAND - s->n);
+		n = tune_refine(s->res, s->n, 0, set, TUNE_MAX_CAND - s->n);
 		eval_all(c, set, s->res + s->n, n, reverse);
 		s->n += n;
 		tune_mark(s->res, s->n, &s->base, 0.995);
@@ -142,7 +142,7 @@ static void test_coarse(void **state)
 	sim_config_init(&c);
 	memset(&base, 0, sizeof(base));
 	base.peak_limit = 100000;
-	n = tune_coarse(&c, &base, set, TUNE_MAX_CAND);
+	n = tune_coarse(&c, &base, 0, set, TUNE_MAX_CAND);
 	assert_int_equal(n, 26);		/* 12 caps and none, x 100 and 20 ms */
 	for (unsigned int i = 0; i < n; i++) {
 		assert_false(tune_is_default(&set[i]));
@@ -179,7 +179,7 @@ static void test_refine(void **state)
 	done[2].set = (struct tune_settings){ 0, 40000, 1000 };
 	done[2].p99 = 400;
 	done[2].feasible = true;
-	n = tune_refine(done, 3, set, TUNE_MAX_CAND);
+	n = tune_refine(done, 3, 0, set, TUNE_MAX_CAND);
 	assert_true(n >= 5);
 	for (unsigned int i = 0; i < n; i++) {
 		if (set[i].limit_max == 20000) {	/* a floor under the best cap */
@@ -191,7 +191,45 @@ static void test_refine(void **state)
 	}
 	/* nothing feasible: nothing to refine */
 	done[1].feasible = done[2].feasible = false;
-	assert_int_equal(tune_refine(done, 3, set, TUNE_MAX_CAND), 0);
+	assert_int_equal(tune_refine(done, 3, 0, set, TUNE_MAX_CAND), 0);
+}
+
+/* a floor (the device's full-size frame, an interrupt's worth) bounds both steps */
+static void test_floor(void **state)
+{
+	struct tune_settings set[TUNE_MAX_CAND];
+	struct tune_result base, done[2];
+	struct sim_config c;
+	unsigned int n;
+
+	(void)state;
+	sim_config_init(&c);
+	memset(&base, 0, sizeof(base));
+	base.peak_limit = 100000;
+	n = tune_coarse(&c, &base, 9014, set, TUNE_MAX_CAND);
+	assert_true(n > 2);
+	for (unsigned int i = 0; i < n; i++)
+		assert_true(set[i].limit_max >= 9014);
+	/* the best is the lowest cap tried: refine never goes under the floor */
+	memset(done, 0, sizeof(done));
+	done[0].set = (struct tune_settings){ 0, 9014, 100 };
+	done[0].p99 = 100;
+	done[0].feasible = true;
+	done[1].set = (struct tune_settings){ 0, 20000, 100 };
+	done[1].p99 = 200;
+	done[1].feasible = true;
+	n = tune_refine(done, 2, 9014, set, TUNE_MAX_CAND);
+	for (unsigned int i = 0; i < n; i++)
+		assert_true(set[i].limit_max >= 9014);
+	/* without the floor it would have tried below it */
+	n = tune_refine(done, 2, 0, set, TUNE_MAX_CAND);
+	{
+		bool below = false;
+
+		for (unsigned int i = 0; i < n; i++)
+			below |= set[i].limit_max < 9014;
+		assert_true(below);
+	}
 }
 
 static void test_pick_margins(void **state)
@@ -402,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_order_independent),
 		cmocka_unit_test(test_coarse),
 		cmocka_unit_test(test_refine),
+		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_pick_margins),
 		cmocka_unit_test(test_ensemble_members),
 		cmocka_unit_test(test_member_cfg),
