@@ -20,10 +20,12 @@ intact() {
 # ------------------------------------------------ outputs that name an input
 
 @test "clash: replay --timeline/--plot naming the trace is refused (2), the trace intact" {
-	ln -s r.bqlt link.bqlt
+	# (names the output rule takes, so that the clash is what refuses them)
+	ln -s r.bqlt link.csv
+	ln r.bqlt hard.csv
 	ln r.bqlt hard.svg
-	for a in "--timeline r.bqlt" "--timeline ./r.bqlt" "--timeline link.bqlt" \
-		"--timeline hard.svg" "--plot hard.svg" "--timeline $PWD/r.bqlt"; do
+	for a in "--timeline link.csv" "--timeline ./link.csv" "--timeline hard.csv" \
+		"--plot hard.svg" "--timeline $PWD/hard.csv"; do
 		# shellcheck disable=SC2086
 		bqx replay -q $a r.bqlt
 		[ "$status" -eq 2 ] || { echo "$a: status $status"; return 1; }
@@ -31,27 +33,31 @@ intact() {
 		intact
 	done
 	# among several traces, and with -J
-	bqx replay -J 2 -q --timeline r.bqlt "$EXAMPLES/decay.bqlt" r.bqlt
+	bqx replay -J 2 -q --timeline hard.csv "$EXAMPLES/decay.bqlt" r.bqlt
 	[ "$status" -eq 2 ]
 	intact
 }
 
 @test "clash: replay - with standard input the --timeline file is refused" {
-	run --separate-stderr sh -c '"$1" replay -q --timeline r.bqlt - <r.bqlt' sh "$BQLTOOL"
+	ln r.bqlt hard.csv
+	run --separate-stderr sh -c '"$1" replay -q --timeline hard.csv - <r.bqlt' sh "$BQLTOOL"
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"'r.bqlt' is the trace read from standard input"* ]]
+	[[ "$stderr" == *"'hard.csv' is the trace read from standard input"* ]]
 	intact
 }
 
 @test "clash: replay --timeline and --plot on one file: 2, neither written" {
-	bqx replay -q --timeline x.svg --plot x.svg r.bqlt
+	# x.svg is a link to the timeline's name (not there yet)
+	ln -s x.csv x.svg
+	bqx replay -q --timeline x.csv --plot x.svg r.bqlt
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"--plot: 'x.svg' is also the --timeline file"* ]]
-	[ ! -e x.svg ]
+	[ ! -e x.csv ]
 	mkdir sub
-	bqx replay -q --timeline sub/../x.svg --plot x.svg r.bqlt
+	ln -s ../x.csv sub/y.svg
+	bqx replay -q --timeline sub/../x.csv --plot sub/y.svg r.bqlt
 	[ "$status" -eq 2 ]
-	[ ! -e x.svg ]
+	[ ! -e x.csv ]
 }
 
 @test "clash: outputs that differ, or are devices, still work" {
@@ -75,14 +81,17 @@ intact() {
 }
 
 @test "clash: sim outputs on one file are refused (2), nothing written" {
-	for a in "--trace x.svg --plot x.svg" "--trace y.csv --timeline ./y.csv" \
-		"--timeline z.svg --plot z.svg"; do
+	ln -s x.bqlt x.svg
+	ln -s y.bqlt y.csv
+	ln -s z.csv z.svg
+	for a in "--trace x.bqlt --plot x.svg" "--trace y.bqlt --timeline ./y.csv" \
+		"--timeline z.csv --plot z.svg"; do
 		# shellcheck disable=SC2086
 		bqx sim -q --duration 10ms $a
 		[ "$status" -eq 2 ] || { echo "$a: status $status"; return 1; }
 		[[ "$stderr" == *"each output needs a file of its own"* ]]
 	done
-	[ ! -e x.svg ] && [ ! -e y.csv ] && [ ! -e z.svg ]
+	[ ! -e x.bqlt ] && [ ! -e y.bqlt ] && [ ! -e z.csv ]
 }
 
 # ------------------------------------------------ numbers typed on a command line
