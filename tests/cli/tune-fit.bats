@@ -1,9 +1,16 @@
 #!/usr/bin/env bats
 # bqltool tune --from: the fit recovers known models (traces made by sim
 # --trace), says how well it fits, and recommends nothing where the trace
-# fits no model (exit 1, what does not fit named) unless --force.
+# fits no model (exit 1, what does not fit named) unless --force. The advice
+# fitted from each known model is held out on the true model (the sim options
+# that made the trace), as is and with what tune was not told: interrupts
+# 10..20 us later (15us:5us), another seed, load +-20% where the traffic has
+# a rate, fewer busy queues; it keeps 99% of the defaults' throughput in each.
 bats_require_minimum_version 1.5.0
 load helpers
+load tune_helpers
+
+IRQ=(--irq-latency 15us:5us)
 
 tn() {
 	run --separate-stderr timeout 120 "$BQLTOOL" "$@"
@@ -22,9 +29,10 @@ near() {
 		fail "$1 is not within $3 of $2"
 }
 
-@test "tune --from: 4 bulk queues at 10G fit per queue: 10G, coalescing 50 us, 4 busy queues, and the model fits" {
+@test "tune --from: 4 bulk queues at 10G fit per queue: 10G, coalescing 50 us, 4 busy queues, and the model fits; the advice holds" {
 	t=$BATS_TEST_TMPDIR/b4.bqlt
-	simtrace "$t" --link 10G --queues 4 --traffic bulk --traffic bulk --traffic bulk --traffic bulk
+	m=(--link 10G --queues 4 $(flows 4 bulk))
+	simtrace "$t" "${m[@]}"
 	tn -j tune --from "$t" --duration 0.05
 	[ "$status" -eq 0 ] || fail "$stderr"
 	near "$(jq .fitted.link_bps <<<"$output")" 10000000000 0.02
@@ -34,38 +42,59 @@ near() {
 	jq -e '.fitted.busy_queues == .fitted.active_queues and .fitted.backlogged' <<<"$output"
 	jq -e '.fitted.misfit == [] and .fitted.goodness_of_fit.ok' <<<"$output"
 	jq -e '.fitted.goodness_of_fit.interval_error < 0.1 and .fitted.goodness_of_fit.throughput_error < 0.05' <<<"$output"
+	# the old advice: limit_max=1514, 17% of the defaults' throughput
+	held_out "${m[@]}" --
+	held_out "${m[@]}" -- "${IRQ[@]}"
+	held_out "${m[@]}" -- --seed 77
+	held_out --link 10G --queues 4 --traffic bulk -- "${IRQ[@]}"
+	held_out --link 10G --queues 4 --traffic bulk --traffic bulk -- "${IRQ[@]}" --seed 78
 	tn tune --from "$t" --duration 0.05
 	assert_line --regexp '^  goodness of fit \(the model simulated vs the trace\): busy completion interval .*: fits$'
 }
 
-@test "tune --from: one busy queue of 4 is the one bulk flow; the link is still seen" {
+@test "tune --from: one busy queue of 4 is the one bulk flow; the link is still seen; the advice holds" {
 	t=$BATS_TEST_TMPDIR/one.bqlt
-	simtrace "$t" --link 10G --queues 4 --traffic bulk --traffic poisson:10M --traffic poisson:10M --traffic poisson:10M
+	m=(--link 10G --queues 4 --traffic bulk $(flows 3 poisson:10M))
+	simtrace "$t" "${m[@]}"
 	tn -j tune --from "$t" --duration 0.05
 	[ "$status" -eq 0 ] || fail "$stderr"
 	near "$(jq .fitted.link_bps <<<"$output")" 10000000000 0.02
 	jq -e '.fitted.busy_queues == 1 and (.fitted.backlogged | not)' <<<"$output"
 	[ "$(jq -r '.model.traffic' <<<"$output" | grep -o bulk | wc -l)" -eq 1 ]
+	held_out "${m[@]}" --
+	held_out "${m[@]}" -- "${IRQ[@]}"
+	held_out "${m[@]}" -- --seed 77
+	held_out --link 10G --queues 4 --traffic bulk $(flows 3 poisson:12M) --
+	held_out --link 10G --queues 4 --traffic bulk $(flows 3 poisson:8M) --
+	held_out --link 10G --queues 4 --traffic bulk -- "${IRQ[@]}"
 }
 
-@test "tune --from: TSO and frame-limited coalescing traces fit" {
+@test "tune --from: TSO and frame-limited coalescing traces fit; the advice holds" {
 	t=$BATS_TEST_TMPDIR/x.bqlt
-	simtrace "$t" --link 25G --size tso:65536 --queues 2 --traffic bulk --traffic bulk
+	m=(--link 25G --size tso:65536 --queues 2 --traffic bulk --traffic bulk)
+	simtrace "$t" "${m[@]}"
 	tn -j tune --from "$t" --duration 0.05
 	[ "$status" -eq 0 ] || fail "$stderr"
 	near "$(jq .fitted.link_bps <<<"$output")" 25000000000 0.02
 	jq -e '.fitted.packet_min == 65536 and .fitted.goodness_of_fit.ok' <<<"$output"
-	simtrace "$t" --link 10G --coalesce-usecs 100 --coalesce-frames 16
+	held_out "${m[@]}" --
+	held_out "${m[@]}" -- "${IRQ[@]}"
+	held_out "${m[@]}" -- --seed 77
+	held_out --link 25G --size tso:65536 --queues 2 --traffic bulk -- "${IRQ[@]}"
+	m=(--link 10G --coalesce-usecs 100 --coalesce-frames 16)
+	simtrace "$t" "${m[@]}"
 	tn -j tune --from "$t" --duration 0.05
 	[ "$status" -eq 0 ] || fail "$stderr"
 	# 16 frames take 19.4 us at 10G: the interval they cause, not 100 us
 	jq -e '.fitted.coalesce_usecs < 40 and .fitted.goodness_of_fit.ok' <<<"$output"
+	held_out "${m[@]}" --
+	held_out "${m[@]}" -- "${IRQ[@]}"
+	held_out "${m[@]}" -- --seed 77
 }
 
-@test "tune --from: 16 Poisson imix queues at 60% of 25G: the link cannot be seen, no recommendation unless --link or --force" {
+@test "tune --from: 16 Poisson imix queues at 60% of 25G: the link cannot be seen, no recommendation unless --link or --force; with --link the advice holds" {
 	t=$BATS_TEST_TMPDIR/p16.bqlt
-	args=(--link 25G --queues 16 --size imix)
-	for i in $(seq 16); do args+=(--traffic poisson:937.5M); done
+	args=(--link 25G --queues 16 --size imix $(flows 16 poisson:937.5M))
 	"$BQLTOOL" sim -q --duration 0.1 "${args[@]}" --trace "$t"
 	# the old fit: a 15G link, load 0.998, backlogged
 	tn tune --from "$t" --duration 0.05
@@ -76,10 +105,39 @@ near() {
 	tn -j tune --from "$t" --duration 0.05 --link 25G
 	[ "$status" -eq 0 ] || fail "$stderr"
 	jq -e '.model.link_bps == 25000000000 and (.fitted.backlogged | not) and .fitted.misfit == []' <<<"$output"
+	# the old advice: limit_max=477, 8% of the defaults' throughput
+	held_out "${args[@]}" --
+	held_out "${args[@]}" -- "${IRQ[@]}"
+	held_out "${args[@]}" -- --seed 77
+	held_out --link 25G --queues 16 --size imix $(flows 16 poisson:1125M) --
+	held_out --link 25G --queues 16 --size imix $(flows 16 poisson:750M) --
+	held_out --link 25G --queues 16 --size imix $(flows 8 poisson:937.5M) -- "${IRQ[@]}"
+	held_out --link 25G --queues 16 --size imix --traffic poisson:937.5M -- "${IRQ[@]}"
 	tn -j tune --from "$t" --duration 0.05 --force
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"does not fit: the link rate cannot be seen"* ]]
 	jq -e '.fitted.misfit == ["never_busy"] and .model.link_bps >= 20000000000' <<<"$output"
+}
+
+@test "tune --from --link: 8 Poisson queues at 88% of 10G: the advice holds under load +-20% and fewer busy queues" {
+	t=$BATS_TEST_TMPDIR/p8.bqlt
+	m=(--link 10G --queues 8 $(flows 8 poisson:1.1G))
+	simtrace "$t" "${m[@]}"
+	# busy windows over 1% of the trace: too few to see the link
+	tn tune --from "$t" --duration 0.05
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"the link rate cannot be seen"*"give --link"* ]] || fail "$stderr"
+	tn -j tune --from "$t" --duration 0.05 --link 10G
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.model.link_bps == 10000000000 and .fitted.misfit == [] and .fitted.goodness_of_fit.ok' <<<"$output"
+	near "$(jq .fitted.offered_bps <<<"$output")" 8800000000 0.05
+	held_out "${m[@]}" --
+	held_out "${m[@]}" -- "${IRQ[@]}"
+	held_out "${m[@]}" -- --seed 77
+	held_out --link 10G --queues 8 $(flows 8 poisson:1.32G) --
+	held_out --link 10G --queues 8 $(flows 8 poisson:0.88G) --
+	held_out --link 10G --queues 8 $(flows 4 poisson:1.1G) -- "${IRQ[@]}"
+	held_out --link 10G --queues 8 --traffic poisson:1.1G -- "${IRQ[@]}"
 }
 
 @test "tune --from: a hand-written trace offering 3x what its link completes fits no model" {

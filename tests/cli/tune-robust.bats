@@ -7,32 +7,10 @@
 # run is an error, never a candidate; a search too big is refused up front.
 bats_require_minimum_version 1.5.0
 load helpers
+load tune_helpers
 
 tn() {
 	run --separate-stderr timeout 300 "$BQLTOOL" "$@"
-}
-
-# the throughput of `sim ARGS` in bit/s
-thr() {
-	"$BQLTOOL" -j sim "$@" | jq .throughput_bps
-}
-
-# the recommendation of the last `tn -j tune` as sim --set options
-advice_set() {
-	jq -r '.recommended.settings | "--set limit_min=\(.limit_min) --set limit_max=\(.limit_max) --set hold_time=\(.hold_time)"' <<<"$output"
-}
-
-# held_out MODEL... -- PERTURBATION...: the advice keeps 99% of the defaults' throughput
-held_out() {
-	local model=() pert=() set
-	while [ "$1" != -- ]; do model+=("$1"); shift; done
-	shift
-	pert=("$@")
-	read -ra set <<<"$(advice_set)"
-	d=$(thr "${model[@]}" "${pert[@]}" --duration 5)
-	a=$(thr "${model[@]}" "${pert[@]}" --duration 5 "${set[@]}")
-	jq -en --argjson a "$a" --argjson d "$d" '$a >= 0.99 * $d' >/dev/null ||
-		fail "advice ${set[*]} under ${pert[*]}: $a bit/s against the defaults' $d"
 }
 
 @test "tune: 25G, coalescing 20 us / 32 frames: the advice holds with interrupts 10 us +- 5 later" {
