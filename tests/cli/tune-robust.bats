@@ -78,6 +78,16 @@ tn() {
 	jq -e 'any(.ensemble[]; .load_pct == 20) and any(.ensemble[]; .load_pct == -20)' <<<"$output"
 }
 
+@test "tune: light traffic (1 Mbit/s on 1G) starves no link: each setting is measured against the defaults over as long a run" {
+	# the old measure: a run of 5 hold times of 20 ms (a few dozen packets)
+	# against the defaults' 5 s: "every setting tried starves the link"
+	tn -j tune --traffic poisson:1M --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e 'all(.candidates[]; .feasible and .worst.throughput_ratio >= 0.999)' <<<"$output" ||
+		fail "$(jq -c '[.candidates[] | select(.worst.throughput_ratio < 0.999) | {settings, worst}][0:3]' <<<"$output")"
+	jq -e '.why[0] | test("starves") | not' <<<"$output" || fail "$(jq -r '.why[0]' <<<"$output")"
+}
+
 @test "tune: every candidate is judged in every condition it survives, and the text opens with the answer" {
 	tn -j tune --coalesce-usecs 500 --duration 0.3
 	[ "$status" -eq 0 ] || fail "$stderr"
