@@ -284,7 +284,7 @@ static void job_run(const struct tx *x, struct job *j)
 
 	tune_member_cfg(&x->o.cfg, &j->m, j->win_hold ? j->win_hold : j->set.hold_time, &c);
 	if (j->model_duration)
-		c.duration_ns = x->o.cfg.duration_ns;
+		c.duration_ns = tune_whole_periods(&c, x->o.cfg.duration_ns);
 	tune_eval(&c, &j->set, &j->r);
 }
 

@@ -140,6 +140,72 @@ near() {
 	held_out --link 10G --queues 8 --traffic poisson:1.1G -- "${IRQ[@]}"
 }
 
+# conly IN OUT: the trace IN as record writes it: no Q records, each C with
+# nq= (bytes queued so far) and lo= (the last packet's size)
+conly() {
+	awk '$3 == "Q" { nq[$2] = (nq[$2] + $4) % 4294967296; lo[$2] = $4; next }
+		$3 == "C" { printf "%s %s C %s", $1, $2, $4
+			for (i = 5; i <= NF; i++) if ($i !~ /^(nq|lo)=/) printf " %s", $i
+			printf " nq=%d lo=%d\n", nq[$2], lo[$2]; next }
+		{ print }' "$1" >"$2"
+}
+
+@test "tune --from: a trace of C records only (nq=, lo=) fits as with its Q records: packet sizes from lo=, not 1514 assumed" {
+	t=$BATS_TEST_TMPDIR/p.bqlt
+	"$BQLTOOL" sim -q --link 1G --coalesce-usecs 0 --coalesce-frames 1 --traffic poisson:20M --size imix \
+		--duration 0.5 --trace "$t"
+	conly "$t" "$t.c"
+	! grep -q ' Q ' "$t.c"
+	"$BQLTOOL" replay --verify "$t.c" >/dev/null
+	tn -j tune --from "$t" --link 1G --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	q=$output
+	tn -j tune --from "$t.c" --link 1G --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.fitted.packet_sizes_from == "last_obj_cnt" and .fitted.packet_min == 60 and .fitted.packet_max == 1514' <<<"$output"
+	jq -e '.fitted.misfit == [] and .fitted.goodness_of_fit.ok' <<<"$output"
+	jq -e '.fitted.packet_sizes_from == "q_records"' <<<"$q"
+	near "$(jq .fitted.offered_bps <<<"$output")" "$(jq .fitted.offered_bps <<<"$q")" 0.02
+	near "$(jq .fitted.packet_mean <<<"$output")" "$(jq .fitted.packet_mean <<<"$q")" 0.1
+	tn tune --from "$t.c" --link 1G --duration 0.05
+	assert_line --regexp '; packets 60\.\.1514 bytes, mean [0-9]+ \(no Q records: the last packet queued before each completion, lo=\);'
+}
+
+@test "tune --from: bursts between silences fit on/off; a real eth0 capture (record, downloads) fits and gets advice with --link" {
+	t=$BATS_TEST_TMPDIR/on.bqlt
+	"$BQLTOOL" sim -q --link 1G --coalesce-usecs 0 --coalesce-frames 1 --traffic onoff:2M:5ms:45ms --size imix \
+		--duration 2 --trace "$t"
+	conly "$t" "$t.c"
+	tn -j tune --from "$t.c" --link 1G --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.fitted.bursty_queues == 1 and .fitted.misfit == [] and .fitted.goodness_of_fit.ok' <<<"$output"
+	[[ $(jq -r .model.traffic <<<"$output") == "onoff "* ]] || fail "$(jq -r .model.traffic <<<"$output")"
+	# the same load, Poisson: no bursts
+	"$BQLTOOL" sim -q --link 1G --coalesce-usecs 0 --coalesce-frames 1 --traffic poisson:260k --size imix \
+		--duration 2 --trace "$t"
+	tn -j tune --from "$t" --link 1G --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.fitted.bursty_queues == 0 and (.model.traffic | startswith("poisson "))' <<<"$output"
+	# eth0 (virtio, no link speed) captured by record during apt-get downloads:
+	# TCP acknowledgements, C records only. The old fit: 1514-byte Poisson
+	# packets, completions every 141 ms against the trace's 385 us
+	cap=$DATA/traces/eth0-downloads.bqt.zst
+	run --separate-stderr timeout 120 "$BQLTOOL" --sysfs-root "$DATA/sysfs/multi" tune eth0 --from "$cap" --duration 0.05
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"the link rate cannot be seen"*"give --link"* ]] || fail "$stderr"
+	[[ $stderr != *"does not reproduce"* ]] || fail "$stderr"
+	run --separate-stderr timeout 120 "$BQLTOOL" --sysfs-root "$DATA/sysfs/multi" -j tune eth0 --from "$cap" --link 1G --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.fitted.misfit == [] and .fitted.goodness_of_fit.ok and .fitted.bursty_queues == 1' <<<"$output"
+	jq -e '.fitted.packet_sizes_from == "last_obj_cnt" and .fitted.packet_min == 66' <<<"$output"
+	jq -e '.fitted.goodness_of_fit | .interval_error < 0.1 and .throughput_error < 0.1' <<<"$output"
+	run --separate-stderr timeout 120 "$BQLTOOL" --sysfs-root "$DATA/sysfs/multi" tune eth0 --from "$cap" --link 1G --duration 0.05
+	[ "$status" -eq 0 ] || fail "$stderr"
+	assert_line --regexp '^(recommended \(\*\)|keep the defaults): '
+	assert_line --regexp '^  goodness of fit \(the model simulated vs the trace\): .*: fits$'
+	assert_line --regexp '; 1 queue \(1 sending in bursts between silences: on/off\); HZ 250$'
+}
+
 @test "tune --from: a hand-written trace offering 3x what its link completes fits no model" {
 	t=$BATS_TEST_TMPDIR/hand.bqlt
 	# every 100 us: 3 packets queued, 1 completed; the queue stays busy
