@@ -117,6 +117,7 @@ static void json_report(struct tx *x)
 		out_u64(c, OUT_JSON, "bursty_queues", NULL, f->bursty);
 		out_u64(c, OUT_JSON, "packet_min", NULL, f->pkt_min);
 		out_u64(c, OUT_JSON, "packet_max", NULL, f->pkt_max);
+		out_u64(c, OUT_JSON, "packet_p50", NULL, f->pkt_p50);
 		out_dbl_fixed(c, "packet_mean", f->pkt_mean, 1);
 		out_u64(c, OUT_JSON, "duration_ns", NULL, f->duration_ns);
 		out_u64(c, OUT_JSON, "hz", NULL, f->hz);

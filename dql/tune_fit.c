@@ -52,6 +52,7 @@ static void fit_pkt(struct tune_fit *f, uint32_t bytes)
 {
 	f->pkts++;
 	f->pkt_bytes += bytes;
+	sim_hist_add(&f->pkt_size, bytes);
 	if (bytes < f->pkt_min)
 		f->pkt_min = bytes;
 	if (bytes > f->pkt_max)
@@ -187,6 +188,7 @@ void tune_fit_event(struct tune_fit *f, const struct replay_event *ev, unsigned 
 			if (ev->last_obj) {
 				f->lo_n++;
 				f->lo_bytes += ev->last_obj;
+				sim_hist_add(&f->lo_size, ev->last_obj);
 				if (ev->last_obj < f->lo_min)
 					f->lo_min = ev->last_obj;
 				if (ev->last_obj > f->lo_max)
@@ -314,12 +316,17 @@ static void fit_measure(const struct tune_fit *f, struct tune_fitted *out)
 		out->pkt_max = hi > SIM_PKT_MAX ? SIM_PKT_MAX : hi;
 		out->pkt_mean = f->pkts ? (double)f->pkt_bytes / (double)f->pkts :
 			(double)f->lo_bytes / (double)f->lo_n;
+		out->pkt_p50 = (uint32_t)sim_hist_quantile(f->pkts ? &f->pkt_size : &f->lo_size, 0.5);
+		if (out->pkt_p50 < out->pkt_min)
+			out->pkt_p50 = out->pkt_min;
+		if (out->pkt_p50 > out->pkt_max)
+			out->pkt_p50 = out->pkt_max;
 		if (out->pkt_mean > out->pkt_max)
 			out->pkt_mean = out->pkt_max;
 		if (out->pkt_mean < out->pkt_min)
 			out->pkt_mean = out->pkt_min;
 	} else {
-		out->pkt_min = out->pkt_max = 1514;
+		out->pkt_min = out->pkt_max = out->pkt_p50 = 1514;
 		out->pkt_mean = 1514;
 	}
 }
@@ -329,14 +336,19 @@ static struct sim_size fit_size(const struct tune_fitted *out)
 	struct sim_size sz;
 
 	memset(&sz, 0, sizeof(sz));
-	if (out->pkt_min == out->pkt_max || out->pkt_min < 1) {
+	/*
+	 * The median, mixed with the extreme on the mean's side to give the
+	 * mean: the median's share is most packets, as in the trace, whatever
+	 * a few odd ones (one 42-byte ARP among TCP acknowledgements of 66)
+	 */
+	sz.a = out->pkt_p50;
+	sz.b = out->pkt_mean >= sz.a ? out->pkt_max : out->pkt_min;
+	if (out->pkt_min == out->pkt_max || out->pkt_min < 1 || sz.a == sz.b) {
 		sz.kind = SIM_SIZE_FIXED;
 		sz.a = (uint32_t)llround(out->pkt_mean);
+		sz.b = 0;
 	} else {
-		/* the extremes, mixed to give the mean */
 		sz.kind = SIM_SIZE_BIMODAL;
-		sz.a = out->pkt_min;
-		sz.b = out->pkt_max;
 		sz.p = ((double)sz.b - out->pkt_mean) / ((double)sz.b - sz.a);
 		if (sz.p < 0)
 			sz.p = 0;

@@ -71,6 +71,7 @@ struct tune_fit {
 	/* ... or, without Q records, lo= of the C records after new bytes */
 	uint64_t lo_n, lo_bytes;
 	uint32_t lo_min, lo_max;
+	struct sim_hist pkt_size, lo_size;	/* their distributions */
 	/* completions of all queues */
 	uint64_t c_n, c_cum;
 	/* the busy period being joined, and those closed */
@@ -141,6 +142,7 @@ struct tune_fitted {
 	unsigned int bursty;		/* queues modelled on/off */
 	bool pkt_clamped;		/* some above SIM_PKT_MAX */
 	uint32_t pkt_min, pkt_max, pkt_max_seen;
+	uint32_t pkt_p50;		/* the median packet */
 	double pkt_mean;
 	uint32_t limit_min, limit_max;	/* after the C records */
 	double limit_mean;

@@ -501,6 +501,45 @@ static void fit_hand(struct tune_fit *f, unsigned int n, uint32_t pkt, unsigned 
 	}
 }
 
+/*
+ * The sizes the model sends: most packets are the median's, whatever a
+ * few odd ones (the old model mixed the extremes: one 42-byte ARP among
+ * 66-byte acknowledgements made 98% of its packets 42 bytes)
+ */
+static void test_fit_size_median(void **state)
+{
+	struct sim_config out;
+	struct tune_fitted fd;
+	struct tune_fit f;
+	struct bql_err e;
+	uint64_t t = 1000000;
+
+	(void)state;
+	tune_fit_init(&f);
+	for (unsigned int i = 0; i < 106; i++) {
+		uint32_t pkt = i == 50 ? 42 : i % 20 == 7 ? 213 : 66;
+		struct replay_event ev = { .t_ns = t, .kind = BQLT_Q, .bytes = pkt, .inflight = pkt };
+
+		tune_fit_event(&f, &ev, 250);
+		ev.t_ns = t += 400000;
+		ev.kind = BQLT_C;
+		ev.inflight = 0;
+		tune_fit_event(&f, &ev, 250);
+	}
+	sim_config_init(&out);
+	assert_int_equal(tune_fit_finish(&f, &out, false, false, false, &fd, &e), 0);
+	assert_int_equal(fd.pkt_min, 42);
+	assert_int_equal(fd.pkt_max, 213);
+	assert_int_equal(fd.pkt_p50, 66);
+	assert_int_equal(out.flows[0].size.kind, SIM_SIZE_BIMODAL);
+	assert_int_equal(out.flows[0].size.a, 66);
+	assert_int_equal(out.flows[0].size.b, 213);
+	assert_true(out.flows[0].size.p > 0.9 && out.flows[0].size.p < 1);
+	assert_near(out.flows[0].size.p * 66 + (1 - out.flows[0].size.p) * 213, fd.pkt_mean, 0.001,
+		    "the mean");
+	tune_fit_free(&f);
+}
+
 /* too few completions; more offered than the link carries (never busy) */
 static void test_fit_misfits(void **state)
 {
@@ -564,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_fit_misfits),
 		cmocka_unit_test(test_fit_huge_packets),
 		cmocka_unit_test(test_fit_c_only),
+		cmocka_unit_test(test_fit_size_median),
 		cmocka_unit_test(test_fit_bursty),
 	};
 
