@@ -272,6 +272,7 @@ struct job {
 	struct tune_settings set;
 	struct tune_member m;
 	bool model_duration;		/* the margin: runs as long as the model's */
+	uint32_t win_hold;		/* runs as long as for this hold time (0: set's) */
 	struct tune_result r;
 };
 
@@ -286,9 +287,9 @@ static void job_run(const struct tx *x, struct job *j)
 {
 	struct sim_config c;
 
-	tune_member_cfg(&x->o.cfg, &j->m, j->set.hold_time, &c);
+	tune_member_cfg(&x->o.cfg, &j->m, j->win_hold ? j->win_hold : j->set.hold_time, &c);
 	if (j->model_duration)
-		c.duration_ns = x->o.cfg.duration_ns;
+		c.duration_ns = tune_whole_periods(&c, x->o.cfg.duration_ns);
 	tune_eval(&c, &j->set, &j->r);
 }
 
@@ -382,6 +383,51 @@ static int run_jobs(struct tx *x, struct job *j, unsigned int n)
 	return 0;
 }
 
+/* the window of runs of hold time @hold, -1 if none yet */
+static int win_find(const struct tx *x, uint32_t hold)
+{
+	for (unsigned int w = 0; w < x->nwin; w++)
+		if (x->win_hold[w] == hold)
+			return (int)w;
+	return -1;
+}
+
+/*
+ * The defaults over the runs of every hold time of @set not yet seen, in
+ * every member: a setting's throughput is judged against the defaults'
+ * over as long a run of the same arrivals, so that runs of a few packets
+ * (light traffic, short hold times) compare like with like. A run of 5
+ * hold times of traffic at its rate carries that rate only within the
+ * noise of its packets; the defaults run 5 s.
+ */
+static int eval_windows(struct tx *x, const struct tune_settings *set, unsigned int n)
+{
+	struct job j[TUNE_MAX_MEMBERS];
+	int ret;
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t hold = set[i].hold_time;
+
+		if (win_find(x, hold) >= 0)
+			continue;
+		if (x->nwin == TUNE_MAX_WINDOWS)
+			return cmd_fail(x->c, "more than %u hold times to judge", TUNE_MAX_WINDOWS);
+		memset(j, 0, sizeof(j));
+		for (unsigned int mi = 0; mi < x->nmem; mi++) {
+			tune_defaults(&j[mi].set);
+			j[mi].m = x->mem[mi];
+			j[mi].win_hold = hold;
+		}
+		ret = run_jobs(x, j, x->nmem);
+		if (ret)
+			return ret;
+		for (unsigned int mi = 0; mi < x->nmem; mi++)
+			x->base_w[x->nwin][mi] = j[mi].r;
+		x->win_hold[x->nwin++] = hold;
+	}
+	return 0;
+}
+
 /*
  * Evaluate @n settings over the ensemble into @agg: member by member, a
  * setting that failed to keep the throughput in one member is not run in
@@ -400,6 +446,7 @@ static int eval_settings(struct tx *x, const struct tune_settings *set, unsigned
 		free(idx);
 		return cmd_fail(x->c, "out of memory");
 	}
+	ret = eval_windows(x, set, n);
 	for (unsigned int mi = 0; mi < x->nmem && !ret; mi++) {
 		unsigned int k = 0;
 
@@ -415,7 +462,9 @@ static int eval_settings(struct tx *x, const struct tune_settings *set, unsigned
 			break;
 		ret = run_jobs(x, j, k);
 		for (unsigned int i = 0; i < k && !ret; i++)
-			tune_fold(&agg[idx[i]], &j[i].r, &x->base_m[mi], mi, x->keep, x->qdisc);
+			tune_fold(&agg[idx[i]], &j[i].r,
+				  &x->base_w[win_find(x, j[i].set.hold_time)][mi], mi, x->keep,
+				  x->qdisc);
 	}
 	free(j);
 	free(idx);
@@ -437,9 +486,11 @@ static int eval_base(struct tx *x)
 	if (ret)
 		return ret;
 	for (unsigned int mi = 0; mi < x->nmem; mi++) {
-		x->base_m[mi] = j[mi].r;
+		x->base_m[mi] = x->base_w[0][mi] = j[mi].r;
 		tune_fold(&x->base, &j[mi].r, &j[mi].r, mi, x->keep, x->qdisc);
 	}
+	x->win_hold[0] = j[0].set.hold_time;
+	x->nwin = 1;
 	x->base.feasible = true;
 	return 0;
 }
@@ -567,9 +618,12 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
 
 static int work_check(struct tx *x)
 {
-	/* settings per hold time: defaults + refinements at 1000, the sweep at 100, 20 */
+	/*
+	 * settings per hold time: defaults + refinements at 1000, the sweep
+	 * at 100, 20, each with the defaults over as long a run
+	 */
 	static const struct { uint32_t hold; unsigned int n; } plan[] = {
-		{ 1000, 1 + 1 }, { 100, 13 + 2 * 7 }, { 20, 13 },
+		{ 1000, 1 + 1 }, { 100, 1 + 13 + 2 * 7 }, { 20, 1 + 13 },
 	};
 	struct sim_config c;
 	uint64_t w = 0;

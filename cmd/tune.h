@@ -20,6 +20,9 @@ struct tune_margin {
 	double fail_ratio;		/* throughput / the defaults' at the next rung */
 };
 
+/* the run lengths candidates are judged over: one per hold time searched */
+#define TUNE_MAX_WINDOWS	8
+
 struct tx {
 	struct bql_ctx *c;
 	struct sim_opts o;
@@ -35,6 +38,14 @@ struct tx {
 	struct tune_member mem[TUNE_MAX_MEMBERS];
 	unsigned int nmem;
 	struct tune_result base_m[TUNE_MAX_MEMBERS];
+	/*
+	 * The defaults in each member over the run of a setting of hold time
+	 * win_hold[w] (as long, the same arrivals): what a setting's
+	 * throughput is measured against. Window 0 is base_m's (1000 ms).
+	 */
+	uint32_t win_hold[TUNE_MAX_WINDOWS];
+	struct tune_result base_w[TUNE_MAX_WINDOWS][TUNE_MAX_MEMBERS];
+	unsigned int nwin;
 	struct tune_margin margin[2];	/* the defaults', the best's */
 	bool have_margin;
 	double margin_ref;		/* the defaults' throughput on the model, as long */

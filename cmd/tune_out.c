@@ -114,8 +114,13 @@ static void json_report(struct tx *x)
 		out_bool(c, OUT_JSON, "backlogged", NULL, f->bulk);
 		out_u64(c, OUT_JSON, "nqueues", NULL, f->nqueues);
 		out_bool(c, OUT_JSON, "packet_sizes_seen", NULL, f->pkt_seen);
+		out_str(c, OUT_JSON, "packet_sizes_from", NULL,
+			f->pkt_from == TUNE_PKT_Q ? "q_records" :
+			f->pkt_from == TUNE_PKT_LO ? "last_obj_cnt" : "assumed");
+		out_u64(c, OUT_JSON, "bursty_queues", NULL, f->bursty);
 		out_u64(c, OUT_JSON, "packet_min", NULL, f->pkt_min);
 		out_u64(c, OUT_JSON, "packet_max", NULL, f->pkt_max);
+		out_u64(c, OUT_JSON, "packet_p50", NULL, f->pkt_p50);
 		out_dbl_fixed(c, "packet_mean", f->pkt_mean, 1);
 		out_u64(c, OUT_JSON, "duration_ns", NULL, f->duration_ns);
 		out_u64(c, OUT_JSON, "hz", NULL, f->hz);
@@ -329,11 +334,15 @@ static void text_report(struct tx *x)
 			 sim_fmt_rate(b, sizeof(b), f->offered_bps), f->load * 100,
 			 f->bulk ? ": backlogged" : "");
 		if (f->pkt_seen)
-			out_text(c, "packets %" PRIu32 "..%" PRIu32 " bytes, mean %.0f", f->pkt_min,
-				 f->pkt_max, f->pkt_mean);
+			out_text(c, "packets %" PRIu32 "..%" PRIu32 " bytes, mean %.0f%s", f->pkt_min,
+				 f->pkt_max, f->pkt_mean, f->pkt_from == TUNE_PKT_LO ?
+				 " (no Q records: the last packet queued before each completion, lo=)" : "");
 		else
 			out_text(c, "packet sizes not in the trace (no Q records): 1514 assumed");
-		out_text(c, "; %u queue%s; HZ %u\n", f->nqueues, f->nqueues == 1 ? "" : "s", f->hz);
+		out_text(c, "; %u queue%s", f->nqueues, f->nqueues == 1 ? "" : "s");
+		if (f->bursty)
+			out_text(c, " (%u sending in bursts between silences: on/off)", f->bursty);
+		out_text(c, "; HZ %u\n", f->hz);
 		tx_text_fit(x);
 	}
 	if (x->from_device) {

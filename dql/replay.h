@@ -55,6 +55,9 @@ int replay_opts_set(struct replay_opts *o, const char *key, uint64_t val,
  * struct replay_event - one replayed record.
  * @inflight, @limit:	the queue's values right after the record
  * @observed:		C record's limit= (if @has_observed)
+ * @num_queued, @last_obj: DQL's num_queued and last_obj_cnt right after
+ *			the record: what a trace of C records only (nq=, lo=)
+ *			tells of the bytes queued and the last packet's size
  * @starved:		a C took the starvation (limit increase) branch
  * @stopped:		a Q stopped the queue (see stops in replay_stats)
  */
@@ -69,6 +72,8 @@ struct replay_event {
 	uint32_t inflight;
 	uint32_t limit;
 	uint32_t observed;
+	uint32_t num_queued;
+	uint32_t last_obj;
 	bool has_observed;
 	bool starved;
 	bool stopped;

@@ -180,6 +180,22 @@ unsigned int tune_ensemble(const struct sim_config *cfg, struct tune_member *m,
 	return n;
 }
 
+uint64_t tune_whole_periods(const struct sim_config *cfg, uint64_t dur)
+{
+	uint64_t p = 0, n;
+
+	for (unsigned int f = 0; f < cfg->nflows; f++) {
+		const struct sim_flow *fl = &cfg->flows[f];
+
+		if (fl->kind == SIM_T_ONOFF && fl->on_ns + fl->off_ns > p)
+			p = fl->on_ns + fl->off_ns;
+	}
+	if (!p || !dur)
+		return dur;
+	n = dur / p + (dur % p != 0);
+	return n <= SIM_DURATION_MAX / p ? n * p : dur;
+}
+
 void tune_member_cfg(const struct sim_config *cfg, const struct tune_member *m,
 		     uint32_t hold_time, struct sim_config *out)
 {
@@ -189,6 +205,7 @@ void tune_member_cfg(const struct sim_config *cfg, const struct tune_member *m,
 	out->seed = cfg->seed + m->seed_add;
 	if (out->duration_ns < min_ns)
 		out->duration_ns = min_ns < SIM_DURATION_MAX ? min_ns : SIM_DURATION_MAX;
+	out->duration_ns = tune_whole_periods(cfg, out->duration_ns);
 	out->irq_latency_ns += m->irq_late_ns;
 	if (out->irq_latency_ns > SIM_IRQ_LAT_MAX)
 		out->irq_latency_ns = SIM_IRQ_LAT_MAX;

@@ -81,6 +81,13 @@ void tune_eval(const struct sim_config *cfg, const struct tune_settings *s,
  */
 uint64_t tune_latency(const struct tune_result *r, enum tune_qdisc q);
 
+/*
+ * tune_whole_periods - @dur rounded up to whole periods (on + off) of the
+ * longest on/off flow of @cfg, so that a run carries each flow's mean rate
+ * whatever its length (unchanged if none, or past SIM_DURATION_MAX).
+ */
+uint64_t tune_whole_periods(const struct sim_config *cfg, uint64_t dur);
+
 /* ------------------------------------------------------------ ensemble */
 
 /*

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tune.h"
 #include "tune_fit.h"
 #include "dql_util.h"		/* last: poisons the I/O functions */
 
@@ -17,6 +18,7 @@ void tune_fit_init(struct tune_fit *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->pkt_min = UINT32_MAX;
+	f->lo_min = UINT32_MAX;
 	f->lim_min = UINT32_MAX;
 }
 
@@ -50,11 +52,66 @@ static void fit_pkt(struct tune_fit *f, uint32_t bytes)
 {
 	f->pkts++;
 	f->pkt_bytes += bytes;
+	sim_hist_add(&f->pkt_size, bytes);
 	if (bytes < f->pkt_min)
 		f->pkt_min = bytes;
 	if (bytes > f->pkt_max)
 		f->pkt_max = bytes;
 }
+
+/* ------------------------------------------------------------ a queue's intervals */
+
+/* the bucket of an interval of @ns: 1/TUNE_FIT_GAP_SUB octave wide, 0 below 256 ns */
+static unsigned int gap_bucket(uint64_t ns)
+{
+	unsigned int b, i;
+
+	if (ns < (1ull << TUNE_FIT_GAP_MIN_BITS))
+		return 0;
+	b = 63u - (unsigned int)__builtin_clzll(ns);
+	i = (b - TUNE_FIT_GAP_MIN_BITS) * TUNE_FIT_GAP_SUB +
+	    (unsigned int)((ns >> (b - 3)) & (TUNE_FIT_GAP_SUB - 1)) + 1;
+	return i < TUNE_FIT_GAP_BUCKETS ? i : TUNE_FIT_GAP_BUCKETS - 1;
+}
+
+/* the smallest interval of bucket @i (its end: bucket @i + 1's) */
+static double gap_lower(unsigned int i)
+{
+	unsigned int o, sub;
+
+	if (!i)
+		return 0;
+	o = (i - 1) / TUNE_FIT_GAP_SUB;
+	sub = (i - 1) % TUNE_FIT_GAP_SUB;
+	return ldexp(TUNE_FIT_GAP_SUB + sub, (int)(o + TUNE_FIT_GAP_MIN_BITS) - 3);
+}
+
+/* the median of a queue's intervals, interpolated in its bucket; 0 if none */
+static double gap_median(const struct tune_fit_queue *fq, uint64_t n)
+{
+	double half = (double)n / 2, cum = 0;
+
+	for (unsigned int i = 0; i < TUNE_FIT_GAP_BUCKETS; i++) {
+		if (!fq->gap[i] || cum + fq->gap[i] < half) {
+			cum += fq->gap[i];
+			continue;
+		}
+		return gap_lower(i) + (gap_lower(i + 1) - gap_lower(i)) * (half - cum) / fq->gap[i];
+	}
+	return 0;
+}
+
+/* the intervals of a queue from @from ns on (whole buckets) */
+static uint64_t gaps_above(const struct tune_fit_queue *fq, double from)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = gap_bucket((uint64_t)from) + 1; i < TUNE_FIT_GAP_BUCKETS; i++)
+		n += fq->gap[i];
+	return n;
+}
+
+/* ------------------------------------------------------------ the busy periods */
 
 /* close the busy period being joined */
 static void period_close(struct tune_fit *f)
@@ -119,6 +176,28 @@ void tune_fit_event(struct tune_fit *f, const struct replay_event *ev, unsigned 
 	}
 	if (ev->kind != BQLT_C)
 		return;
+	/*
+	 * No Q records: what the kernel counted as queued since the last C
+	 * (nq=) and the size of the last packet of it (lo=)
+	 */
+	if (!fq->q_pkts) {
+		uint32_t grew = ev->num_queued - fq->nq_last;
+
+		if (fq->nq_seen && grew) {
+			fq->nq_bytes += grew;
+			if (ev->last_obj) {
+				f->lo_n++;
+				f->lo_bytes += ev->last_obj;
+				sim_hist_add(&f->lo_size, ev->last_obj);
+				if (ev->last_obj < f->lo_min)
+					f->lo_min = ev->last_obj;
+				if (ev->last_obj > f->lo_max)
+					f->lo_max = ev->last_obj;
+			}
+		}
+		fq->nq_last = ev->num_queued;
+		fq->nq_seen = true;
+	}
 	f->c_n++;
 	f->c_cum += ev->bytes;
 	fq->c_bytes += ev->bytes;
@@ -132,6 +211,7 @@ void tune_fit_event(struct tune_fit *f, const struct replay_event *ev, unsigned 
 		uint64_t gap = ev->t_ns - fq->c_last;
 
 		sim_hist_add(&f->c_gap, gap);
+		fq->gap[gap_bucket(gap)]++;
 		/*
 		 * Busy: bytes in flight at the last C (or queued just after
 		 * it) were not all sent by now (they would have completed),
@@ -145,6 +225,8 @@ void tune_fit_event(struct tune_fit *f, const struct replay_event *ev, unsigned 
 			period_add(f, fq->c_last, fq->cum_c, ev->t_ns, f->c_cum);
 		}
 	}
+	if (fq->c_cnt == 1)
+		fq->c_first = ev->t_ns;
 	fq->c_last = ev->t_ns;
 	fq->cum_c = f->c_cum;
 	fq->inflight_c = ev->inflight;
@@ -171,6 +253,12 @@ static uint64_t clamp_link(uint64_t bps)
 	return bps < SIM_LINK_MIN ? SIM_LINK_MIN : bps > SIM_LINK_MAX ? SIM_LINK_MAX : bps;
 }
 
+/* the bytes queue @fq was given: its Q records, else nq= of its C records, else what it completed */
+static uint64_t fq_queued(const struct tune_fit_queue *fq)
+{
+	return fq->q_pkts ? fq->q_bytes : fq->nq_bytes ? fq->nq_bytes : fq->c_bytes;
+}
+
 /* the measures of @f into @out (no model written) */
 static void fit_measure(const struct tune_fit *f, struct tune_fitted *out)
 {
@@ -185,7 +273,7 @@ static void fit_measure(const struct tune_fit *f, struct tune_fitted *out)
 	out->completions = f->c_n;
 	for (i = 0; i < f->nq; i++) {
 		cbytes += f->q[i].c_bytes;
-		qbytes += f->q[i].q_bytes;
+		qbytes += fq_queued(&f->q[i]);
 		out->busy_intervals += f->q[i].busy_n;
 		if (f->q[i].c_cnt || f->q[i].q_pkts)
 			out->active++;
@@ -204,7 +292,7 @@ static void fit_measure(const struct tune_fit *f, struct tune_fitted *out)
 		       out->busy_frac >= TUNE_FIT_MIN_BUSY_FRAC;
 	if (out->link_ok)
 		out->link_bps = (uint64_t)llround((double)busy_bytes * 8e9 / (double)busy_ns);
-	out->offered_bps = (double)(qbytes ? qbytes : cbytes) * 8e9 / (double)dur;
+	out->offered_bps = (double)qbytes * 8e9 / (double)dur;
 	out->completed_bps = (double)cbytes * 8e9 / (double)dur;
 	out->gap_p50_ns = sim_hist_quantile(&f->c_gap, 0.5);
 	out->gap_p10_ns = sim_hist_quantile(&f->c_gap, 0.1);
@@ -217,19 +305,28 @@ static void fit_measure(const struct tune_fit *f, struct tune_fitted *out)
 		out->limit_max = f->lim_max;
 		out->limit_mean = f->lim_sum / (double)f->c_n;
 	}
-	if (f->pkts) {
+	if (f->pkts || f->lo_n) {
+		uint32_t lo = f->pkts ? f->pkt_min : f->lo_min, hi = f->pkts ? f->pkt_max : f->lo_max;
+
 		out->pkt_seen = true;
-		out->pkt_max_seen = f->pkt_max;
-		out->pkt_clamped = f->pkt_max > SIM_PKT_MAX;
-		out->pkt_min = f->pkt_min > SIM_PKT_MAX ? SIM_PKT_MAX : f->pkt_min;
-		out->pkt_max = f->pkt_max > SIM_PKT_MAX ? SIM_PKT_MAX : f->pkt_max;
-		out->pkt_mean = (double)f->pkt_bytes / (double)f->pkts;
+		out->pkt_from = f->pkts ? TUNE_PKT_Q : TUNE_PKT_LO;
+		out->pkt_max_seen = hi;
+		out->pkt_clamped = hi > SIM_PKT_MAX;
+		out->pkt_min = lo > SIM_PKT_MAX ? SIM_PKT_MAX : lo;
+		out->pkt_max = hi > SIM_PKT_MAX ? SIM_PKT_MAX : hi;
+		out->pkt_mean = f->pkts ? (double)f->pkt_bytes / (double)f->pkts :
+			(double)f->lo_bytes / (double)f->lo_n;
+		out->pkt_p50 = (uint32_t)sim_hist_quantile(f->pkts ? &f->pkt_size : &f->lo_size, 0.5);
+		if (out->pkt_p50 < out->pkt_min)
+			out->pkt_p50 = out->pkt_min;
+		if (out->pkt_p50 > out->pkt_max)
+			out->pkt_p50 = out->pkt_max;
 		if (out->pkt_mean > out->pkt_max)
 			out->pkt_mean = out->pkt_max;
 		if (out->pkt_mean < out->pkt_min)
 			out->pkt_mean = out->pkt_min;
 	} else {
-		out->pkt_min = out->pkt_max = 1514;
+		out->pkt_min = out->pkt_max = out->pkt_p50 = 1514;
 		out->pkt_mean = 1514;
 	}
 }
@@ -239,14 +336,19 @@ static struct sim_size fit_size(const struct tune_fitted *out)
 	struct sim_size sz;
 
 	memset(&sz, 0, sizeof(sz));
-	if (out->pkt_min == out->pkt_max || out->pkt_min < 1) {
+	/*
+	 * The median, mixed with the extreme on the mean's side to give the
+	 * mean: the median's share is most packets, as in the trace, whatever
+	 * a few odd ones (one 42-byte ARP among TCP acknowledgements of 66)
+	 */
+	sz.a = out->pkt_p50;
+	sz.b = out->pkt_mean >= sz.a ? out->pkt_max : out->pkt_min;
+	if (out->pkt_min == out->pkt_max || out->pkt_min < 1 || sz.a == sz.b) {
 		sz.kind = SIM_SIZE_FIXED;
 		sz.a = (uint32_t)llround(out->pkt_mean);
+		sz.b = 0;
 	} else {
-		/* the extremes, mixed to give the mean */
 		sz.kind = SIM_SIZE_BIMODAL;
-		sz.a = out->pkt_min;
-		sz.b = out->pkt_max;
 		sz.p = ((double)sz.b - out->pkt_mean) / ((double)sz.b - sz.a);
 		if (sz.p < 0)
 			sz.p = 0;
@@ -280,6 +382,84 @@ static double fit_wire_factor(const struct sim_config *cfg, const struct tune_fi
 	w = sz.p * sim_wire_bytes(cfg, &one, sz.a) + (1 - sz.p) * sim_wire_bytes(cfg, &one, sz.b);
 	b = sz.p * sz.a + (1 - sz.p) * sz.b;
 	return b > 0 ? w / b : 1;
+}
+
+/*
+ * @fl as the on/off flow of the bursty queue @fq that was given @bytes
+ * (see struct tune_fit_queue): while on, it sends @per_c bytes (a median
+ * completion) per median interval of the queue; it is on for the share of
+ * the time that gives its mean rate. Its period is set later (fit_periods);
+ * @fl->on_ns holds the least it needs (the trace's silences apart, at most
+ * TUNE_FIT_PERIOD_MAX_NS; long enough for TUNE_FIT_BURST_PKTS packets on)
+ * and @duty its share, @pkt_ns the time of a packet while on. False, and
+ * @fl untouched, if the queue is not bursty.
+ */
+static bool fit_onoff(const struct tune_fit_queue *fq, uint64_t bytes, double per_c,
+		      double pkt_mean, uint64_t dur, uint64_t link_bps, struct sim_flow *fl,
+		      double *duty, double *pkt_ns)
+{
+	double med, span, on_bps, d, period, pn;
+	uint64_t n = 0, silences;
+
+	for (unsigned int i = 0; i < TUNE_FIT_GAP_BUCKETS; i++)
+		n += fq->gap[i];
+	if (n < TUNE_FIT_BURST_MIN_GAPS || fq->c_last <= fq->c_first || !dur || pkt_mean <= 0 ||
+	    per_c <= 0)
+		return false;
+	span = (double)(fq->c_last - fq->c_first);
+	med = gap_median(fq, n);
+	if (med <= 0 || span / (double)n < TUNE_FIT_BURSTY * med)
+		return false;
+	silences = gaps_above(fq, TUNE_FIT_GAP_LONG * med);
+	if (silences < 2)
+		return false;
+	/* at a constant rate the interval follows the bytes: the median's at the median's */
+	on_bps = per_c * 8e9 / med;
+	if (on_bps > (double)link_bps)
+		on_bps = (double)link_bps;
+	d = (double)bytes * 8e9 / (double)dur / on_bps;
+	if (d >= 1.0 / TUNE_FIT_BURSTY)
+		return false;
+	pn = pkt_mean * 8e9 / on_bps;
+	period = span / (double)silences;
+	if (period > (double)TUNE_FIT_PERIOD_MAX_NS)
+		period = (double)TUNE_FIT_PERIOD_MAX_NS;
+	if (period * d < TUNE_FIT_BURST_PKTS * pn)
+		period = TUNE_FIT_BURST_PKTS * pn / d;
+	if (period > (double)SIM_DURATION_MAX / 2)
+		return false;
+	fl->kind = SIM_T_ONOFF;
+	fl->rate_bps = on_bps < 1 ? 1 : (uint64_t)llround(on_bps);
+	fl->on_ns = (uint64_t)llround(period);
+	*duty = d;
+	*pkt_ns = pn;
+	return true;
+}
+
+/*
+ * One period for every on/off flow of the model, the longest any needs:
+ * runs of whole periods (tune_whole_periods) then carry each flow's mean
+ * rate, whatever their length. A burst sends a packet at its start and
+ * one each @pkt_ns while on: half a packet more than its share of the
+ * period holds, on average, so it is that much shorter.
+ */
+static void fit_periods(struct sim_config *cfg, const double *duty, const double *pkt_ns)
+{
+	uint64_t period = 0;
+	unsigned int i;
+
+	for (i = 0; i < cfg->nflows; i++)
+		if (cfg->flows[i].kind == SIM_T_ONOFF && cfg->flows[i].on_ns > period)
+			period = cfg->flows[i].on_ns;
+	for (i = 0; i < cfg->nflows; i++) {
+		struct sim_flow *fl = &cfg->flows[i];
+		double on = (double)period * duty[i] - pkt_ns[i] / 2;
+
+		if (fl->kind != SIM_T_ONOFF)
+			continue;
+		fl->on_ns = on < 1 ? 1 : (uint64_t)llround(on);
+		fl->off_ns = period > fl->on_ns ? period - fl->on_ns : 0;
+	}
 }
 
 int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_link,
@@ -342,12 +522,22 @@ int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_
 		struct sim_size sz = fit_size(out);
 		uint64_t qb[SIM_MAX_QUEUES] = { 0 };
 		bool busy[SIM_MAX_QUEUES] = { false };
+		/* the one trace queue a model queue carries, -1: none, -2: several */
+		int src[SIM_MAX_QUEUES];
+		double duty[SIM_MAX_FLOWS] = { 0 }, pkt_ns[SIM_MAX_FLOWS] = { 0 };
 
+		for (i = 0; i < SIM_MAX_QUEUES; i++)
+			src[i] = -1;
 		/* each model queue carries its trace queues' bytes */
 		for (i = 0; i < f->nq; i++) {
-			qb[i % cfg->nqueues] += f->q[i].q_bytes ? f->q[i].q_bytes : f->q[i].c_bytes;
+			uint64_t b = fq_queued(&f->q[i]);
+			unsigned int m = i % cfg->nqueues;
+
+			qb[m] += b;
+			if (b)
+				src[m] = src[m] == -1 ? (int)i : -2;
 			if ((double)f->q[i].busy_ns >= 0.8 * (double)out->duration_ns)
-				busy[i % cfg->nqueues] = true;
+				busy[m] = true;
 		}
 		cfg->nflows = 0;
 		for (i = 0; i < cfg->nqueues; i++) {
@@ -363,6 +553,11 @@ int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_
 			fl->size = sz;
 			if (busy[i]) {
 				fl->kind = SIM_T_BULK;
+			} else if (src[i] >= 0 &&
+				   fit_onoff(&f->q[src[i]], b, (double)out->batch_p50, out->pkt_mean,
+					     out->duration_ns, cfg->link_bps, fl,
+					     &duty[cfg->nflows - 1], &pkt_ns[cfg->nflows - 1])) {
+				out->bursty++;
 			} else {
 				fl->kind = SIM_T_POISSON;
 				fl->rate_bps = (uint64_t)llround((double)b * 8e9 /
@@ -373,6 +568,7 @@ int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_
 					fl->rate_bps = cfg->link_bps;
 			}
 		}
+		fit_periods(cfg, duty, pkt_ns);
 		if (!cfg->nflows) {
 			memset(&cfg->flows[0], 0, sizeof(cfg->flows[0]));
 			cfg->flows[0].kind = SIM_T_BULK;
@@ -418,6 +614,14 @@ static double rel_err(double model, double trace)
 	if (trace <= 0)
 		return model <= 0 ? 0 : 1;
 	return fabs(model - trace) / trace;
+}
+
+static bool has_onoff(const struct sim_config *cfg)
+{
+	for (unsigned int i = 0; i < cfg->nflows; i++)
+		if (cfg->flows[i].kind == SIM_T_ONOFF)
+			return true;
+	return false;
 }
 
 /* simulate @cfg for @dur, measure its records as the trace's were into @m */
@@ -469,6 +673,14 @@ static int sim_measure(const struct sim_config *cfg, uint64_t dur, struct tune_f
 		scratch = c;
 		ret = tune_fit_finish(&p->f, &scratch, true, true, true, m, &e);
 	}
+	/*
+	 * On/off flows: the run is whole periods, so its mean rate is over
+	 * all of it; from the first to the last completion it would leave out
+	 * the last silence, one period in the few of a short run (the trace
+	 * spans many)
+	 */
+	if (!ret && has_onoff(&c))
+		m->completed_bps = (double)p->f.c_cum * 8e9 / (double)dur;
 	tune_fit_free(&p->f);
 	replay_free(&p->r);
 	free(p);
@@ -492,6 +704,7 @@ int tune_fit_check(struct sim_config *cfg, bool calibrate, struct tune_fitted *t
 		dur = 10000000ull;
 	if (dur > TUNE_FIT_CHECK_MAX_NS)
 		dur = TUNE_FIT_CHECK_MAX_NS;
+	dur = tune_whole_periods(cfg, dur);
 	for (int round = 0;; round++) {
 		int64_t d;
 		long us;

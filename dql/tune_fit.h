@@ -27,14 +27,33 @@
  * rate is the bytes all queues completed over the union of the busy
  * windows (the busy periods of the sum of the queues), seen where they
  * cover at least TUNE_FIT_MIN_BUSY_FRAC of the trace.
+ *
+ * A trace of C records only (record's backends: nq=, lo=) has no Q: the
+ * bytes queued between two C of a queue are the growth of num_queued, and
+ * when it grew, lo= (last_obj_cnt) is the size of the last packet queued.
+ *
+ * A queue that is not busy most of the time sends in bursts when its
+ * intervals come in runs of short ones between long silences (the mean
+ * interval more than TUNE_FIT_BURSTY times the median, and at least two
+ * intervals TUNE_FIT_GAP_LONG times the median): it is modelled on/off,
+ * sending at the median interval while on, so that the intervals and the
+ * load are the trace's; else Poisson at its rate.
  */
+#define TUNE_FIT_GAP_SUB	8	/* buckets per octave of a queue's intervals */
+#define TUNE_FIT_GAP_MIN_BITS	8	/* the first octave: 256 ns */
+#define TUNE_FIT_GAP_BUCKETS	(TUNE_FIT_GAP_SUB * 34 + 1)	/* up to 2^42 ns */
+
 struct tune_fit_queue {
 	uint32_t inflight;		/* after the last record */
 	uint32_t inflight_c;		/* right after the last C */
 	uint64_t q_bytes, q_pkts;
-	uint64_t c_bytes, c_cnt, c_last;
+	uint64_t nq_bytes;		/* queued, from nq= (no Q records) */
+	uint32_t nq_last;		/* num_queued after the last C */
+	bool nq_seen;
+	uint64_t c_bytes, c_cnt, c_first, c_last;
 	uint64_t cum_c;			/* f->c_cum right after the last C */
 	uint64_t busy_ns, busy_n;	/* its busy windows */
+	uint32_t gap[TUNE_FIT_GAP_BUCKETS];	/* its completion intervals */
 };
 
 struct tune_fit {
@@ -49,6 +68,10 @@ struct tune_fit {
 	/* packet sizes (Q records) */
 	uint64_t pkts, pkt_bytes;
 	uint32_t pkt_min, pkt_max;
+	/* ... or, without Q records, lo= of the C records after new bytes */
+	uint64_t lo_n, lo_bytes;
+	uint32_t lo_min, lo_max;
+	struct sim_hist pkt_size, lo_size;	/* their distributions */
 	/* completions of all queues */
 	uint64_t c_n, c_cum;
 	/* the busy period being joined, and those closed */
@@ -80,6 +103,18 @@ enum {
 /* Q records this soon after a queue's C refill the ring the poll emptied */
 #define TUNE_FIT_REFILL_NS		5000
 #define TUNE_FIT_FRAME_MAX		1514	/* a full Ethernet frame (skb->len) */
+#define TUNE_FIT_BURSTY			2	/* mean interval / median: on/off */
+#define TUNE_FIT_GAP_LONG		16	/* a silence: this many medians */
+#define TUNE_FIT_BURST_MIN_GAPS		20	/* intervals of a queue to judge it */
+#define TUNE_FIT_PERIOD_MAX_NS		100000000ull	/* on + off, shorter runs see many */
+#define TUNE_FIT_BURST_PKTS		8	/* at least, per on period */
+
+/* where the packet sizes came from */
+enum tune_pkt_from {
+	TUNE_PKT_ASSUMED,		/* not in the trace: 1514 */
+	TUNE_PKT_Q,			/* Q records */
+	TUNE_PKT_LO,			/* lo= (last_obj_cnt) of C records */
+};
 
 /* struct tune_fitted - what was fitted, for the report */
 struct tune_fitted {
@@ -102,9 +137,12 @@ struct tune_fitted {
 	unsigned int nqueues, active;	/* of the trace */
 	unsigned int busy_queues;	/* modelled backlogged: busy most of the time */
 	bool folded;			/* more than SIM_MAX_QUEUES: i on i mod it */
-	bool pkt_seen;			/* sizes from Q records, else assumed 1514 */
+	bool pkt_seen;			/* sizes from the trace, else assumed 1514 */
+	enum tune_pkt_from pkt_from;
+	unsigned int bursty;		/* queues modelled on/off */
 	bool pkt_clamped;		/* some above SIM_PKT_MAX */
 	uint32_t pkt_min, pkt_max, pkt_max_seen;
+	uint32_t pkt_p50;		/* the median packet */
 	double pkt_mean;
 	uint32_t limit_min, limit_max;	/* after the C records */
 	double limit_mean;

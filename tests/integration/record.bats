@@ -5,11 +5,10 @@
 # our own. Every case checks that no BPF program of record's outlives it.
 bats_require_minimum_version 1.5.0
 load netns
+load capture
 
 # record's BPF program names (lib/bpf/record.bpf.c), as bpftool shows them
 REC_PROGS='^(rec_trap|rec_xmit|rec_fexit_compl|rec_fentry_comp|rec_fexit_reset|find_dql|rec_tp_start|rec_tp_xmit|rec_tp_napi)$'
-# a few large packages for traffic (downloaded into a temp dir, deleted), one download each
-PKGS="llvm-14 libllvm14 clang-14 libclang-cpp14 gcc-12"
 
 setup_file() {
 	netns_create rec || return 0
@@ -67,59 +66,6 @@ assert_nothing_attached() {
 	assert_equal "$(rec_maps)" ""
 }
 
-# capture_require: eth0 with BQL, and BPF + breakpoints permitted (else skip, saying why)
-capture_require() {
-	[ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limits ] ||
-		skip "no eth0 with byte_queue_limits on this host"
-	local probe="$BATS_FILE_TMPDIR/probe" rc=0
-	if [ ! -f "$probe" ]; then
-		# the probe's own failure must never fail the test (bats runs under set -e)
-		timeout 20 "$BQLTOOL" record eth0 -d 0.3 >/dev/null 2>"$probe.err" || rc=$?
-		echo "$rc" >"$probe"
-	fi
-	rc=$(cat "$probe")
-	[ "$rc" -eq 0 ] && return 0
-	# every backend refused by this kernel: skip with the kernel's reason
-	if grep -qE "Operation not permitted|Permission denied|without BPF support|not supported|No such device" \
-		"$probe.err"; then
-		skip "no record backend can attach here: $(tr '\n' ' ' <"$probe.err" | head -c 300)"
-	fi
-	fail "record eth0 failed (exit $rc): $(cat "$probe.err")"
-}
-
-# traffic_start: one download loop per package, in parallel, into a temp
-# dir, in the background, as a process group of its own (apt-get has
-# helper children)
-traffic_start() {
-	DL_DIR=$(mktemp -d)
-	setsid bash -c '
-		cd "$1" || exit 1; shift
-		apt-cache show "$1" >/dev/null 2>&1 || apt-get update -q >/dev/null 2>&1
-		for p in "$@"; do
-			mkdir -p "$p"
-			( cd "$p" && while :; do
-				rm -f ./*.deb
-				apt-get download -q "$p" >/dev/null 2>&1 || sleep 1
-			done ) &
-		done
-		wait' traffic "$DL_DIR" $PKGS &
-	DL_PID=$!
-	traffic_flowing
-}
-
-# traffic_flowing: wait (at most 30 s) until eth0 has sent 200 packets
-# more, so that a short capture does not start while apt-get is still
-# reading its lists
-traffic_flowing() {
-	local f=/sys/class/net/eth0/statistics/tx_packets p0 i
-	p0=$(cat "$f" 2>/dev/null) || return 0
-	for i in $(seq 300); do
-		[ "$(cat "$f")" -lt $((p0 + 200)) ] || return 0
-		sleep 0.1
-	done
-	echo "# traffic_start: eth0 sent $(($(cat "$f") - p0)) packets in 30 s" >&3
-}
-
 # every BPF program and link of the machine, ids and names (for before/after)
 all_bpf() {
 	{ bpftool -j prog list 2>/dev/null | jq -r '.[] | "prog \(.id) \(.name // "")"'
@@ -134,14 +80,6 @@ assert_bpf_as_before() {
 		sleep 0.1
 	done
 	assert_equal "$(all_bpf)" "$1"
-}
-
-traffic_stop() {
-	[ -n "${DL_PID:-}" ] || return 0
-	kill -TERM -- "-$DL_PID" 2>/dev/null || kill "$DL_PID" 2>/dev/null
-	wait "$DL_PID" 2>/dev/null || true
-	DL_PID=
-	rm -rf "$DL_DIR"
 }
 
 # verified TRACE: replay -j --verify; sets CHECKED and MISMATCHES

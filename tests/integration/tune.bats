@@ -2,8 +2,11 @@
 # tune --apply against the real kernel, in a namespace of our own with a
 # 4-queue ifb (never the host's devices): exactly the recommended values
 # land in every queue, and nothing is written when the defaults are best.
+# The host's eth0 is only read: its device model, and a capture of it made
+# by record (read-only BPF) during downloads, fitted by tune --from.
 bats_require_minimum_version 1.5.0
 load netns
+load capture
 
 setup_file() {
 	netns_create tune || return 0
@@ -12,6 +15,10 @@ setup_file() {
 
 teardown_file() {
 	netns_destroy
+}
+
+teardown() {
+	traffic_stop
 }
 
 setup() {
@@ -35,9 +42,10 @@ all4() {
 }
 
 @test "netns: tune --apply writes exactly the recommended values to every queue" {
-	# ifb has no link speed: give the model's
-	# (4 queues: the ensemble has 1 busy queue of 4; 500 us coalescing leaves no safe cut there)
-	args=(tune t0 --link 1G --coalesce-usecs 100 --ring 1024 --duration 0.2)
+	# ifb has no link speed: give the model's; one bulk flow (with a
+	# backlogged flow on each of the 4 queues, 1G, their rings bound the
+	# delay, not BQL: tune keeps the defaults)
+	args=(tune t0 --link 1G --coalesce-usecs 500 --traffic bulk --duration 0.2)
 	bqn -j "${args[@]}"
 	assert_success
 	jq -e '.keep_defaults == false' <<<"$output"
@@ -165,4 +173,52 @@ all4() {
 	run --separate-stderr "$BQLTOOL" tune eth0 --link 1G --duration 0.05
 	assert_success
 	assert_line --regexp '^(recommended|keep the defaults)'
+}
+
+# eth0's BQL settings and qdisc, to show that nothing was written
+eth0_state() {
+	local q
+	for q in /sys/class/net/eth0/queues/tx-*/byte_queue_limits; do
+		echo "$q $(cat "$q/limit_min" "$q/limit_max" "$q/hold_time" | tr '\n' ' ')"
+	done
+	tc qdisc show dev eth0
+}
+
+@test "host (read only): tune eth0 --from a capture of eth0 during downloads: refused naming --link, or advice; with --link 1G, advice with the fit shown" {
+	[ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limits ] || skip "no eth0 with BQL"
+	capture_require
+	local t="$BATS_TEST_TMPDIR/eth0.bqt.zst" before
+	before=$(eth0_state)
+	traffic_start
+	run --separate-stderr timeout 60 "$BQLTOOL" record eth0 -d 10 -o "$t"
+	traffic_stop
+	assert_success
+	# the capture has what a fit needs: completions (C records only, nq= lo=)
+	[ "$(zstdcat "$t" | grep -c ' C ')" -ge 20 ] || fail "$(zstdcat "$t" | grep -c ' C ') completions in 10 s"
+	# an eth0 capture never shows the link busy: it cannot be seen, so --link is named
+	run --separate-stderr timeout 120 "$BQLTOOL" tune eth0 --from "$t" --duration 0.05
+	if [ "$status" -ne 0 ]; then
+		assert_equal "$status" 1
+		assert_output ""
+		[[ $stderr == *"eth0.bqt.zst: the trace fits no model, so there is no recommendation: the link rate cannot be seen"*"give --link"* ]] ||
+			fail "$stderr"
+		# the link is the only thing that does not fit
+		[[ $stderr != *"does not reproduce"* ]] || fail "$stderr"
+	else
+		assert_line --regexp '^(recommended|keep the defaults)'
+		assert_line --regexp '^  goodness of fit .*: fits$'
+	fi
+	run --separate-stderr timeout 120 "$BQLTOOL" tune eth0 --from "$t" --link 1G --duration 0.05
+	assert_success
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	assert_line --regexp '^(recommended \(\*\)|keep the defaults): '
+	assert_line --regexp '^fitted from .*eth0\.bqt\.zst: link rate not observable \(assumed 1 Gbit/s\); completions every [0-9.]+ [mu]?s \(median\) of [0-9]+ bytes -> coalesce-usecs [0-9]+; offered [0-9.]+ [kMG]?bit/s .*; packets [0-9]+\.\.[0-9]+ bytes, mean [0-9]+'
+	assert_line --regexp '^  goodness of fit \(the model simulated vs the trace\): completion interval .* vs .*, [0-9]+ vs [0-9]+ bytes per completion .*: fits$'
+	run --separate-stderr timeout 120 "$BQLTOOL" -j tune eth0 --from "$t" --link 1G --duration 0.05
+	assert_success
+	jq -e '.model.link_bps == 1000000000 and .fitted.misfit == [] and .fitted.goodness_of_fit.ok' <<<"$output"
+	# record writes C records only: the sizes come from lo=, never the 1514 assumed
+	jq -e '.fitted.packet_sizes_seen and .fitted.packet_sizes_from == "last_obj_cnt" and .fitted.completions >= 20' <<<"$output"
+	jq -e '.recommended.settings | .limit_max > 0 and .hold_time > 0' <<<"$output"
+	assert_equal "$(eth0_state)" "$before"
 }

@@ -21,6 +21,7 @@
 #include "dql/replay.h"
 #include "dql/sim.h"
 #include "dql/trace.h"
+#include "dql/tune.h"
 #include "dql/tune_fit.h"
 
 #define MS	1000000ull
@@ -37,6 +38,9 @@ struct fitrun {
 	uint64_t line;
 	int err;
 	struct bql_err e;
+	/* as record writes it: no Q records, C records with nq= and lo= */
+	bool conly;
+	uint32_t nq[SIM_MAX_QUEUES], lo[SIM_MAX_QUEUES];
 };
 
 static void fr_event(void *arg, const struct replay_event *ev)
@@ -52,12 +56,23 @@ static void fr_record(void *arg, const struct sim_rec *r)
 	struct bqlt_rec rec;
 
 	sim_rec_to_bqlt(r, p->names[r->queue], p->hz, ++p->line, &rec);
+	if (p->conly && rec.kind == BQLT_Q) {
+		p->nq[rec.queue] += rec.bytes;
+		p->lo[rec.queue] = rec.bytes;
+		return;
+	}
+	if (p->conly && rec.kind == BQLT_C) {
+		rec.has |= BQLT_HAS_NQ | BQLT_HAS_LO;
+		rec.nq = p->nq[rec.queue];
+		rec.lo = p->lo[rec.queue];
+	}
 	if (!p->err)
 		p->err = replay_feed(&p->r, &rec, &p->e);
 }
 
-/* simulate @c, fit a model from its records, into @out */
-static void fit(const struct sim_config *c, struct sim_config *out, struct tune_fitted *fd)
+/* simulate @c, fit a model from its records (C records only: @conly), into @out */
+static void fit_run(const struct sim_config *c, bool conly, struct sim_config *out,
+		    struct tune_fitted *fd)
 {
 	static const struct replay_ops rops = {
 		.event = fr_event, .event_kinds = (1u << BQLT_Q) | (1u << BQLT_C),
@@ -70,6 +85,7 @@ static void fit(const struct sim_config *c, struct sim_config *out, struct tune_
 
 	assert_non_null(p);
 	p->hz = c->hz;
+	p->conly = conly;
 	replay_opts_init(&ro);
 	replay_init(&p->r, &ro, &rops, p);
 	tune_fit_init(&p->f);
@@ -89,6 +105,11 @@ static void fit(const struct sim_config *c, struct sim_config *out, struct tune_
 	tune_fit_free(&p->f);
 	replay_free(&p->r);
 	free(p);
+}
+
+static void fit(const struct sim_config *c, struct sim_config *out, struct tune_fitted *fd)
+{
+	fit_run(c, false, out, fd);
 }
 
 /*
@@ -372,6 +393,87 @@ static void test_fit_poisson_never_busy(void **state)
 	assert_true(out.link_bps >= 20 * G);
 }
 
+/*
+ * A trace of C records only (record's: nq=, lo=) of Poisson imix traffic:
+ * the bytes queued from nq=, the packet sizes from lo= (the last packet
+ * queued before a completion), not the 1514 bytes assumed before; the
+ * model as from the same records with their Q.
+ */
+static void test_fit_c_only(void **state)
+{
+	struct sim_config c, out, outq;
+	struct tune_fitted fd, fq;
+
+	(void)state;
+	sim_config_init(&c);
+	c.link_bps = 1 * G;
+	c.duration_ns = 300 * MS;
+	c.coalesce_usecs = 0;
+	c.coalesce_frames = 1;
+	c.nflows = 1;
+	memset(&c.flows[0], 0, sizeof(c.flows[0]));
+	c.flows[0].kind = SIM_T_POISSON;
+	c.flows[0].rate_bps = 20 * M;
+	c.flows[0].size = (struct sim_size){ SIM_SIZE_IMIX, 0, 0, 0 };
+	fit(&c, &outq, &fq);
+	fit_run(&c, true, &out, &fd);
+	assert_int_equal(fq.pkt_from, TUNE_PKT_Q);
+	assert_int_equal(fd.pkt_from, TUNE_PKT_LO);
+	assert_true(fd.pkt_seen);
+	assert_int_equal(fd.pkt_min, 60);
+	assert_int_equal(fd.pkt_max, 1514);
+	assert_near(fd.pkt_mean, fq.pkt_mean, 0.1, "packet mean from lo=");
+	assert_near(fd.offered_bps, fq.offered_bps, 0.02, "offered from nq=");
+	assert_near(fd.offered_bps, 20e6, 0.1, "offered");
+	assert_int_equal(out.flows[0].kind, SIM_T_POISSON);
+	assert_int_equal(out.flows[0].size.kind, SIM_SIZE_BIMODAL);
+	assert_int_equal(fd.bursty, 0);
+}
+
+/*
+ * Bursts between silences (on/off traffic, as TCP acknowledgements of
+ * downloads): modelled on/off, while on at the median interval, the mean
+ * rate kept; Poisson traffic at the same mean rate stays Poisson.
+ */
+static void test_fit_bursty(void **state)
+{
+	struct sim_config c, out;
+	struct tune_fitted fd;
+	double on;
+
+	(void)state;
+	sim_config_init(&c);
+	c.link_bps = 1 * G;
+	c.duration_ns = 2000 * MS;
+	c.coalesce_usecs = 0;
+	c.coalesce_frames = 1;
+	c.nflows = 1;
+	memset(&c.flows[0], 0, sizeof(c.flows[0]));
+	/* 2 Mbit/s of 100-byte packets (400 us apart) for 5 ms of every 50 ms: 200 kbit/s */
+	c.flows[0].kind = SIM_T_ONOFF;
+	c.flows[0].rate_bps = 2 * M;
+	c.flows[0].on_ns = 5 * MS;
+	c.flows[0].off_ns = 45 * MS;
+	c.flows[0].size = (struct sim_size){ SIM_SIZE_FIXED, 100, 0, 0 };
+	fit_run(&c, true, &out, &fd);
+	assert_int_equal(fd.bursty, 1);
+	assert_int_equal(out.flows[0].kind, SIM_T_ONOFF);
+	assert_near((double)out.flows[0].rate_bps, 2e6, 0.1, "rate while on");
+	assert_near((double)(out.flows[0].on_ns + out.flows[0].off_ns), 50e6, 0.1, "period");
+	on = (double)out.flows[0].on_ns + 400000.0 / 2;	/* a burst sends one packet more */
+	assert_near((double)out.flows[0].rate_bps * on / (double)(out.flows[0].on_ns + out.flows[0].off_ns),
+		    fd.offered_bps, 0.05, "mean rate");
+	assert_near(fd.offered_bps, 2e5 * 13 / 12.5, 0.05, "offered");
+	/* runs are whole periods */
+	assert_int_equal(tune_whole_periods(&out, 1) % (out.flows[0].on_ns + out.flows[0].off_ns), 0);
+	/* Poisson at the mean rate: no silences of 16 medians */
+	c.flows[0].kind = SIM_T_POISSON;
+	c.flows[0].rate_bps = 200 * 1000;
+	fit_run(&c, true, &out, &fd);
+	assert_int_equal(fd.bursty, 0);
+	assert_int_equal(out.flows[0].kind, SIM_T_POISSON);
+}
+
 /* fit hand-made records: @n completions of @bytes every @gap ns, queued just before */
 static void fit_hand(struct tune_fit *f, unsigned int n, uint32_t pkt, unsigned int per,
 		     uint64_t gap)
@@ -397,6 +499,45 @@ static void fit_hand(struct tune_fit *f, unsigned int n, uint32_t pkt, unsigned 
 		ev.inflight = infl;
 		tune_fit_event(f, &ev, 250);
 	}
+}
+
+/*
+ * The sizes the model sends: most packets are the median's, whatever a
+ * few odd ones (the old model mixed the extremes: one 42-byte ARP among
+ * 66-byte acknowledgements made 98% of its packets 42 bytes)
+ */
+static void test_fit_size_median(void **state)
+{
+	struct sim_config out;
+	struct tune_fitted fd;
+	struct tune_fit f;
+	struct bql_err e;
+	uint64_t t = 1000000;
+
+	(void)state;
+	tune_fit_init(&f);
+	for (unsigned int i = 0; i < 106; i++) {
+		uint32_t pkt = i == 50 ? 42 : i % 20 == 7 ? 213 : 66;
+		struct replay_event ev = { .t_ns = t, .kind = BQLT_Q, .bytes = pkt, .inflight = pkt };
+
+		tune_fit_event(&f, &ev, 250);
+		ev.t_ns = t += 400000;
+		ev.kind = BQLT_C;
+		ev.inflight = 0;
+		tune_fit_event(&f, &ev, 250);
+	}
+	sim_config_init(&out);
+	assert_int_equal(tune_fit_finish(&f, &out, false, false, false, &fd, &e), 0);
+	assert_int_equal(fd.pkt_min, 42);
+	assert_int_equal(fd.pkt_max, 213);
+	assert_int_equal(fd.pkt_p50, 66);
+	assert_int_equal(out.flows[0].size.kind, SIM_SIZE_BIMODAL);
+	assert_int_equal(out.flows[0].size.a, 66);
+	assert_int_equal(out.flows[0].size.b, 213);
+	assert_true(out.flows[0].size.p > 0.9 && out.flows[0].size.p < 1);
+	assert_near(out.flows[0].size.p * 66 + (1 - out.flows[0].size.p) * 213, fd.pkt_mean, 0.001,
+		    "the mean");
+	tune_fit_free(&f);
 }
 
 /* too few completions; more offered than the link carries (never busy) */
@@ -461,6 +602,9 @@ int main(void)
 		cmocka_unit_test(test_fit_poisson_never_busy),
 		cmocka_unit_test(test_fit_misfits),
 		cmocka_unit_test(test_fit_huge_packets),
+		cmocka_unit_test(test_fit_c_only),
+		cmocka_unit_test(test_fit_size_median),
+		cmocka_unit_test(test_fit_bursty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
