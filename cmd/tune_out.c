@@ -117,7 +117,7 @@ static void json_report(struct tx *x)
 		out_str(c, OUT_JSON, "packet_sizes_from", NULL,
 			f->pkt_from == TUNE_PKT_Q ? "q_records" :
 			f->pkt_from == TUNE_PKT_LO ? "last_obj_cnt" : "assumed");
-		out_u64(c, OUT_JSON, "bursty_queues", NULL, f->bursty);
+		out_u64(c, OUT_JSON, "nqueues_bursty", NULL, f->bursty);
 		out_u64(c, OUT_JSON, "packet_min", NULL, f->pkt_min);
 		out_u64(c, OUT_JSON, "packet_max", NULL, f->pkt_max);
 		out_u64(c, OUT_JSON, "packet_p50", NULL, f->pkt_p50);

@@ -37,7 +37,8 @@ def first_named: keys_unsorted[0] == "name" and named;
 def lists_are_arrays:
 	[.. | objects | to_entries[]
 	 | select(.key | IN("queues", "devices", "flows", "candidates", "ensemble",
-			     "warnings", "events", "reasons", "notes", "why", "misfit"))
+			     "warnings", "events", "reasons", "notes", "why", "misfit")
+			 or test("_queues$"))
 	 | .value | type] | all(. == "array");
 # an object that says "queue" names it
 def queue_keys_named: [.. | objects | select(has("queue"))] | all(named);

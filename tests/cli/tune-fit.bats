@@ -181,14 +181,14 @@ conly() {
 	conly "$t" "$t.c"
 	tn -j tune --from "$t.c" --link 1G --duration 0.05
 	[ "$status" -eq 0 ] || fail "$stderr"
-	jq -e '.fitted.bursty_queues == 1 and .fitted.misfit == [] and .fitted.goodness_of_fit.ok' <<<"$output"
+	jq -e '.fitted.nqueues_bursty == 1 and .fitted.misfit == [] and .fitted.goodness_of_fit.ok' <<<"$output"
 	[[ $(jq -r .model.traffic <<<"$output") == "onoff "* ]] || fail "$(jq -r .model.traffic <<<"$output")"
 	# the same load, Poisson: no bursts
 	"$BQLTOOL" sim -q --link 1G --coalesce-usecs 0 --coalesce-frames 1 --traffic poisson:260k --size imix \
 		--duration 2 --trace "$t"
 	tn -j tune --from "$t" --link 1G --duration 0.05
 	[ "$status" -eq 0 ] || fail "$stderr"
-	jq -e '.fitted.bursty_queues == 0 and (.model.traffic | startswith("poisson "))' <<<"$output"
+	jq -e '.fitted.nqueues_bursty == 0 and (.model.traffic | startswith("poisson "))' <<<"$output"
 	# eth0 (virtio, no link speed) captured by record during apt-get downloads:
 	# TCP acknowledgements, C records only. The old fit: 1514-byte Poisson
 	# packets, completions every 141 ms against the trace's 385 us
@@ -199,7 +199,7 @@ conly() {
 	[[ $stderr != *"does not reproduce"* ]] || fail "$stderr"
 	run --separate-stderr timeout 120 "$BQLTOOL" --sysfs-root "$DATA/sysfs/multi" -j tune eth0 --from "$cap" --link 1G --duration 0.05
 	[ "$status" -eq 0 ] || fail "$stderr"
-	jq -e '.fitted.misfit == [] and .fitted.goodness_of_fit.ok and .fitted.bursty_queues == 1' <<<"$output"
+	jq -e '.fitted.misfit == [] and .fitted.goodness_of_fit.ok and .fitted.nqueues_bursty == 1' <<<"$output"
 	jq -e '.fitted.packet_sizes_from == "last_obj_cnt" and .fitted.packet_min == 66' <<<"$output"
 	jq -e '.fitted.goodness_of_fit | .interval_error < 0.1 and .throughput_error < 0.1' <<<"$output"
 	run --separate-stderr timeout 120 "$BQLTOOL" --sysfs-root "$DATA/sysfs/multi" tune eth0 --from "$cap" --link 1G --duration 0.05
