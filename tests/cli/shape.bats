@@ -33,12 +33,13 @@ def named:
 		.ifname + ":tx-" + (.queue | tostring) == .name
 	 else (has("ifname") or has("queue")) | not end);
 def first_named: keys_unsorted[0] == "name" and named;
-# collections are arrays wherever they appear; counts are n... keys
+# collections are arrays wherever they appear; counts are n... keys (the
+# kernel attribute num_tx_queues keeps its name)
 def lists_are_arrays:
 	[.. | objects | to_entries[]
 	 | select(.key | IN("queues", "devices", "flows", "candidates", "ensemble",
 			     "warnings", "events", "reasons", "notes", "why", "misfit")
-			 or test("_queues$"))
+			 or (test("_queues$") and (test("^(old_)?num_tx_queues$") | not)))
 	 | .value | type] | all(. == "array");
 # an object that says "queue" names it
 def queue_keys_named: [.. | objects | select(has("queue"))] | all(named);
