@@ -212,8 +212,8 @@ eth0_state() {
 	assert_success
 	[ -z "$stderr" ] || fail "stderr: $stderr"
 	assert_line --regexp '^(recommended \(\*\)|keep the defaults): '
-	assert_line --regexp '^fitted from .*eth0\.bqt\.zst: link rate not observable \(assumed 1 Gbit/s\); completions every [0-9.]+ [mu]?s \(median\) of [0-9]+ bytes -> coalesce-usecs [0-9]+; offered [0-9.]+ [kMG]?bit/s .*; packets [0-9]+\.\.[0-9]+ bytes, mean [0-9]+'
-	assert_line --regexp '^  goodness of fit \(the model simulated vs the trace\): completion interval .* vs .*, [0-9]+ vs [0-9]+ bytes per completion .*: fits$'
+	assert_line --regexp '^fitted from .*eth0\.bqt\.zst: link rate not observable \(assumed 1 Gbit/s\); completions every [0-9.]+ [mu]?s \(median\) of [0-9.]+ [KMG]?i?B -> coalesce-usecs [0-9]+; offered [0-9.]+ [kMG]?bit/s .*; packets [0-9]+\.\.[0-9]+ bytes, mean [0-9]+'
+	assert_line --regexp '^  goodness of fit \(the model simulated vs the trace\): completion interval .* vs .*, [0-9.]+ [KMG]?i?B vs [0-9.]+ [KMG]?i?B per completion .*: fits$'
 	run --separate-stderr timeout 120 "$BQLTOOL" -j tune eth0 --from "$t" --link 1G --duration 0.05
 	assert_success
 	jq -e '.model.link_bps == 1000000000 and .fitted.misfit == [] and .fitted.goodness_of_fit.ok' <<<"$output"
