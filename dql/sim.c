@@ -35,17 +35,52 @@ enum napi_state {
 };
 
 struct flow {
-	const struct sim_flow *f;
+	struct sim_size size;	/* f->size: what an arrival reads first */
 	unsigned int q;
+	uint32_t wire_fixed;	/* FIXED, TSO: the wire bytes of every packet */
+	const struct sim_flow *f;
 	struct sim_rng rng;
 	uint64_t rem;		/* CBR: ns fraction carried, times rate */
 	struct wtime wt;	/* CBR: per-size times at the rate */
-	double gap_mean;	/* POISSON: mean gap, ns (mean size at the rate) */
-	uint32_t wire_fixed;	/* FIXED, TSO: the wire bytes of every packet */
-	double frac;		/* POISSON: ns fraction carried */
 	uint64_t on_end;	/* ONOFF: end of the current on period */
 	uint64_t period;	/* ONOFF: start of the current period */
 };
+
+/*
+ * The Poisson flows, superposed: one Poisson process of the summed packet
+ * rate, each arrival a flow's with probability its share of the rate (a
+ * Walker alias table: a slot uniform, then the slot's flow or its alias).
+ * One source instead of one per flow, and off the winner tree.
+ */
+struct parr {
+	unsigned int n;			/* Poisson flows, alias slots */
+	uint64_t thr[SIM_MAX_FLOWS];	/* keep the slot's flow below, of 2^32 */
+	unsigned char own[SIM_MAX_FLOWS], alias[SIM_MAX_FLOWS];
+	double gap_mean;		/* ns, at the summed rate */
+	double frac;			/* ns fraction carried */
+	struct sim_rng rng;
+};
+
+struct qcnt {
+	uint64_t packets, bytes_tx, wire_bytes;
+	uint64_t packets_queued, bytes_queued, bytes_completed;
+	uint64_t completions, stops, ring_stops, drops, starved_ns;
+	uint32_t limit_min, limit_max;
+};
+
+/* a histogram's n, max and sum (struct sim_hist's), apart from its buckets */
+struct hhead {
+	uint64_t n, max, sum;
+};
+
+static inline void hput(struct hhead *h, uint64_t *b, uint64_t v)
+{
+	h->n++;
+	h->sum += v;
+	if (v > h->max)
+		h->max = v;
+	b[sim_hist_idx(v)]++;
+}
 
 struct squeue {
 	struct dql d;
@@ -62,15 +97,22 @@ struct squeue {
 	enum napi_state napi;
 	uint32_t pending;		/* completed since the interrupt was enabled */
 	unsigned int nbulk, bulk_rr;
-	unsigned int bulk[SIM_MAX_FLOWS];
 	struct sim_rng rng;		/* interrupt jitter */
+	unsigned int bulk[SIM_MAX_FLOWS];
 	bool starving;
 	uint64_t starve_since;
 	/* limit series, as replay computes it */
 	uint64_t t_first, t_prev;
 	uint32_t l_prev;
 	unsigned __int128 wsum, lsum;
-	struct sim_qstats st;
+	/*
+	 * Counted here, in the few cache lines an event touches, and given
+	 * to sim_qstats (s->qst, which only the buckets of the delay
+	 * histograms are in during the run) by sim_finish().
+	 */
+	struct qcnt c;
+	struct hhead h_ring, h_qdisc;
+	uint64_t *b_ring, *b_qdisc;	/* s->qst[i]'s buckets */
 };
 
 struct sim {
@@ -80,11 +122,15 @@ struct sim {
 	uint64_t now;
 	/* jiffies cache: jiffies of [.., j_next) is j */
 	uint64_t j, j_next;
-	/* event sources: 0 settings, 1 link, 2.. queues, then flows */
+	/*
+	 * event sources: 0 settings, 1 link, 2 the Poisson flows, 3.. the
+	 * queues, then the CBR and on/off flows (bulk flows have no events)
+	 */
 	unsigned int nsrc, tsize, *nid;	/* the winner tree: tsize leaves */
 	uint64_t *nt;
-	bool linear;			/* few sources: scan tm[], no tree */
 	uint64_t *tm;
+	unsigned char *srcflow;		/* source id - SRC_FLOW0: its flow */
+	struct parr pa;
 	unsigned int at_next;
 	/* link */
 	bool busy;
@@ -98,6 +144,7 @@ struct sim {
 	bool link_starving;
 	uint64_t link_starve_since, link_starved;
 	struct squeue *q;
+	struct sim_qstats *qst;		/* per queue: see struct squeue */
 	struct flow *fl;
 	struct sim_hist tot_ring, tot_qdisc;
 	struct zig zig;
@@ -105,19 +152,21 @@ struct sim {
 
 #define SRC_AT		0u
 #define SRC_LINK	1u
-#define SRC_Q(i)	(2u + (i))
-#define SRC_FLOW(s, i)	(2u + (s)->cfg.nqueues + (i))
+#define SRC_PARR	2u
+#define SRC_EXT		3u		/* the sources off the tree: 0..2 */
+#define SRC_Q(i)	(SRC_EXT + (i))
+#define SRC_FLOW0(s)	(SRC_EXT + (s)->cfg.nqueues)
 
 /* ------------------------------------------------------------ events */
 
 /*
- * The next event: with few sources a scan of their times; else a winner
- * (tournament) tree over them: node k holds the earliest time and source
- * of its subtree (nt[k], nid[k]), the leaves tsize.. the sources, padded
- * with T_NEVER. An update walks one leaf-to-root path, one comparison of
- * adjacent nodes a level. Left subtrees hold the lower ids, so a tie goes
- * to the lower id, as in the scan. The link, the busiest source, stays out
- * of the tree: ev_next() compares its time with the root's.
+ * The next event: a winner (tournament) tree over the sources: node k
+ * holds the earliest time and source of its subtree (nt[k], nid[k]), the
+ * leaves tsize.. the sources, padded with T_NEVER. An update walks one
+ * leaf-to-root path, one comparison of adjacent nodes a level. Left
+ * subtrees hold the lower ids, so a tie goes to the lower id. The busiest
+ * sources, the link and the Poisson flows, and the settings stay out of
+ * the tree: ev_next() compares their times with the root's.
  */
 static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
 {
@@ -126,9 +175,9 @@ static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
 	unsigned int k;
 
 	s->tm[id] = t;
-	if (s->linear || id == SRC_LINK)
+	if (id < SRC_EXT)
 		return;
-	k = s->tsize + id;
+	k = s->tsize + id - SRC_EXT;
 	nt[k] = t;
 	/*
 	 * The winner so far stays in registers; only the siblings are
@@ -153,25 +202,15 @@ static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
 static inline unsigned int ev_next(const struct sim *s)
 {
 	const uint64_t *tm = s->tm;
-	uint64_t best;
-	unsigned int id = 0;
+	uint64_t best = s->nt[1];
+	unsigned int id = s->nid[1];
 
-	if (!s->linear) {
-		uint64_t tl = tm[SRC_LINK];
+	/* the tree's ids are all above SRC_EXT: a tie goes off the tree */
+	for (unsigned int i = SRC_EXT; i--;) {
+		bool le = tm[i] <= best;
 
-		id = s->nid[1];
-		if (tl < s->nt[1] || (tl == s->nt[1] && id > SRC_LINK))
-			id = SRC_LINK;
-		return id;
-	}
-	/* branch-free: which source is next is not predictable */
-	best = tm[0];
-	for (unsigned int i = 1; i < s->nsrc; i++) {
-		uint64_t t = tm[i];
-		bool lt = t < best;
-
-		best = lt ? t : best;
-		id = lt ? i : id;
+		best = le ? tm[i] : best;
+		id = le ? i : id;
 	}
 	return id;
 }
@@ -236,7 +275,7 @@ static inline void q_starve(struct sim *s, struct squeue *q)
 	if (starving)
 		q->starve_since = s->now;
 	else
-		q->st.starved_ns += s->now - q->starve_since;
+		q->c.starved_ns += s->now - q->starve_since;
 	q->starving = starving;
 }
 
@@ -285,7 +324,7 @@ static void link_start(struct sim *s, unsigned int qi)
 	const struct pkt *p = &q->ring[q->r_tx & q->ring_mask];
 	uint64_t d = s->now - p->t;
 
-	sim_hist_put(&q->st.ring_delay, d);
+	hput(&q->h_ring, q->b_ring, d);
 	s->busy = true;
 	s->cur_q = qi;
 	ev_set(s, SRC_LINK, s->now + wtime(&s->wire, p->wire, &s->wire_rem));
@@ -411,7 +450,7 @@ static void bulk_refill(struct sim *s, struct squeue *q)
 
 		if (++q->bulk_rr == q->nbulk)
 			q->bulk_rr = 0;
-		qdisc_push(s, q, f, size_draw(&f->f->size, &f->rng));
+		qdisc_push(s, q, f, size_draw(&f->size, &f->rng));
 	}
 }
 
@@ -437,7 +476,7 @@ static void xmit(struct sim *s, unsigned int qi)
 			q->qd_head = 0;
 		if (!--q->qd_cnt)
 			s->nonempty--;
-		sim_hist_put(&q->st.qdisc_delay, s->now - p.t);
+		hput(&q->h_qdisc, q->b_qdisc, s->now - p.t);
 		slot = &q->ring[q->r_tail++ & q->ring_mask];
 		s->ready |= 1ull << qi;
 		slot->t = s->now;
@@ -445,18 +484,18 @@ static void xmit(struct sim *s, unsigned int qi)
 		slot->wire = p.wire;
 		q->desc += pkt_descs(s, p.bytes);
 		dql_queued(&q->d, p.bytes, j);
-		q->st.packets_queued++;
-		q->st.bytes_queued += p.bytes;
+		q->c.packets_queued++;
+		q->c.bytes_queued += p.bytes;
 		if (s->ops->record)
 			emit(s, BQLT_Q, qi, p.bytes, NULL);
 		if (dql_avail(&q->d) < 0) {
 			q->stack_xoff = true;
-			q->st.stops++;
+			q->c.stops++;
 		}
 		/* as drivers do: stop while the next packet might not fit */
 		if (q->ring_size - q->desc < q->desc_need) {
 			q->drv_xoff = true;
-			q->st.ring_stops++;
+			q->c.ring_stops++;
 		}
 		if (!s->busy)
 			link_start(s, qi);
@@ -475,9 +514,9 @@ static void on_link(struct sim *s)
 
 	if (++q->r_tx == q->r_tail)
 		s->ready &= ~(1ull << qi);
-	q->st.packets++;
-	q->st.bytes_tx += p->bytes;
-	q->st.wire_bytes += p->wire;
+	q->c.packets++;
+	q->c.bytes_tx += p->bytes;
+	q->c.wire_bytes += p->wire;
 	s->bytes_tx += p->bytes;
 	s->busy = false;
 	irq_on_done(s, qi);
@@ -492,21 +531,21 @@ static void limit_series(struct squeue *q, uint64_t t)
 {
 	uint32_t l = q->d.limit;
 
-	if (!q->st.completions) {
+	if (!q->c.completions) {
 		q->t_first = t;
-		q->st.limit_min = l;
-		q->st.limit_max = l;
+		q->c.limit_min = l;
+		q->c.limit_max = l;
 	} else {
 		q->wsum += (unsigned __int128)q->l_prev * (t - q->t_prev);
-		if (l < q->st.limit_min)
-			q->st.limit_min = l;
-		if (l > q->st.limit_max)
-			q->st.limit_max = l;
+		if (l < q->c.limit_min)
+			q->c.limit_min = l;
+		if (l > q->c.limit_max)
+			q->c.limit_max = l;
 	}
 	q->lsum += l;
 	q->t_prev = t;
 	q->l_prev = l;
-	q->st.completions++;
+	q->c.completions++;
 }
 
 /*
@@ -532,7 +571,7 @@ static void napi_poll(struct sim *s, unsigned int qi)
 	q->desc -= desc;
 	if (bytes) {
 		dql_completed(&q->d, bytes, jiffies_at(s, s->now));
-		q->st.bytes_completed += bytes;
+		q->c.bytes_completed += bytes;
 		limit_series(q, s->now);
 		if (s->ops->record)
 			emit(s, BQLT_C, qi, bytes, NULL);
@@ -565,38 +604,58 @@ static void on_queue(struct sim *s, unsigned int qi)
 		napi_poll(s, qi);
 }
 
-static uint64_t flow_gap(const struct sim *s, struct flow *f, uint32_t bytes)
+/* a packet of flow @f arrives at its queue's qdisc, or is dropped */
+static inline void flow_arrive(struct sim *s, const struct flow *f, uint32_t bytes)
 {
-	if (f->f->kind == SIM_T_POISSON) {
-		/* whole ns now, the fraction carried: the mean rate holds */
-		/*
-		 * A Poisson process of packets: the gap does not depend on
-		 * the size of this packet (sizes are drawn independently).
-		 */
-		double g = zig_exp(&s->zig, &f->rng) * f->gap_mean + f->frac;
-		uint64_t whole;
-
-		if (g >= 9e18)
-			return (uint64_t)9e18;
-		whole = (uint64_t)g;	/* g >= 0: truncation is floor() */
-		f->frac = g - (double)whole;
-		return whole;
-	}
-	return wtime(&f->wt, bytes, &f->rem);
-}
-
-static void on_flow(struct sim *s, unsigned int fi)
-{
-	struct flow *f = &s->fl[fi];
 	struct squeue *q = &s->q[f->q];
-	uint32_t bytes = size_draw(&f->f->size, &f->rng);
-	uint64_t next;
 
 	if (q->qd_cnt < q->qd_cap)
 		qdisc_push(s, q, f, bytes);
 	else
-		q->st.drops++;
-	next = s->now + flow_gap(s, f, bytes);
+		q->c.drops++;
+}
+
+/*
+ * The next arrival of the Poisson flows: the gap does not depend on the
+ * size of this packet (sizes are drawn independently); whole ns now, the
+ * fraction carried, so that the mean rate holds.
+ */
+static inline uint64_t parr_gap(struct sim *s)
+{
+	struct parr *a = &s->pa;
+	double g = zig_exp(&s->zig, &a->rng) * a->gap_mean + a->frac;
+	uint64_t whole;
+
+	if (g >= 9e18)
+		return (uint64_t)9e18;
+	whole = (uint64_t)g;	/* g >= 0: truncation is floor() */
+	a->frac = g - (double)whole;
+	return whole;
+}
+
+static void on_parr(struct sim *s)
+{
+	struct parr *a = &s->pa;
+	uint64_t u = rng_next(&a->rng);
+	/* the high half picks a slot, the low half the slot's flow or its alias */
+	unsigned int k = (unsigned int)(((u >> 32) * a->n) >> 32);
+	const struct flow *f = &s->fl[(u & 0xffffffffu) < a->thr[k] ? a->own[k] : a->alias[k]];
+
+	flow_arrive(s, f, size_draw(&f->size, &a->rng));
+	ev_set(s, SRC_PARR, s->now + parr_gap(s));
+	xmit(s, f->q);
+	q_starve(s, &s->q[f->q]);
+}
+
+/* a CBR or on/off flow's packet */
+static void on_flow(struct sim *s, unsigned int src)
+{
+	struct flow *f = &s->fl[s->srcflow[src - SRC_FLOW0(s)]];
+	uint32_t bytes = size_draw(&f->size, &f->rng);
+	uint64_t next;
+
+	flow_arrive(s, f, bytes);
+	next = s->now + wtime(&f->wt, bytes, &f->rem);
 	if (f->f->kind == SIM_T_ONOFF && next >= f->on_end) {
 		f->period += f->f->on_ns + f->f->off_ns;
 		f->on_end = f->period + f->f->on_ns;
@@ -604,9 +663,9 @@ static void on_flow(struct sim *s, unsigned int fi)
 		if (next < f->period)
 			next = f->period;
 	}
-	ev_set(s, SRC_FLOW(s, fi), next);
+	ev_set(s, src, next);
 	xmit(s, f->q);
-	q_starve(s, q);
+	q_starve(s, &s->q[f->q]);
 }
 
 static void on_at(struct sim *s)
@@ -623,10 +682,61 @@ static void on_at(struct sim *s)
 
 /* ------------------------------------------------------------ setup */
 
+/*
+ * The Poisson flows' alias table (Vose's construction): slot k keeps its
+ * own flow with probability thr[k] / 2^32, else gives its alias, so that
+ * flow i arrives with probability rate_i / sum of the rates, in packets.
+ */
+static void parr_init(struct sim *s)
+{
+	struct parr *a = &s->pa;
+	double p[SIM_MAX_FLOWS], sum = 0;
+	unsigned int small[SIM_MAX_FLOWS], large[SIM_MAX_FLOWS], ns = 0, nl = 0;
+
+	a->n = 0;
+	for (unsigned int i = 0; i < s->cfg.nflows; i++) {
+		const struct sim_flow *f = &s->cfg.flows[i];
+
+		if (f->kind != SIM_T_POISSON)
+			continue;
+		/* packets per ns: the bit rate over the mean packet's bits */
+		p[a->n] = (double)f->rate_bps / (sim_size_mean(&f->size) * 8e9);
+		sum += p[a->n];
+		a->own[a->n++] = (unsigned char)i;
+	}
+	if (!a->n)
+		return;
+	rng_seed(&a->rng, s->cfg.seed, 2000);
+	a->gap_mean = 1.0 / sum;
+	for (unsigned int k = 0; k < a->n; k++) {
+		p[k] = p[k] * a->n / sum;
+		if (p[k] < 1.0)
+			small[ns++] = k;
+		else
+			large[nl++] = k;
+	}
+	for (unsigned int k = 0; k < a->n; k++) {
+		a->thr[k] = 1ull << 32;
+		a->alias[k] = a->own[k];
+	}
+	while (ns && nl) {
+		unsigned int l = small[--ns], g = large[nl - 1];
+
+		a->thr[l] = (uint64_t)(p[l] * 4294967296.0);
+		a->alias[l] = a->own[g];
+		p[g] -= 1.0 - p[l];
+		if (p[g] < 1.0) {
+			nl--;
+			small[ns++] = g;
+		}
+	}
+	/* what is left is 1 up to rounding: the slot keeps its own flow */
+}
+
 int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 {
 	struct sim *s;
-	unsigned int i;
+	unsigned int i, nev = 0;
 	uint32_t d;
 	int ret;
 
@@ -652,16 +762,20 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 		}
 		s->cfg.at[k] = a;
 	}
-	s->nsrc = 2 + cfg->nqueues + cfg->nflows;
-	s->linear = s->nsrc <= 16;
-	for (s->tsize = 2; s->tsize < s->nsrc; s->tsize <<= 1)
+	s->nsrc = SRC_EXT + cfg->nqueues;
+	for (i = 0; i < cfg->nflows; i++)
+		if (cfg->flows[i].kind == SIM_T_CBR || cfg->flows[i].kind == SIM_T_ONOFF)
+			s->nsrc++;
+	for (s->tsize = 2; s->tsize < s->nsrc - SRC_EXT; s->tsize <<= 1)
 		;
 	s->nid = calloc(2 * s->tsize, sizeof(*s->nid));
 	s->nt = calloc(2 * s->tsize, sizeof(*s->nt));
-	s->tm = calloc(s->tsize, sizeof(*s->tm));
+	s->tm = calloc(s->nsrc, sizeof(*s->tm));
+	s->srcflow = calloc(cfg->nflows + 1, sizeof(*s->srcflow));
 	s->q = calloc(cfg->nqueues, sizeof(*s->q));
+	s->qst = calloc(cfg->nqueues, sizeof(*s->qst));
 	s->fl = calloc(cfg->nflows, sizeof(*s->fl));
-	if (!s->nid || !s->nt || !s->tm || !s->q || !s->fl)
+	if (!s->nid || !s->nt || !s->tm || !s->srcflow || !s->q || !s->qst || !s->fl)
 		goto nomem;
 	for (i = 0; i < cfg->nqueues; i++) {
 		struct squeue *q = &s->q[i];
@@ -673,6 +787,8 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 		q->qd = calloc(cfg->qlen, sizeof(*q->qd));
 		if (!q->ring || !q->qd)
 			goto nomem;
+		q->b_ring = s->qst[i].ring_delay.b;
+		q->b_qdisc = s->qst[i].qdisc_delay.b;
 		q->ring_mask = sz - 1;
 		q->ring_size = cfg->ring;
 		q->desc_need = 1;
@@ -683,12 +799,13 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 		struct flow *f = &s->fl[i];
 
 		f->f = &s->cfg.flows[i];
+		f->size = f->f->size;
 		f->q = sim_flow_queue(cfg, i);
 		rng_seed(&f->rng, cfg->seed, i);
-		if (f->f->rate_bps) {
+		if (f->f->rate_bps)
 			wtime_init(&f->wt, f->f->rate_bps);
-			f->gap_mean = sim_size_mean(&f->f->size) * 8e9 / (double)f->f->rate_bps;
-		}
+		if (f->f->kind == SIM_T_CBR || f->f->kind == SIM_T_ONOFF)
+			s->srcflow[nev++] = (unsigned char)i;
 		if (f->f->size.kind == SIM_SIZE_FIXED || f->f->size.kind == SIM_SIZE_TSO)
 			f->wire_fixed = sim_wire_bytes(cfg, &f->f->size, f->f->size.a);
 		d = sim_descs(cfg, sim_size_max(&f->f->size));
@@ -700,6 +817,7 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 			q->bulk[q->nbulk++] = i;
 		}
 	}
+	parr_init(s);
 	/* the driver wakes the queue once a quarter of the ring, and a packet, is free */
 	for (i = 0; i < cfg->nqueues; i++) {
 		struct squeue *q = &s->q[i];
@@ -725,10 +843,12 @@ void sim_free(struct sim *s)
 		free(s->q[i].qd);
 	}
 	free(s->q);
+	free(s->qst);
 	free(s->fl);
 	free(s->nid);
 	free(s->nt);
 	free(s->tm);
+	free(s->srcflow);
 	free(s);
 }
 
@@ -741,11 +861,11 @@ static void sim_start(struct sim *s)
 	s->now = 0;
 	s->j_next = 0;
 	j0 = jiffies_at(s, 0);
-	for (i = 0; i < s->tsize; i++)
+	for (i = 0; i < s->nsrc; i++)
 		s->tm[i] = T_NEVER;
 	/* every subtree's winner: its leftmost leaf, all times T_NEVER */
 	for (i = 0; i < s->tsize; i++) {
-		s->nid[s->tsize + i] = i;
+		s->nid[s->tsize + i] = SRC_EXT + i;
 		s->nt[s->tsize + i] = T_NEVER;
 	}
 	for (i = s->tsize - 1; i; i--) {
@@ -764,13 +884,16 @@ static void sim_start(struct sim *s)
 	}
 	if (s->cfg.nat)
 		ev_set(s, SRC_AT, s->cfg.at[0].t_ns);
-	for (i = 0; i < s->cfg.nflows; i++) {
-		struct flow *f = &s->fl[i];
+	for (i = 0; SRC_FLOW0(s) + i < s->nsrc; i++) {
+		struct flow *f = &s->fl[s->srcflow[i]];
 
-		if (f->f->kind == SIM_T_BULK)
-			continue;
 		f->on_end = f->f->on_ns;
-		ev_set(s, SRC_FLOW(s, i), 0);
+		ev_set(s, SRC_FLOW0(s) + i, 0);
+	}
+	/* a Poisson process from time 0: its first arrival after a gap */
+	if (s->pa.n) {
+		s->pa.frac = 0;
+		ev_set(s, SRC_PARR, parr_gap(s));
 	}
 	/* the backlogged queues start full and start sending */
 	for (i = 0; i < s->cfg.nqueues; i++) {
@@ -793,11 +916,30 @@ static void sim_finish(struct sim *s)
 	memset(&s->tot_qdisc, 0, sizeof(s->tot_qdisc));
 	for (i = 0; i < s->cfg.nqueues; i++) {
 		struct squeue *q = &s->q[i];
-		struct sim_qstats *st = &q->st;
+		struct sim_qstats *st = &s->qst[i];
 
 		if (q->starving)
-			st->starved_ns += s->now - q->starve_since;
+			q->c.starved_ns += s->now - q->starve_since;
 		q->starving = false;
+		st->packets = q->c.packets;
+		st->bytes_tx = q->c.bytes_tx;
+		st->wire_bytes = q->c.wire_bytes;
+		st->packets_queued = q->c.packets_queued;
+		st->bytes_queued = q->c.bytes_queued;
+		st->bytes_completed = q->c.bytes_completed;
+		st->completions = q->c.completions;
+		st->stops = q->c.stops;
+		st->ring_stops = q->c.ring_stops;
+		st->drops = q->c.drops;
+		st->starved_ns = q->c.starved_ns;
+		st->limit_min = q->c.limit_min;
+		st->limit_max = q->c.limit_max;
+		st->ring_delay.n = q->h_ring.n;
+		st->ring_delay.max = q->h_ring.max;
+		st->ring_delay.sum = q->h_ring.sum;
+		st->qdisc_delay.n = q->h_qdisc.n;
+		st->qdisc_delay.max = q->h_qdisc.max;
+		st->qdisc_delay.sum = q->h_qdisc.sum;
 		st->inflight = dql_inflight(&q->d);
 		st->limit_final = q->d.limit;
 		st->stall_cnt = q->d.stall_cnt;
@@ -830,10 +972,12 @@ void sim_run(struct sim *s, const struct sim_ops *ops, void *arg)
 			on_link(s);
 		else if (id >= SRC_Q(0) && id < SRC_Q(s->cfg.nqueues))
 			on_queue(s, id - SRC_Q(0));
+		else if (id == SRC_PARR)
+			on_parr(s);
 		else if (id == SRC_AT)
 			on_at(s);
 		else
-			on_flow(s, id - SRC_FLOW(s, 0));
+			on_flow(s, id);
 		link_starve(s);
 		if (!--countdown) {
 			countdown = PROGRESS_EVERY;
@@ -854,7 +998,7 @@ const struct sim_config *sim_cfg(const struct sim *s)
 
 const struct sim_qstats *sim_queue_stats(const struct sim *s, unsigned int q)
 {
-	return q < s->cfg.nqueues ? &s->q[q].st : NULL;
+	return q < s->cfg.nqueues ? &s->qst[q] : NULL;
 }
 
 const struct dql *sim_queue_dql(const struct sim *s, unsigned int q)
@@ -869,7 +1013,7 @@ void sim_get_totals(const struct sim *s, struct sim_totals *t)
 	t->link_bps = s->cfg.link_bps;
 	t->starved_ns = s->link_starved;
 	for (unsigned int i = 0; i < s->cfg.nqueues; i++) {
-		const struct sim_qstats *st = &s->q[i].st;
+		const struct sim_qstats *st = &s->qst[i];
 
 		t->packets += st->packets;
 		t->bytes_tx += st->bytes_tx;

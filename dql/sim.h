@@ -283,6 +283,7 @@ uint64_t sim_hist_quantile(const struct sim_hist *h, double q);
  */
 struct sim_qstats {
 	uint64_t packets, bytes_tx;
+	uint64_t wire_bytes;		/* byte-times on the wire, framing included */
 	uint64_t packets_queued, bytes_queued, bytes_completed;
 	uint32_t inflight;
 	uint64_t completions, stops, ring_stops, drops;
@@ -291,8 +292,7 @@ struct sim_qstats {
 	double limit_mean;
 	uint64_t stall_cnt;
 	uint32_t stall_max;		/* jiffies */
-	struct sim_hist ring_delay, qdisc_delay;
-	uint64_t wire_bytes;		/* byte-times on the wire, framing included */
+	struct sim_hist ring_delay, qdisc_delay;	/* last: 30 KiB each */
 };
 
 /* the link: sums over queues, merged histograms */
