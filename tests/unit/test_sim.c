@@ -776,6 +776,101 @@ static void test_poisson_mg1(void **state)
 	}
 }
 
+/*
+ * The Poisson flows are one superposed process (an alias table picks each
+ * arrival's flow): each flow still offers its own rate, whatever the
+ * others' rates and sizes. Five flows pinned to five queues, rates a
+ * factor 40 apart: each queue's bytes within 2% (over 4 standard
+ * deviations of its packet count) of rate x duration.
+ */
+static void test_poisson_flows_rates(void **state)
+{
+	static const struct {
+		uint64_t rate;
+		enum sim_size_kind kind;
+		uint32_t a, b;
+	} fl[] = {
+		{ 600 * M, SIM_SIZE_FIXED, 1514, 0 },
+		{ 1 * G, SIM_SIZE_IMIX, 0, 0 },
+		{ 2 * G, SIM_SIZE_UNIFORM, 64, 1514 },
+		{ 3 * G, SIM_SIZE_BIMODAL, 64, 1514 },
+		{ 200 * M, SIM_SIZE_FIXED, 100, 0 },
+	};
+	struct sim_config c;
+	struct sim *s;
+
+	(void)state;
+	base(&c);
+	c.link_bps = 25 * G;
+	c.duration_ns = SEC;
+	c.nqueues = 5;
+	c.nflows = 0;
+	for (unsigned int i = 0; i < 5; i++) {
+		add_flow(&c, SIM_T_POISSON, fl[i].rate, fl[i].kind, fl[i].a, fl[i].b);
+		c.flows[i].size.p = 0.5;
+		c.flows[i].pinned = true;
+		c.flows[i].queue = i;
+	}
+	s = run(&c, NULL, NULL);
+	for (unsigned int i = 0; i < 5; i++) {
+		const struct sim_qstats *st = sim_queue_stats(s, i);
+		double got = (double)st->bytes_queued * 8, want = (double)fl[i].rate;
+
+		print_message("flow %u: %.4g bit/s offered, %.4g queued\n", i, want, got);
+		assert_int_equal(st->drops, 0);
+		assert_true(fabs(got - want) <= 0.02 * want);
+	}
+	sim_free(s);
+}
+
+/*
+ * Superposed on one queue, Poisson flows are still a Poisson process: three
+ * flows of imix at rates 1:2:3 give the M/G/1 waiting time of one flow of
+ * their summed rate (Lindley's recursion), p50 and p99 within 3%.
+ */
+static void test_poisson_flows_merge(void **state)
+{
+	struct sim_hist *ref = calloc(1, sizeof(*ref));
+	struct sim_config c, one;
+	struct sim_totals t;
+	struct sim *s;
+	/* 70% of the wire: imix's mean frame is 358.17 bytes + 24 on the wire */
+	double total = 0.7 * 10e9 * sim_size_mean(&(struct sim_size){ .kind = SIM_SIZE_IMIX }) /
+		       ((7.0 * 84 + 4.0 * 614 + 1538) / 12);
+
+	(void)state;
+	assert_non_null(ref);
+	sim_config_init(&c);
+	c.link_bps = 10 * G;
+	c.ring = SIM_RING_MAX;
+	c.qlen = SIM_QLEN_MAX;
+	c.frag_size = SIM_PKT_MAX;
+	c.duration_ns = 2 * SEC;
+	set(&c, BQLT_K_LIMIT_MIN, DQL_MAX_LIMIT);
+	c.nflows = 0;
+	for (int i = 1; i <= 3; i++)
+		add_flow(&c, SIM_T_POISSON, (uint64_t)(total * i / 6), SIM_SIZE_IMIX, 0, 0);
+	one = c;
+	one.nflows = 1;
+	one.flows[0].rate_bps = c.flows[0].rate_bps + c.flows[1].rate_bps + c.flows[2].rate_bps;
+	s = run(&c, NULL, NULL);
+	sim_get_totals(s, &t);
+	assert_int_equal(t.drops, 0);
+	assert_true(fabs(t.utilization - 0.7) < 0.007);
+	lindley(&one, 4 * t.ring_delay->n, ref);
+	for (int qi = 0; qi < 2; qi++) {
+		double q = qi ? 0.99 : 0.5;
+		double got = (double)sim_hist_quantile(t.ring_delay, q);
+		double want = (double)sim_hist_quantile(ref, q);
+
+		print_message("3 flows merged: p%g sim %.0f ns, Lindley %.0f ns\n", q * 100, got, want);
+		assert_true(want > 0);
+		assert_true(fabs(got - want) <= 0.03 * want);
+	}
+	sim_free(s);
+	free(ref);
+}
+
 /* packets over the qdisc limit are dropped, bulk flows never */
 static void test_qdisc_drops(void **state)
 {
@@ -979,6 +1074,8 @@ int main(void)
 		cmocka_unit_test(test_framing),
 		cmocka_unit_test(test_descriptors),
 		cmocka_unit_test(test_poisson_mg1),
+		cmocka_unit_test(test_poisson_flows_rates),
+		cmocka_unit_test(test_poisson_flows_merge),
 		cmocka_unit_test(test_ring_bound_warning),
 	};
 
