@@ -83,36 +83,35 @@ static inline void hput(struct hhead *h, uint64_t *b, uint64_t v)
 }
 
 struct squeue {
-	struct dql d;
-	/* qdisc: a FIFO of qd_cap slots */
-	struct pkt *qd;
-	uint32_t qd_cap, qd_head, qd_cnt;
+	/* the transmit path: what every packet touches, first */
+	uint32_t qd_cap, qd_head, qd_cnt;	/* qdisc: a FIFO of qd_cap slots */
 	/* ring: counters run freely, slot = counter & ring_mask */
-	struct pkt *ring;
 	uint32_t ring_mask, ring_size, wake;	/* ring_size, wake: descriptors */
 	uint32_t r_reap, r_tx, r_tail;	/* packets: reap <= tx <= tail */
 	uint32_t desc;			/* descriptors in use (reap .. tail) */
 	uint32_t desc_need;		/* the most one packet of this queue takes */
-	bool stack_xoff, drv_xoff;
+	bool stack_xoff, drv_xoff, starving;
 	enum napi_state napi;
 	uint32_t pending;		/* completed since the interrupt was enabled */
-	unsigned int nbulk, bulk_rr;
-	struct sim_rng rng;		/* interrupt jitter */
-	unsigned int bulk[SIM_MAX_FLOWS];
-	bool starving;
-	uint64_t starve_since;
-	/* limit series, as replay computes it */
-	uint64_t t_first, t_prev;
-	uint32_t l_prev;
-	unsigned __int128 wsum, lsum;
+	struct pkt *qd, *ring;
 	/*
 	 * Counted here, in the few cache lines an event touches, and given
 	 * to sim_qstats (s->qst, which only the buckets of the delay
 	 * histograms are in during the run) by sim_finish().
 	 */
-	struct qcnt c;
-	struct hhead h_ring, h_qdisc;
 	uint64_t *b_ring, *b_qdisc;	/* s->qst[i]'s buckets */
+	struct hhead h_ring, h_qdisc;
+	struct qcnt c;
+	uint64_t starve_since;
+	struct dql d;
+	/* limit series, as replay computes it */
+	uint64_t t_first, t_prev;
+	uint32_t l_prev;
+	unsigned __int128 wsum, lsum;
+	/* backlogged flows, taken in turn */
+	unsigned int nbulk, bulk_rr;
+	unsigned char bulk[SIM_MAX_FLOWS];
+	struct sim_rng rng;		/* interrupt jitter */
 };
 
 struct sim {
