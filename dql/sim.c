@@ -454,11 +454,39 @@ static void bulk_refill(struct sim *s, struct squeue *q)
 }
 
 /*
- * qdisc_run: move packets from the qdisc into the ring while the queue
- * runs, each through netdev_tx_sent_queue(): dql_queued(), then STACK_XOFF
- * if dql_avail() < 0. The driver stops the queue itself when the ring is
- * full.
+ * netdev_tx_sent_queue() for packet @p of queue @qi, into the ring now:
+ * dql_queued(), then STACK_XOFF if dql_avail() < 0. The driver stops the
+ * queue itself when the ring is full.
  */
+static inline void ring_push(struct sim *s, struct squeue *q, unsigned int qi,
+			     uint32_t bytes, uint32_t wire, uint64_t j)
+{
+	struct pkt *slot = &q->ring[q->r_tail++ & q->ring_mask];
+
+	s->ready |= 1ull << qi;
+	slot->t = s->now;
+	slot->bytes = bytes;
+	slot->wire = wire;
+	q->desc += pkt_descs(s, bytes);
+	dql_queued(&q->d, bytes, j);
+	q->c.packets_queued++;
+	q->c.bytes_queued += bytes;
+	if (s->ops->record)
+		emit(s, BQLT_Q, qi, bytes, NULL);
+	if (dql_avail(&q->d) < 0) {
+		q->stack_xoff = true;
+		q->c.stops++;
+	}
+	/* as drivers do: stop while the next packet might not fit */
+	if (q->ring_size - q->desc < q->desc_need) {
+		q->drv_xoff = true;
+		q->c.ring_stops++;
+	}
+	if (!s->busy)
+		link_start(s, qi);
+}
+
+/* qdisc_run: move packets from the qdisc into the ring while the queue runs */
 static void xmit(struct sim *s, unsigned int qi)
 {
 	struct squeue *q = &s->q[qi];
@@ -469,35 +497,16 @@ static void xmit(struct sim *s, unsigned int qi)
 	j = jiffies_at(s, s->now);
 	while (q->qd_cnt && !q->stack_xoff && !q->drv_xoff) {
 		struct pkt p = q->qd[q->qd_head];
-		struct pkt *slot;
 
 		if (++q->qd_head == q->qd_cap)
 			q->qd_head = 0;
-		if (!--q->qd_cnt)
+		/* empty: start again at slot 0, which stays in the cache */
+		if (!--q->qd_cnt) {
 			s->nonempty--;
+			q->qd_head = 0;
+		}
 		hput(&q->h_qdisc, q->b_qdisc, s->now - p.t);
-		slot = &q->ring[q->r_tail++ & q->ring_mask];
-		s->ready |= 1ull << qi;
-		slot->t = s->now;
-		slot->bytes = p.bytes;
-		slot->wire = p.wire;
-		q->desc += pkt_descs(s, p.bytes);
-		dql_queued(&q->d, p.bytes, j);
-		q->c.packets_queued++;
-		q->c.bytes_queued += p.bytes;
-		if (s->ops->record)
-			emit(s, BQLT_Q, qi, p.bytes, NULL);
-		if (dql_avail(&q->d) < 0) {
-			q->stack_xoff = true;
-			q->c.stops++;
-		}
-		/* as drivers do: stop while the next packet might not fit */
-		if (q->ring_size - q->desc < q->desc_need) {
-			q->drv_xoff = true;
-			q->c.ring_stops++;
-		}
-		if (!s->busy)
-			link_start(s, qi);
+		ring_push(s, q, qi, p.bytes, p.wire, j);
 		if (q->nbulk)
 			bulk_refill(s, q);
 	}
@@ -603,15 +612,25 @@ static void on_queue(struct sim *s, unsigned int qi)
 		napi_poll(s, qi);
 }
 
-/* a packet of flow @f arrives at its queue's qdisc, or is dropped */
+/*
+ * A packet of flow @f arrives at its queue: into the ring at once if the
+ * qdisc is empty and the queue runs (what qdisc_push() then xmit() would
+ * do, with a qdisc delay of 0), else into the qdisc, or dropped. The queue
+ * does not run while its qdisc holds packets: xmit() has nothing to do.
+ */
 static inline void flow_arrive(struct sim *s, const struct flow *f, uint32_t bytes)
 {
 	struct squeue *q = &s->q[f->q];
 
-	if (q->qd_cnt < q->qd_cap)
+	if (!q->qd_cnt && !q->stack_xoff && !q->drv_xoff) {
+		hput(&q->h_qdisc, q->b_qdisc, 0);
+		ring_push(s, q, f->q, bytes, pkt_wire(s, f, bytes), jiffies_at(s, s->now));
+	} else if (q->qd_cnt < q->qd_cap) {
 		qdisc_push(s, q, f, bytes);
-	else
+	} else {
 		q->c.drops++;
+	}
+	q_starve(s, q);
 }
 
 /*
@@ -642,8 +661,6 @@ static void on_parr(struct sim *s)
 
 	flow_arrive(s, f, size_draw(&f->size, &a->rng));
 	ev_set(s, SRC_PARR, s->now + parr_gap(s));
-	xmit(s, f->q);
-	q_starve(s, &s->q[f->q]);
 }
 
 /* a CBR or on/off flow's packet */
@@ -663,8 +680,6 @@ static void on_flow(struct sim *s, unsigned int src)
 			next = f->period;
 	}
 	ev_set(s, src, next);
-	xmit(s, f->q);
-	q_starve(s, &s->q[f->q]);
 }
 
 static void on_at(struct sim *s)
