@@ -9,6 +9,7 @@
 #define BQLTOOL_DQL_SIM_RNG_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -145,6 +146,7 @@ static inline uint64_t wtime(struct wtime *w, uint32_t bytes, uint64_t *carry)
 {
 	unsigned int k = bytes % WT_SLOTS;
 	uint64_t q, r;
+	bool c;
 
 	if (w->bytes[k] != bytes) {
 		uint64_t num = (uint64_t)bytes * 8 * 1000000000ull;
@@ -153,13 +155,11 @@ static inline uint64_t wtime(struct wtime *w, uint32_t bytes, uint64_t *carry)
 		w->q[k] = num / w->rate;
 		w->r[k] = num % w->rate;
 	}
-	q = w->q[k];
+	/* branch-free: whether the carry overflows is not predictable */
 	r = w->r[k] + *carry;
-	if (r >= w->rate) {
-		q++;
-		r -= w->rate;
-	}
-	*carry = r;
+	c = r >= w->rate;
+	q = w->q[k] + c;
+	*carry = r - (c ? w->rate : 0);
 	return q;
 }
 
