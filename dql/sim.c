@@ -17,6 +17,8 @@
 #include "dql_util.h"		/* last: poisons the I/O functions */
 
 #define NS_PER_SEC	1000000000ull
+/* the per-packet path, inlined into the event loop: no calls, no spills */
+#define HOT		static inline __attribute__((always_inline))
 #define T_NEVER		UINT64_MAX
 #define PROGRESS_EVERY	(1u << 20)	/* events between progress calls */
 
@@ -139,6 +141,7 @@ struct sim {
 	struct wtime wire;		/* per-size times on the link */
 	uint64_t bytes_tx;
 	uint32_t frag;			/* bytes per descriptor */
+	uint32_t frame_min, frame_over;	/* framing: SIM_FRAME_*, or 0 */
 	unsigned int nonempty;		/* queues whose qdisc has packets */
 	bool link_starving;
 	uint64_t link_starve_since, link_starved;
@@ -205,13 +208,12 @@ static inline unsigned int ev_next(const struct sim *s)
 	unsigned int id = s->nid[1];
 
 	/* the tree's ids are all above SRC_EXT: a tie goes off the tree */
-	for (unsigned int i = SRC_EXT; i--;) {
-		bool le = tm[i] <= best;
-
-		best = le ? tm[i] : best;
-		id = le ? i : id;
-	}
-	return id;
+	_Static_assert(SRC_EXT == 3, "three sources off the tree");
+	id = tm[SRC_PARR] <= best ? SRC_PARR : id;
+	best = tm[SRC_PARR] <= best ? tm[SRC_PARR] : best;
+	id = tm[SRC_LINK] <= best ? SRC_LINK : id;
+	best = tm[SRC_LINK] <= best ? tm[SRC_LINK] : best;
+	return tm[SRC_AT] <= best ? SRC_AT : id;
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -270,7 +272,14 @@ static void emit(struct sim *s, enum bqlt_kind kind, unsigned int qi,
 	s->ops->record(s->arg, &r);
 }
 
-/* starvation bookkeeping, after anything that may change the conditions */
+/*
+ * Starvation bookkeeping: called where the conditions may have changed,
+ * not after every event. A queue starves while its qdisc has packets and
+ * its ring none to send (q_starve: after a packet enters an empty qdisc,
+ * the ring's last packet goes on the wire, and a poll); the link while it
+ * is idle and a qdisc has packets (link_starve: where s->busy or
+ * s->nonempty change while the link is idle).
+ */
 static inline void q_starve(struct sim *s, struct squeue *q)
 {
 	bool starving = q->qd_cnt && q->r_tail == q->r_tx;
@@ -323,7 +332,7 @@ static void store(struct sim *s, struct squeue *q, const struct sim_kv *kv)
 /* ------------------------------------------------------------ the link */
 
 /* put the next packet of queue @qi on the wire */
-static void link_start(struct sim *s, unsigned int qi)
+HOT void link_start(struct sim *s, unsigned int qi)
 {
 	struct squeue *q = &s->q[qi];
 	const struct pkt *p = &q->ring[q->r_tx & q->ring_mask];
@@ -422,9 +431,7 @@ static inline uint32_t pkt_wire(const struct sim *s, const struct flow *f, uint3
 {
 	if (f->wire_fixed)
 		return f->wire_fixed;
-	if (s->cfg.no_framing)
-		return bytes;
-	return (bytes < SIM_FRAME_MIN ? SIM_FRAME_MIN : bytes) + SIM_FRAME_OVERHEAD;
+	return (bytes < s->frame_min ? s->frame_min : bytes) + s->frame_over;
 }
 
 /* the descriptors of a packet of @bytes (sim_descs()) */
@@ -443,8 +450,11 @@ static void qdisc_push(struct sim *s, struct squeue *q, const struct flow *f, ui
 	p->t = s->now;
 	p->bytes = bytes;
 	p->wire = pkt_wire(s, f, bytes);
-	if (!q->qd_cnt++)
+	if (!q->qd_cnt++) {
 		s->nonempty++;
+		if (!s->busy)
+			link_starve(s);
+	}
 }
 
 /* keep the backlogged flows' packets in the qdisc */
@@ -464,8 +474,8 @@ static void bulk_refill(struct sim *s, struct squeue *q)
  * dql_queued(), then STACK_XOFF if dql_avail() < 0. The driver stops the
  * queue itself when the ring is full.
  */
-static inline void ring_push(struct sim *s, struct squeue *q, unsigned int qi,
-			     uint32_t bytes, uint32_t wire, uint64_t j)
+HOT void ring_push(struct sim *s, struct squeue *q, unsigned int qi,
+		  uint32_t bytes, uint32_t wire, uint64_t j)
 {
 	struct pkt *slot = &q->ring[q->r_tail++ & q->ring_mask];
 
@@ -488,8 +498,10 @@ static inline void ring_push(struct sim *s, struct squeue *q, unsigned int qi,
 		q->drv_xoff = true;
 		q->c.ring_stops++;
 	}
-	if (!s->busy)
+	if (!s->busy) {
 		link_start(s, qi);
+		link_starve(s);
+	}
 }
 
 /* qdisc_run: move packets from the qdisc into the ring while the queue runs */
@@ -510,6 +522,8 @@ static void xmit(struct sim *s, unsigned int qi)
 		if (!--q->qd_cnt) {
 			s->nonempty--;
 			q->qd_head = 0;
+			if (!s->busy)
+				link_starve(s);
 		}
 		hput(&q->h_qdisc, q->b_qdisc, s->now - p.t);
 		ring_push(s, q, qi, p.bytes, p.wire, j);
@@ -532,13 +546,16 @@ static void on_link(struct sim *s)
 	q->c.bytes_tx += p->bytes;
 	q->c.wire_bytes += p->wire;
 	s->bytes_tx += p->bytes;
-	s->busy = false;
 	irq_on_done(s, qi);
-	if (link_pick(s, qi, &next))
-		link_start(s, next);
-	else
+	if (link_pick(s, qi, &next)) {
+		link_start(s, next);	/* busy still */
+	} else {
+		s->busy = false;
 		ev_set(s, SRC_LINK, T_NEVER);
-	q_starve(s, q);
+		link_starve(s);
+	}
+	if (q->r_tx == q->r_tail)
+		q_starve(s, q);
 }
 
 static void limit_series(struct squeue *q, uint64_t t)
@@ -624,7 +641,7 @@ static void on_queue(struct sim *s, unsigned int qi)
  * do, with a qdisc delay of 0), else into the qdisc, or dropped. The queue
  * does not run while its qdisc holds packets: xmit() has nothing to do.
  */
-static inline void flow_arrive(struct sim *s, const struct flow *f, uint32_t bytes)
+HOT void flow_arrive(struct sim *s, const struct flow *f, uint32_t bytes)
 {
 	struct squeue *q = &s->q[f->q];
 
@@ -633,10 +650,10 @@ static inline void flow_arrive(struct sim *s, const struct flow *f, uint32_t byt
 		ring_push(s, q, f->q, bytes, pkt_wire(s, f, bytes), jiffies_at(s, s->now));
 	} else if (q->qd_cnt < q->qd_cap) {
 		qdisc_push(s, q, f, bytes);
+		q_starve(s, q);
 	} else {
 		q->c.drops++;
 	}
-	q_starve(s, q);
 }
 
 /*
@@ -769,6 +786,8 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 		return bql_err_set(e, ENOMEM, "out of memory");
 	s->cfg = *cfg;
 	s->frag = cfg->frag_size ? cfg->frag_size : SIM_FRAG_SIZE;
+	s->frame_min = cfg->no_framing ? 0 : SIM_FRAME_MIN;
+	s->frame_over = cfg->no_framing ? 0 : SIM_FRAME_OVERHEAD;
 	zig_init(&s->zig);
 	wtime_init(&s->wire, cfg->link_bps);
 	/* --at in time order, ties in the order given (insertion sort: stable) */
@@ -998,7 +1017,6 @@ void sim_run(struct sim *s, const struct sim_ops *ops, void *arg)
 			on_at(s);
 		else
 			on_flow(s, id);
-		link_starve(s);
 		if (!--countdown) {
 			countdown = PROGRESS_EVERY;
 			if (o.progress)
