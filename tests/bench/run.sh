@@ -511,11 +511,30 @@ sim_row() {
 	}'
 }
 
+# cpu_rss_best CMD: "CPU RSS" of CMD, the least CPU of 3 tries (this is a
+# shared machine: the others only add); a command of less than 0.25 s is
+# run k times in a row per try, and its CPU is the try's over k (the
+# clock's 10 ms would otherwise be a tenth of the figure)
+cpu_rss_best() {
+	local cr c k=1 i best=
+	cr=$(cpu_rss "$1")
+	c=${cr% *}
+	if awk -v c="$c" 'BEGIN { exit !(c < 0.25) }'; then
+		k=$(awk -v c="$c" 'BEGIN { k = int(0.5 / (c > 0.01 ? c : 0.01)) + 1; print (k > 50 ? 50 : k) }')
+	fi
+	for i in 1 2 3; do
+		c=$(cpu_rss "sh -c 'i=0; while [ \$i -lt $k ]; do $1 || exit; i=\$((i + 1)); done'" |
+			awk -v k="$k" '{ printf "%.4f", $1 / k }')
+		best=$(awk -v a="$c" -v b="$best" 'BEGIN { print (b == "" || a < b) ? a : b }')
+	done
+	echo "$best ${cr#* }"
+}
+
 # sim_one LABEL ARGS: CPU, packets per second and max RSS of one sim run
 sim_one() {
 	local label=$1 args=$2 n cr
 	n=$("$BQLTOOL" -j sim $args | jq .packets)
-	cr=$(cpu_rss "$BQLTOOL sim -q $args")
+	cr=$(cpu_rss_best "$BQLTOOL sim -q $args")
 	sim_row "$label" "${cr% *}" "$n" "${cr#* }"
 }
 
@@ -528,12 +547,12 @@ sim_vs_replay() {
 	"$BQLTOOL" sim -q $m --trace "$t"
 	lines=$(wc -l <"$t")
 	n=$(grep -c ' Q ' "$t")
-	cs=$(cpu_rss "$BQLTOOL sim -q $m")
+	cs=$(cpu_rss_best "$BQLTOOL sim -q $m")
 	sim_row "sim" "${cs% *}" "$n" "${cs#* }"
-	cr=$(cpu_rss "$BQLTOOL replay -q $rj $t")
+	cr=$(cpu_rss_best "$BQLTOOL replay -q $rj $t")
 	sim_row "replay ${rj:+$rj }of its trace ($lines lines)" "${cr% *}" "$n" "${cr#* }" "${cs% *}"
 	if [ "${4:-}" = write ]; then
-		cr=$(cpu_rss "$BQLTOOL sim -q $m --trace $t")
+		cr=$(cpu_rss_best "$BQLTOOL sim -q $m --trace $t")
 		sim_row "sim --trace (writing it)" "${cr% *}" "$n" "${cr#* }" "${cs% *}"
 	fi
 	rm -f "$t"
