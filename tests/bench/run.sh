@@ -511,23 +511,13 @@ sim_row() {
 	}'
 }
 
-# cpu_rss_best CMD: "CPU RSS" of CMD, the least CPU of 3 tries (this is a
-# shared machine: the others only add); a command of less than 0.25 s is
-# run k times in a row per try, and its CPU is the try's over k (the
-# clock's 10 ms would otherwise be a tenth of the figure)
+# cpu_rss_best CMD: "CPU RSS" of CMD: cpu_best's CPU (the least of 3
+# runs, perf's task-clock where there is perf: time(1)'s 10 ms ticks are a
+# tenth of the short rows) and one run's max RSS
 cpu_rss_best() {
-	local cr c k=1 i best=
+	local cr
 	cr=$(cpu_rss "$1")
-	c=${cr% *}
-	if awk -v c="$c" 'BEGIN { exit !(c < 0.25) }'; then
-		k=$(awk -v c="$c" 'BEGIN { k = int(0.5 / (c > 0.01 ? c : 0.01)) + 1; print (k > 50 ? 50 : k) }')
-	fi
-	for i in 1 2 3; do
-		c=$(cpu_rss "sh -c 'i=0; while [ \$i -lt $k ]; do $1 || exit; i=\$((i + 1)); done'" |
-			awk -v k="$k" '{ printf "%.4f", $1 / k }')
-		best=$(awk -v a="$c" -v b="$best" 'BEGIN { print (b == "" || a < b) ? a : b }')
-	done
-	echo "$best ${cr#* }"
+	echo "$(cpu_best "$1") ${cr#* }"
 }
 
 # sim_one LABEL ARGS: CPU, packets per second and max RSS of one sim run
