@@ -127,7 +127,7 @@ struct sim {
 	 * event sources: 0 settings, 1 link, 2 the Poisson flows, 3.. the
 	 * queues, then the CBR and on/off flows (bulk flows have no events)
 	 */
-	unsigned int nsrc, tsize, *nid;	/* the winner tree: tsize leaves */
+	unsigned int nsrc, tsize;	/* the winner tree: tsize leaves */
 	uint64_t *nt;
 	uint64_t *tm;
 	unsigned char *srcflow;		/* source id - SRC_FLOW0: its flow */
@@ -163,50 +163,52 @@ struct sim {
 /* ------------------------------------------------------------ events */
 
 /*
- * The next event: a winner (tournament) tree over the sources: node k
- * holds the earliest time and source of its subtree (nt[k], nid[k]), the
- * leaves tsize.. the sources, padded with T_NEVER. An update walks one
- * leaf-to-root path, one comparison of adjacent nodes a level. Left
- * subtrees hold the lower ids, so a tie goes to the lower id. The busiest
+ * The next event: a winner (tournament) tree over the sources. A node
+ * holds the least key of its subtree; a source's key is its time and its
+ * id in one word, (t << 8) | id, so that the least key is the earliest
+ * event and, of those at the same time, the lowest id; times from 2^56
+ * ns (two years, past any run: SIM_DURATION_MAX) are KEY_NEVER. The
+ * leaves tsize.. are the sources (padded with KEY_NEVER); an update walks
+ * one leaf-to-root path, a compare and a select a level. The busiest
  * sources, the link and the Poisson flows, and the settings stay out of
  * the tree: ev_next() compares their times with the root's.
  */
+#define KEY_NEVER	UINT64_MAX
+#define KEY_T_MAX	(1ull << 56)
+_Static_assert(SIM_DURATION_MAX < KEY_T_MAX, "a run's times fit a key");
+_Static_assert(SRC_EXT + SIM_MAX_QUEUES + SIM_MAX_FLOWS <= 256, "an id fits a key");
+
 static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
 {
-	uint64_t *nt = s->nt;
-	unsigned int *nid = s->nid;
+	uint64_t *nt = s->nt, key;
 	unsigned int k;
 
 	s->tm[id] = t;
 	if (id < SRC_EXT)
 		return;
+	key = t < KEY_T_MAX ? t << 8 | id : KEY_NEVER;
 	k = s->tsize + id - SRC_EXT;
-	nt[k] = t;
+	nt[k] = key;
 	/*
-	 * The winner so far stays in registers; only the siblings are
-	 * loaded, and their addresses do not depend on the comparisons, so
-	 * the loads of every level go out at once and a level costs a
-	 * compare and two selects, not a store-to-load round trip.
+	 * The least key so far stays in a register; only the siblings are
+	 * loaded, and their addresses do not depend on the comparisons.
 	 */
 	while (k > 1) {
-		uint64_t st = nt[k ^ 1];
-		unsigned int sid = nid[k ^ 1];
-		/* a tie goes to the left subtree, the lower ids */
-		bool sib = (k & 1) ? st <= t : st < t;
+		uint64_t sk = nt[k ^ 1];
 
-		t = sib ? st : t;
-		id = sib ? sid : id;
+		key = sk < key ? sk : key;
 		k >>= 1;
-		nt[k] = t;
-		nid[k] = id;
+		nt[k] = key;
 	}
 }
 
 static inline unsigned int ev_next(const struct sim *s)
 {
 	const uint64_t *tm = s->tm;
-	uint64_t best = s->nt[1];
-	unsigned int id = s->nid[1];
+	uint64_t key = s->nt[1];
+	uint64_t best = key == KEY_NEVER ? T_NEVER : key >> 8;
+	/* an empty tree's id is never returned: the settings win a tie */
+	unsigned int id = (unsigned int)(key & 0xff);
 
 	/* the tree's ids are all above SRC_EXT: a tie goes off the tree */
 	_Static_assert(SRC_EXT == 3, "three sources off the tree");
@@ -808,14 +810,13 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 			s->nsrc++;
 	for (s->tsize = 2; s->tsize < s->nsrc - SRC_EXT; s->tsize <<= 1)
 		;
-	s->nid = calloc(2 * s->tsize, sizeof(*s->nid));
 	s->nt = calloc(2 * s->tsize, sizeof(*s->nt));
 	s->tm = calloc(s->nsrc, sizeof(*s->tm));
 	s->srcflow = calloc(cfg->nflows + 1, sizeof(*s->srcflow));
 	s->q = calloc(cfg->nqueues, sizeof(*s->q));
 	s->qst = calloc(cfg->nqueues, sizeof(*s->qst));
 	s->fl = calloc(cfg->nflows, sizeof(*s->fl));
-	if (!s->nid || !s->nt || !s->tm || !s->srcflow || !s->q || !s->qst || !s->fl)
+	if (!s->nt || !s->tm || !s->srcflow || !s->q || !s->qst || !s->fl)
 		goto nomem;
 	/*
 	 * Every queue's ring and qdisc slots in one block: a large calloc is
@@ -888,7 +889,6 @@ void sim_free(struct sim *s)
 	free(s->q);
 	free(s->qst);
 	free(s->fl);
-	free(s->nid);
 	free(s->nt);
 	free(s->tm);
 	free(s->srcflow);
@@ -907,14 +907,8 @@ static void sim_start(struct sim *s)
 	for (i = 0; i < s->nsrc; i++)
 		s->tm[i] = T_NEVER;
 	/* every subtree's winner: its leftmost leaf, all times T_NEVER */
-	for (i = 0; i < s->tsize; i++) {
-		s->nid[s->tsize + i] = SRC_EXT + i;
-		s->nt[s->tsize + i] = T_NEVER;
-	}
-	for (i = s->tsize - 1; i; i--) {
-		s->nid[i] = s->nid[2 * i];
-		s->nt[i] = T_NEVER;
-	}
+	for (i = 1; i < 2 * s->tsize; i++)
+		s->nt[i] = KEY_NEVER;
 	for (i = 0; i < s->cfg.nqueues; i++) {
 		struct squeue *q = &s->q[i];
 
