@@ -1051,6 +1051,15 @@ static void test_hist(void **state)
 	assert_int_equal(h2.max, UINT64_MAX);
 	assert_int_equal(sim_hist_quantile(&h2, 1.0), UINT64_MAX);
 	assert_int_equal(sim_hist_quantile(&h2, 0.5), sim_hist_quantile(&h, 0.5));
+
+	/* a merge reads up to the maximum's bucket only: it is a copy all the same */
+	memset(&h2, 0, sizeof(h2));
+	sim_hist_merge(&h2, &h);
+	assert_memory_equal(&h2, &h, sizeof(h));
+	sim_hist_add(&h, UINT64_MAX);	/* the last bucket */
+	memset(&h2, 0, sizeof(h2));
+	sim_hist_merge(&h2, &h);
+	assert_memory_equal(&h2, &h, sizeof(h));
 }
 
 int main(void)
