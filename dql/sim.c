@@ -473,9 +473,10 @@ static void bulk_refill(struct sim *s, struct squeue *q)
 }
 
 /*
- * netdev_tx_sent_queue() for packet @p of queue @qi, into the ring now:
- * dql_queued(), then STACK_XOFF if dql_avail() < 0. The driver stops the
- * queue itself when the ring is full.
+ * A packet of @bytes (@wire on the wire) of queue @qi into the ring now,
+ * through netdev_tx_sent_queue(): dql_queued(), then STACK_XOFF if
+ * dql_avail() < 0. The driver stops the queue itself when the ring is
+ * full.
  */
 HOT void ring_push(struct sim *s, struct squeue *q, unsigned int qi,
 		  uint32_t bytes, uint32_t wire, uint64_t j)
