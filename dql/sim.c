@@ -64,8 +64,8 @@ struct parr {
 };
 
 struct qcnt {
-	uint64_t packets, bytes_tx, wire_bytes;
-	uint64_t packets_queued, bytes_queued, bytes_completed;
+	/* sent (packets, bytes, wire): the queued less the ring's, at the end */
+	uint64_t packets_queued, bytes_queued, wire_queued, bytes_completed;
 	uint64_t completions, stops, ring_stops, drops, starved_ns;
 	uint32_t limit_min, limit_max;
 };
@@ -139,7 +139,6 @@ struct sim {
 	uint64_t ready;			/* bit q: queue q's ring has a packet to send */
 	uint64_t wire_rem;		/* ns fraction carried, times link_bps */
 	struct wtime wire;		/* per-size times on the link */
-	uint64_t bytes_tx;
 	uint32_t frag;			/* bytes per descriptor */
 	uint32_t frame_min, frame_over;	/* framing: SIM_FRAME_*, or 0 */
 	unsigned int nonempty;		/* queues whose qdisc has packets */
@@ -491,6 +490,7 @@ HOT void ring_push(struct sim *s, struct squeue *q, unsigned int qi,
 	dql_queued(&q->d, bytes, j);
 	q->c.packets_queued++;
 	q->c.bytes_queued += bytes;
+	q->c.wire_queued += wire;
 	if (s->ops->record)
 		emit(s, BQLT_Q, qi, bytes, NULL);
 	if (dql_avail(&q->d) < 0) {
@@ -542,14 +542,8 @@ static void on_link(struct sim *s)
 {
 	unsigned int qi = s->cur_q, next;
 	struct squeue *q = &s->q[qi];
-	const struct pkt *p = &q->ring[q->r_tx & q->ring_mask];
-
 	if (++q->r_tx == q->r_tail)
 		s->ready &= ~(1ull << qi);
-	q->c.packets++;
-	q->c.bytes_tx += p->bytes;
-	q->c.wire_bytes += p->wire;
-	s->bytes_tx += p->bytes;
 	irq_on_done(s, qi);
 	if (link_pick(s, qi, &next)) {
 		link_start(s, next);	/* busy still */
@@ -959,9 +953,17 @@ static void sim_finish(struct sim *s)
 		if (q->starving)
 			q->c.starved_ns += s->now - q->starve_since;
 		q->starving = false;
-		st->packets = q->c.packets;
-		st->bytes_tx = q->c.bytes_tx;
-		st->wire_bytes = q->c.wire_bytes;
+		/*
+		 * Sent: what went into the ring less what is still to go on
+		 * the wire (the packet on the wire counts when it is done)
+		 */
+		st->packets = q->c.packets_queued - (q->r_tail - q->r_tx);
+		st->bytes_tx = q->c.bytes_queued;
+		st->wire_bytes = q->c.wire_queued;
+		for (uint32_t k = q->r_tx; k != q->r_tail; k++) {
+			st->bytes_tx -= q->ring[k & q->ring_mask].bytes;
+			st->wire_bytes -= q->ring[k & q->ring_mask].wire;
+		}
 		st->packets_queued = q->c.packets_queued;
 		st->bytes_queued = q->c.bytes_queued;
 		st->bytes_completed = q->c.bytes_completed;
