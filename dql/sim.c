@@ -359,7 +359,7 @@ static inline bool link_pick(const struct sim *s, unsigned int from, unsigned in
 
 	if (!m)
 		return false;
-	hi = from >= 63 ? 0 : m & (~0ull << (from + 1));
+	hi = m & ((~0ull << from) << 1);	/* from is at most 63 */
 	*out = (unsigned int)__builtin_ctzll(hi ? hi : m);
 	return true;
 }
@@ -538,7 +538,7 @@ static void xmit(struct sim *s, unsigned int qi)
 
 /* ------------------------------------------------------------ handlers */
 
-static void on_link(struct sim *s)
+HOT void on_link(struct sim *s)
 {
 	unsigned int qi = s->cur_q, next;
 	struct squeue *q = &s->q[qi];
@@ -672,7 +672,7 @@ static inline uint64_t parr_gap(struct sim *s)
 	return whole;
 }
 
-static void on_parr(struct sim *s)
+HOT void on_parr(struct sim *s)
 {
 	struct parr *a = &s->pa;
 	uint64_t u = rng_next(&a->rng);

@@ -159,15 +159,18 @@ static inline uint64_t wtime(struct wtime *w, uint32_t bytes, uint64_t *carry)
 }
 
 /* sim_hist_add() inline, for the event loop (sim.h's histogram) */
+/*
+ * Bucket v below SIM_HIST_SUB; above, SIM_HIST_SUB per octave: with e the
+ * top bit of v, bucket (e - SUB_BITS + 1) * SUB + the SUB_BITS bits below
+ * it. Without a branch: sh = the top bit of (v | SUB) - SUB_BITS is 0
+ * below SUB, and v >> sh is then v, else SUB + those bits, so that the
+ * bucket is sh * SUB + (v >> sh) either way.
+ */
 static inline unsigned int sim_hist_idx(uint64_t v)
 {
-	unsigned int e;
+	unsigned int sh = 63u - SIM_HIST_SUB_BITS - (unsigned int)__builtin_clzll(v | SIM_HIST_SUB);
 
-	if (v < SIM_HIST_SUB)
-		return (unsigned int)v;
-	e = 63u - (unsigned int)__builtin_clzll(v);	/* >= SUB_BITS */
-	return (e - SIM_HIST_SUB_BITS + 1) * SIM_HIST_SUB +
-	       (unsigned int)((v >> (e - SIM_HIST_SUB_BITS)) & (SIM_HIST_SUB - 1));
+	return sh * SIM_HIST_SUB + (unsigned int)(v >> sh);
 }
 
 static inline void sim_hist_put(struct sim_hist *h, uint64_t v)

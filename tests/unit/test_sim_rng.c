@@ -116,12 +116,32 @@ static void test_next_is_min(void **state)
 	}
 }
 
+/* sim_hist_idx() without a branch is the bucket of the definition (sim.h) */
+static void test_hist_idx(void **state)
+{
+	struct sim_rng r;
+
+	(void)state;
+	rng_seed(&r, 3, 0);
+	for (int i = 0; i < 200000; i++) {
+		/* every value below 2^16, then random ones of every length */
+		uint64_t v = i < 65536 ? (uint64_t)i : rng_next(&r) >> (i % 64), want;
+		unsigned int e = v ? 63u - (unsigned int)__builtin_clzll(v) : 0;
+
+		want = v < SIM_HIST_SUB ? v :
+		       (e - SIM_HIST_SUB_BITS + 1) * SIM_HIST_SUB + ((v >> (e - SIM_HIST_SUB_BITS)) & (SIM_HIST_SUB - 1));
+		assert_int_equal(sim_hist_idx(v), want);
+	}
+	assert_int_equal(sim_hist_idx(UINT64_MAX), SIM_HIST_BUCKETS - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exp_moments),
 		cmocka_unit_test(test_streams),
 		cmocka_unit_test(test_next_is_min),
+		cmocka_unit_test(test_hist_idx),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
