@@ -141,6 +141,7 @@ struct sim {
 	struct wtime wire;		/* per-size times on the link */
 	uint32_t frag;			/* bytes per descriptor */
 	uint32_t frame_min, frame_over;	/* framing: SIM_FRAME_*, or 0 */
+	uint32_t frames_max;		/* --coalesce-frames, 0: never */
 	unsigned int nonempty;		/* queues whose qdisc has packets */
 	bool link_starving;
 	uint64_t link_starve_since, link_starved;
@@ -402,7 +403,7 @@ static void irq_fire(struct sim *s, unsigned int qi)
 }
 
 /* a packet of queue @qi finished on the wire: the coalescing logic */
-static void irq_on_done(struct sim *s, unsigned int qi)
+HOT void irq_on_done(struct sim *s, unsigned int qi)
 {
 	struct squeue *q = &s->q[qi];
 
@@ -418,7 +419,7 @@ static void irq_on_done(struct sim *s, unsigned int qi)
 		return;
 	case NAPI_ARMED:
 		q->pending++;
-		if (s->cfg.coalesce_frames && q->pending >= s->cfg.coalesce_frames)
+		if (q->pending >= s->frames_max)
 			irq_fire(s, qi);
 		return;
 	case NAPI_POLL:
@@ -786,6 +787,7 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 	s->frag = cfg->frag_size ? cfg->frag_size : SIM_FRAG_SIZE;
 	s->frame_min = cfg->no_framing ? 0 : SIM_FRAME_MIN;
 	s->frame_over = cfg->no_framing ? 0 : SIM_FRAME_OVERHEAD;
+	s->frames_max = cfg->coalesce_frames ? cfg->coalesce_frames : UINT32_MAX;
 	zig_init(&s->zig);
 	wtime_init(&s->wire, cfg->link_bps);
 	/* --at in time order, ties in the order given (insertion sort: stable) */
