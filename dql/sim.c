@@ -445,7 +445,7 @@ static inline uint32_t pkt_descs(const struct sim *s, uint32_t bytes)
 	return 1 + (bytes - SIM_TSO_HDR + s->frag - 1) / s->frag;
 }
 
-static void qdisc_push(struct sim *s, struct squeue *q, const struct flow *f, uint32_t bytes)
+HOT void qdisc_push(struct sim *s, struct squeue *q, const struct flow *f, uint32_t bytes)
 {
 	uint32_t i = q->qd_head + q->qd_cnt;
 	struct pkt *p = &q->qd[i >= q->qd_cap ? i - q->qd_cap : i];
