@@ -518,6 +518,31 @@ static void xmit(struct sim *s, unsigned int qi)
 	if (q->stack_xoff || q->drv_xoff || !q->qd_cnt)
 		return;
 	j = jiffies_at(s, s->now);
+	if (q->nbulk) {
+		/*
+		 * Backlogged: the qdisc is full and stays full (what
+		 * bulk_refill() keeps), a packet in for each one out, into
+		 * the slot that one leaves: no count, no wrap of the tail.
+		 */
+		while (!q->stack_xoff && !q->drv_xoff) {
+			struct pkt *slot = &q->qd[q->qd_head];
+			struct pkt p = *slot;
+			struct flow *f = &s->fl[q->bulk[q->bulk_rr]];
+			uint32_t bytes;
+
+			if (++q->qd_head == q->qd_cap)
+				q->qd_head = 0;
+			if (++q->bulk_rr == q->nbulk)
+				q->bulk_rr = 0;
+			hput(&q->h_qdisc, q->b_qdisc, s->now - p.t);
+			ring_push(s, q, qi, p.bytes, p.wire, j);
+			bytes = size_draw(&f->size, &f->rng);
+			slot->t = s->now;
+			slot->bytes = bytes;
+			slot->wire = pkt_wire(s, f, bytes);
+		}
+		return;
+	}
 	while (q->qd_cnt && !q->stack_xoff && !q->drv_xoff) {
 		struct pkt p = q->qd[q->qd_head];
 
@@ -532,8 +557,6 @@ static void xmit(struct sim *s, unsigned int qi)
 		}
 		hput(&q->h_qdisc, q->b_qdisc, s->now - p.t);
 		ring_push(s, q, qi, p.bytes, p.wire, j);
-		if (q->nbulk)
-			bulk_refill(s, q);
 	}
 }
 
