@@ -393,9 +393,9 @@ static inline bool link_pick(const struct sim *s, unsigned int from, unsigned in
 
 /* ------------------------------------------------------------ interrupts */
 
-static uint64_t stall_defer(const struct sim *s, uint64_t t)
+HOT uint64_t stall_defer(const struct sim *s, uint64_t t)
 {
-	bool moved = true;
+	bool moved = s->cfg.nstalls != 0;
 
 	/* a deferred poll may land in a later stall: repeat until none */
 	while (moved) {
@@ -413,7 +413,7 @@ static uint64_t stall_defer(const struct sim *s, uint64_t t)
 }
 
 /* the interrupt is raised now: the poll runs after the latency */
-static void irq_fire(struct sim *s, unsigned int qi)
+HOT void irq_fire(struct sim *s, unsigned int qi)
 {
 	struct squeue *q = &s->q[qi];
 	uint64_t lat = s->cfg.irq_latency_ns;
