@@ -370,7 +370,7 @@ HOT void link_start(struct sim *s, unsigned int qi)
 	hput(&q->h_ring, q->b_ring, d);
 	s->busy = true;
 	s->cur_q = qi;
-	ev_set(s, SRC_LINK, s->now + wtime(&s->wire, p->wire, &s->wire_rem));
+	s->tm[SRC_LINK] = s->now + wtime(&s->wire, p->wire, &s->wire_rem);	/* off the tree */
 }
 
 /*
@@ -599,7 +599,7 @@ HOT void on_link(struct sim *s)
 		link_start(s, next);	/* busy still */
 	} else {
 		s->busy = false;
-		ev_set(s, SRC_LINK, T_NEVER);
+		s->tm[SRC_LINK] = T_NEVER;
 		link_starve(s);
 	}
 	if (q->r_tx == q->r_tail)
@@ -731,7 +731,7 @@ HOT void on_parr(struct sim *s)
 	const struct flow *f = &s->fl[(u & 0xffffffffu) < a->thr[k] ? a->own[k] : a->alias[k]];
 
 	flow_arrive(s, f, size_draw(&f->size, &a->rng));
-	ev_set(s, SRC_PARR, s->now + parr_gap(s));
+	s->tm[SRC_PARR] = s->now + parr_gap(s);	/* off the tree */
 }
 
 /* a CBR or on/off flow's packet */
