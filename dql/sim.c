@@ -592,6 +592,7 @@ HOT void on_link(struct sim *s)
 {
 	unsigned int qi = s->cur_q, next;
 	struct squeue *q = &s->q[qi];
+
 	if (++q->r_tx == q->r_tail)
 		s->ready &= ~(1ull << qi);
 	irq_on_done(s, qi);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Private to dql/sim*.c: the simulator's deterministic random numbers
- * (xoshiro256** streams seeded through splitmix64, exponentials by the
+ * (wyrand streams seeded through splitmix64, exponentials by the
  * ziggurat method) and exact transmission times without a division per
  * packet.
  */

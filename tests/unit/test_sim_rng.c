@@ -2,7 +2,7 @@
 /*
  * The simulator's random numbers (dql/sim_rng.h, through dql/sim.c, included
  * here for its statics):
- * xoshiro256** streams, bounded integers, and the ziggurat exponential
+ * wyrand streams, bounded integers, and the ziggurat exponential
  * against the moments and tails of Exp(1); and the event order of the scan
  * (few sources) against the heap's.
  */
