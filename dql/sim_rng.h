@@ -16,10 +16,11 @@
 #include "sim.h"
 
 /*
- * wyrand (Wang Yi; Go's runtime generator): a 64-bit Weyl sequence
- * through one 64x64->128 multiply. It passes BigCrush and PractRand; its
- * one word of state and one multiply make a draw a third of what
- * xoshiro256** cost, and the per-packet path draws three (#21).
+ * wyrand (Wang Yi; the generator of Go's runtime): a 64-bit Weyl sequence
+ * through one 64x64->128 multiply, which passes BigCrush and PractRand
+ * (its author's tests). One word of state and one multiply: a draw is
+ * about half the instructions of xoshiro256**'s, and an arrival draws
+ * three (#21).
  */
 struct sim_rng {
 	uint64_t s;
@@ -158,9 +159,9 @@ static inline uint64_t wtime(struct wtime *w, uint32_t bytes, uint64_t *carry)
 	return q;
 }
 
-/* sim_hist_add() inline, for the event loop (sim.h's histogram) */
 /*
- * Bucket v below SIM_HIST_SUB; above, SIM_HIST_SUB per octave: with e the
+ * sim_hist_add() inline, for the event loop (sim.h's histogram). Bucket v
+ * below SIM_HIST_SUB; above, SIM_HIST_SUB per octave: with e the
  * top bit of v, bucket (e - SUB_BITS + 1) * SUB + the SUB_BITS bits below
  * it. Without a branch: sh = the top bit of (v | SUB) - SUB_BITS is 0
  * below SUB, and v >> sh is then v, else SUB + those bits, so that the

@@ -3,8 +3,8 @@
  * The simulator's random numbers (dql/sim_rng.h, through dql/sim.c, included
  * here for its statics):
  * wyrand streams, bounded integers, and the ziggurat exponential
- * against the moments and tails of Exp(1); and the event order of the scan
- * (few sources) against the heap's.
+ * against the moments and tails of Exp(1); the winner tree's pick against
+ * a scan of every source; a histogram's bucket against its definition.
  */
 #include <setjmp.h>
 #include <stdarg.h>
