@@ -2,8 +2,9 @@
 /*
  * The closed-loop NIC model behind `bqltool sim` and `bqltool tune`: an
  * event loop over a handful of sources (settings changes, the link, one
- * interrupt/NAPI state per queue, one arrival process per flow) that calls
- * the DQL engine as a driver does. See sim.h.
+ * interrupt/NAPI state per queue, one arrival process for the Poisson
+ * flows together and one per CBR or on/off flow) that calls the DQL
+ * engine as a driver does. See sim.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,7 +18,7 @@
 #include "dql_util.h"		/* last: poisons the I/O functions */
 
 #define NS_PER_SEC	1000000000ull
-/* the per-packet path, inlined into the event loop: no calls, no spills */
+/* the per-packet path, inlined into the event loop: no calls */
 #define HOT		static inline __attribute__((always_inline))
 #define T_NEVER		UINT64_MAX
 #define PROGRESS_EVERY	(1u << 20)	/* events between progress calls */
