@@ -487,8 +487,8 @@ HOT void qdisc_push(struct sim *s, struct squeue *q, const struct flow *f, uint3
 	}
 }
 
-/* keep the backlogged flows' packets in the qdisc */
-static void bulk_refill(struct sim *s, struct squeue *q)
+/* fill the qdisc with the backlogged flows' packets, in turn (at time 0) */
+static void bulk_fill(struct sim *s, struct squeue *q)
 {
 	while (q->qd_cnt < q->qd_cap) {
 		struct flow *f = &s->fl[q->bulk[q->bulk_rr]];
@@ -547,9 +547,9 @@ static void xmit(struct sim *s, unsigned int qi)
 	j = jiffies_at(s, s->now);
 	if (q->nbulk) {
 		/*
-		 * Backlogged: the qdisc is full and stays full (what
-		 * bulk_refill() keeps), a packet in for each one out, into
-		 * the slot that one leaves: no count, no wrap of the tail.
+		 * Backlogged: the qdisc is full (bulk_fill()) and stays
+		 * full, a packet in for each one out, into the slot that one
+		 * leaves: no count, no wrap of the tail.
 		 */
 		while (!q->stack_xoff && !q->drv_xoff) {
 			struct pkt *slot = &q->qd[q->qd_head];
@@ -983,7 +983,7 @@ static void sim_start(struct sim *s)
 	/* the backlogged queues start full and start sending */
 	for (i = 0; i < s->cfg.nqueues; i++) {
 		if (s->q[i].nbulk) {
-			bulk_refill(s, &s->q[i]);
+			bulk_fill(s, &s->q[i]);
 			xmit(s, i);
 		}
 	}
