@@ -189,14 +189,14 @@ static void report(struct rec_run *r, const uint64_t *st)
 				q->n_reseed, q->n_why[RECW_RS_CALLS], q->n_why[RECW_RS_NOCALL],
 				q->n_why[RECW_RS_BACK] + q->n_why[RECW_RS_QUEUED], q->n_stale,
 				q->n_q, q->n_p,
-				q->seeded ? "" : " (no completion seen: nothing to replay)");
+				q->completed ? "" : " (no completion seen: nothing to replay)");
 		else
 			fprintf(stderr, ": struct dql at 0x%" PRIx64 ", %" PRIu64
 				" C, %" PRIu64 " Q, %" PRIu64 " P, %" PRIu64
 				" re-seeds after lost C events, %" PRIu64 " Q from checkpoints%s\n",
 				r->dql[i], q->n_c, q->n_q,
 				q->n_p, q->n_reseed, q->n_lost_q,
-				q->seeded ? "" : " (no completion seen: nothing to replay)");
+				q->completed ? "" : " (no completion seen: nothing to replay)");
 	}
 	if (r->backend == RECBPF_TP)
 		fprintf(stderr, "bqltool: record: %" PRIu64 " events, %" PRIu64 " C records, %"
@@ -227,7 +227,7 @@ static void unseeded(struct rec_run *r)
 	unsigned int n = 0, first = 0;
 
 	for (unsigned int i = r->n; i-- > 0;)
-		if (!r->q[i].seeded) {
+		if (!r->q[i].completed) {
 			n++;
 			first = i;
 		}

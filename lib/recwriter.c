@@ -174,6 +174,7 @@ static int on_c(struct recw *w, struct recw_queue *q, const struct rec_event *ev
 	const struct rec_snap *s = &ev->s;
 	uint64_t t = rec_t(q, ev);
 
+	q->completed = true;
 	if (!q->seeded) {
 		q->seeded = true;
 		q->last = *s;
@@ -220,6 +221,8 @@ static int on_check(struct recw *w, struct recw_queue *q, const struct rec_event
 	if (!q->seeded)
 		return 0;
 	if (s->num_completed != q->last.num_completed || q->resync) {
+		if (s->num_completed != q->last.num_completed)
+			q->completed = true;
 		if (!q->resync) {
 			q->n_reseed++;
 			line(w, "# %" PRIu64 " %s MISSED C trap, re-seeding from in-lock checkpoint",
@@ -467,6 +470,7 @@ static int on_obs(struct recw *w, struct recw_queue *q, const struct rec_event *
 		return w->err;
 	}
 	q->n_windows++;
+	q->completed = true;
 	q1 = (int32_t)(s->prev_num_queued - l->num_queued);
 	q2 = (int32_t)(s->num_queued - s->prev_num_queued);
 	if ((w->queued && (q1 < 0 || q2 < 0)) || !find_call(w, l, ev, &j, &after))

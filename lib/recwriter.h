@@ -51,7 +51,8 @@ struct recw_queue {
 	uint64_t hold_time, stall_thrs;	/* ms, as sysfs shows them */
 
 	/* filled by the writer */
-	bool seeded;
+	bool seeded;			/* an S written: the first event (a completion, or any observation) */
+	bool completed;			/* a completion seen during the capture */
 	bool resync;			/* R emitted; next CHECK re-seeds */
 	struct rec_snap last;		/* the state the trace so far implies */
 	uint64_t last_t;

@@ -256,16 +256,30 @@ verified() {
 	assert_nothing_attached
 }
 
-@test "record -n NS i8: all 8 queues (no register limit); ifb never completes, so no seed" {
+@test "record -n NS i8: all 8 queues (no register limit); ifb transmits but never completes: no completion seen" {
 	netns_require
 	ip netns exec "$NS" test -d /sys/class/net/i8/queues/tx-7/byte_queue_limits ||
 		skip "no 8-queue ifb in the namespace"
 	capture_require
-	run --separate-stderr timeout 20 "$BQLTOOL" -v record -n "$NS" i8 -d 1
+	# frames on every queue while the capture runs: observed at xmit, never completed
+	local stop="$BATS_TEST_TMPDIR/stop" k=0
+	(
+		while [ ! -e "$stop" ] && [ $((k += 1)) -le 200 ]; do
+			ip netns exec "$NS" python3 "$BATS_TEST_DIRNAME/../tools/pktsend.py" i8 32 1 200 || true
+			sleep 0.05
+		done
+	) 3>&- &
+	local sender=$!
+	run --separate-stderr timeout 20 "$BQLTOOL" -v record -n "$NS" i8 -d 1.5
+	touch "$stop"
+	wait "$sender" || true
 	if grep -q "backend watchpoint$" <<<"$stderr"; then skip "watchpoint backend: 4 queues at most"; fi
 	assert_success
 	assert_regex "$output" "queue i8:tx-7 limit_min=0 "
 	assert_regex "$stderr" "i8:tx-0: struct dql at 0xffff[0-9a-f]+"
+	# observed (seeded by an xmit) is not completed: every queue says so
+	assert_regex "$stderr" "i8:tx-[0-7]: struct dql at 0xffff[0-9a-f]+, [1-9][0-9]* observations, 0 completion windows"
+	[ "$(grep -c "(no completion seen: nothing to replay)" <<<"$stderr")" -eq 8 ]
 	assert_regex "$stderr" "8 of 8 queues \(i8:tx-0, ...\) saw no completion"
 	assert_nothing_attached
 }

@@ -291,7 +291,9 @@ static void test_seed_then_c(void **state)
 	(void)state;
 	model_init(&m, true);
 	queue(&m, 100, false);		/* before any C: dropped */
-	complete(&m, 100, false);	/* the seed */
+	assert_false(m.q.completed);
+	complete(&m, 100, false);	/* the seed: a completion seen */
+	assert_true(m.q.completed);
 	assert_int_equal(m.q.n_early_q, 1);
 	s = strstr(m.out.s, "eth0:tx-0 S ");
 	assert_non_null(s);
@@ -654,7 +656,9 @@ static void test_tp_exact(void **state)
 
 	(void)state;
 	model_init(&m, false);
+	assert_false(m.q.completed);
 	tp_traffic(&m, 60);
+	assert_true(m.q.completed);
 	verify_all(&m, &v);
 	assert_int_equal(m.q.n_reseed, 0);
 	assert_int_equal(m.q.n_exact, m.q.n_windows);
@@ -849,7 +853,9 @@ static void test_tp_never_completes(void **state)
 	model_init(&m, false);
 	for (int k = 0; k < 50; k++)
 		tp_xmit(&m, 1000, 0);
+	/* seeded by the xmit's observation, but no completion seen (record warns) */
 	assert_true(m.q.seeded);
+	assert_false(m.q.completed);
 	assert_int_equal(m.q.n_obs, 1);
 	assert_null(strstr(m.out.s, " C "));
 	verify_all(&m, &v);
