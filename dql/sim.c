@@ -21,7 +21,7 @@
 /* the per-packet path, inlined into the event loop: no calls */
 #define HOT		static inline __attribute__((always_inline))
 #define T_NEVER		UINT64_MAX
-#define PROGRESS_EVERY	(1u << 20)	/* events between progress calls */
+#define PROGRESS_NS	1000000ull	/* simulated ns between progress calls */
 
 /* ------------------------------------------------------------ state */
 
@@ -30,6 +30,10 @@ struct pkt {
 	uint32_t bytes;		/* skb->len, what DQL counts */
 	uint32_t wire;		/* byte-times on the wire */
 };
+
+/* why a queue is stopped (squeue's xoff): one test for both */
+#define XOFF_STACK	1u		/* __QUEUE_STATE_STACK_XOFF: DQL's limit */
+#define XOFF_DRV	2u		/* __QUEUE_STATE_DRV_XOFF: the ring is full */
 
 enum napi_state {
 	NAPI_IDLE,		/* interrupt enabled, nothing pending */
@@ -93,7 +97,8 @@ struct squeue {
 	uint32_t r_reap, r_tx, r_tail;	/* packets: reap <= tx <= tail */
 	uint32_t desc;			/* descriptors in use (reap .. tail) */
 	uint32_t desc_need;		/* the most one packet of this queue takes */
-	bool stack_xoff, drv_xoff, starving;
+	uint8_t xoff;			/* XOFF_*: the queue does not run */
+	bool starving;
 	enum napi_state napi;
 	uint32_t pending;		/* completed since the interrupt was enabled */
 	struct pkt *qd, *ring;
@@ -120,6 +125,7 @@ struct squeue {
 struct sim {
 	struct sim_config cfg;
 	const struct sim_ops *ops;
+	bool rec;			/* ops->record is set */
 	void *arg;
 	uint64_t now;
 	/* jiffies cache: jiffies of [.., j_next) is j */
@@ -129,6 +135,13 @@ struct sim {
 	 * queues, then the CBR and on/off flows (bulk flows have no events)
 	 */
 	unsigned int nsrc, tsize;	/* the winner tree: tsize leaves */
+	/*
+	 * The link or the Poisson flows go first, past ev_next(), at a time
+	 * below lim: the root's time + 1, the settings' time, the end of
+	 * the run and the next progress call, whichever is first (lim_set)
+	 */
+	uint64_t lim;
+	uint64_t lim_end;		/* min(end of the run, next progress call) */
 	unsigned int tdepth;		/* log2(tsize): the levels above the leaves */
 	uint64_t *nt;
 	uint64_t *tm;
@@ -180,14 +193,27 @@ struct sim {
 _Static_assert(SIM_DURATION_MAX < KEY_T_MAX, "a run's times fit a key");
 _Static_assert(SRC_EXT + SIM_MAX_QUEUES + SIM_MAX_FLOWS <= 256, "an id fits a key");
 
+/* the fast path's bound (struct sim's lim), from the tree's root key */
+static inline void lim_set(struct sim *s, uint64_t root)
+{
+	/* KEY_NEVER's time + 1 is 2^56, past any end */
+	uint64_t l = (root >> 8) + 1;
+
+	l = s->tm[SRC_AT] < l ? s->tm[SRC_AT] : l;
+	s->lim = s->lim_end < l ? s->lim_end : l;
+}
+
 static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
 {
 	uint64_t *nt = s->nt, key;
 	unsigned int k;
 
 	s->tm[id] = t;
-	if (id < SRC_EXT)
+	if (id < SRC_EXT) {
+		if (id == SRC_AT)
+			lim_set(s, nt[1]);
 		return;
+	}
 	key = t < KEY_T_MAX ? t << 8 | id : KEY_NEVER;
 	k = s->tsize + id - SRC_EXT;
 	nt[k] = key;
@@ -227,6 +253,7 @@ static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
 		EV_UP;
 	}
 #undef EV_UP
+	lim_set(s, key);	/* key is the root's now */
 }
 
 static inline unsigned int ev_next(const struct sim *s)
@@ -519,15 +546,15 @@ HOT void ring_push(struct sim *s, struct squeue *q, unsigned int qi,
 	q->c.packets_queued++;
 	q->c.bytes_queued += bytes;
 	q->c.wire_queued += wire;
-	if (s->ops->record)
+	if (s->rec)
 		emit(s, BQLT_Q, qi, bytes, NULL);
 	if (dql_avail(&q->d) < 0) {
-		q->stack_xoff = true;
+		q->xoff |= XOFF_STACK;
 		q->c.stops++;
 	}
 	/* as drivers do: stop while the next packet might not fit */
 	if (q->ring_size - q->desc < q->desc_need) {
-		q->drv_xoff = true;
+		q->xoff |= XOFF_DRV;
 		q->c.ring_stops++;
 	}
 	if (!s->busy) {
@@ -542,7 +569,7 @@ static void xmit(struct sim *s, unsigned int qi)
 	struct squeue *q = &s->q[qi];
 	uint64_t j = 0;
 
-	if (q->stack_xoff || q->drv_xoff || !q->qd_cnt)
+	if (q->xoff || !q->qd_cnt)
 		return;
 	j = jiffies_at(s, s->now);
 	if (q->nbulk) {
@@ -551,7 +578,7 @@ static void xmit(struct sim *s, unsigned int qi)
 		 * full, a packet in for each one out, into the slot that one
 		 * leaves: no count, no wrap of the tail.
 		 */
-		while (!q->stack_xoff && !q->drv_xoff) {
+		while (!q->xoff) {
 			struct pkt *slot = &q->qd[q->qd_head];
 			struct pkt p = *slot;
 			struct flow *f = &s->fl[q->bulk[q->bulk_rr]];
@@ -570,7 +597,7 @@ static void xmit(struct sim *s, unsigned int qi)
 		}
 		return;
 	}
-	while (q->qd_cnt && !q->stack_xoff && !q->drv_xoff) {
+	while (q->qd_cnt && !q->xoff) {
 		struct pkt p = q->qd[q->qd_head];
 
 		if (++q->qd_head == q->qd_cap)
@@ -642,11 +669,18 @@ static void napi_poll(struct sim *s, unsigned int qi)
 
 	if (n > s->cfg.napi_budget)
 		n = s->cfg.napi_budget;
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t b = q->ring[(q->r_reap + k) & q->ring_mask].bytes;
+	if (q->desc_need == 1) {
+		/* no packet of this queue takes more than one descriptor */
+		for (uint32_t k = 0; k < n; k++)
+			bytes += q->ring[(q->r_reap + k) & q->ring_mask].bytes;
+		desc = n;
+	} else {
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t b = q->ring[(q->r_reap + k) & q->ring_mask].bytes;
 
-		bytes += b;
-		desc += pkt_descs(s, b);
+			bytes += b;
+			desc += pkt_descs(s, b);
+		}
 	}
 	q->r_reap += n;
 	q->desc -= desc;
@@ -654,13 +688,13 @@ static void napi_poll(struct sim *s, unsigned int qi)
 		dql_completed(&q->d, bytes, jiffies_at(s, s->now));
 		q->c.bytes_completed += bytes;
 		limit_series(q, s->now);
-		if (s->ops->record)
+		if (s->rec)
 			emit(s, BQLT_C, qi, bytes, NULL);
-		if (q->stack_xoff && dql_avail(&q->d) >= 0)
-			q->stack_xoff = false;
+		if ((q->xoff & XOFF_STACK) && dql_avail(&q->d) >= 0)
+			q->xoff &= (uint8_t)~XOFF_STACK;
 	}
-	if (q->drv_xoff && q->ring_size - q->desc >= q->wake)
-		q->drv_xoff = false;
+	if ((q->xoff & XOFF_DRV) && q->ring_size - q->desc >= q->wake)
+		q->xoff &= (uint8_t)~XOFF_DRV;
 	if (n == s->cfg.napi_budget && q->r_tx != q->r_reap) {
 		/* budget spent: net_rx_action() polls again at once */
 		ev_set(s, SRC_Q(qi), stall_defer(s, s->now));
@@ -695,7 +729,7 @@ HOT void flow_arrive(struct sim *s, const struct flow *f, uint32_t bytes)
 {
 	struct squeue *q = &s->q[f->q];
 
-	if (!q->qd_cnt && !q->stack_xoff && !q->drv_xoff) {
+	if (!q->qd_cnt && !q->xoff) {
 		hput(&q->h_qdisc, q->b_qdisc, 0);
 		ring_push(s, q, f->q, bytes, pkt_wire(s, f, bytes), jiffies_at(s, s->now));
 	} else if (q->qd_cnt < q->qd_cap) {
@@ -761,7 +795,7 @@ static void on_at(struct sim *s)
 
 	for (unsigned int i = 0; i < s->cfg.nqueues; i++) {
 		store(s, &s->q[i], &a->kv);
-		if (s->ops->record)
+		if (s->rec)
 			emit(s, BQLT_P, i, 0, &a->kv);
 	}
 	ev_set(s, SRC_AT, s->at_next < s->cfg.nat ? s->cfg.at[s->at_next].t_ns : T_NEVER);
@@ -964,7 +998,7 @@ static void sim_start(struct sim *s)
 		for (unsigned int k = 0; k < s->cfg.nset; k++)
 			store(s, q, &s->cfg.set[k]);
 		dql_reset(&q->d, j0);
-		if (s->ops->record)
+		if (s->rec)
 			emit(s, BQLT_R, i, 0, NULL);
 	}
 	if (s->cfg.nat)
@@ -1048,12 +1082,15 @@ void sim_run(struct sim *s, const struct sim_ops *ops, void *arg)
 {
 	static const struct sim_ops none;
 	struct sim_ops o = ops ? *ops : none;
-	uint64_t end = s->cfg.duration_ns;
-	unsigned int countdown = PROGRESS_EVERY;
+	uint64_t end = s->cfg.duration_ns, prog = PROGRESS_NS;
 
 	s->ops = &o;
+	s->rec = o.record != NULL;
 	s->arg = arg;
+	s->lim_end = prog < end ? prog : end;
+	s->lim = 0;
 	sim_start(s);
+	lim_set(s, s->nt[1]);
 	for (;;) {
 		const uint64_t *tm = s->tm;
 		uint64_t tl = tm[SRC_LINK], tp = tm[SRC_PARR], t;
@@ -1063,27 +1100,32 @@ void sim_run(struct sim *s, const struct sim_ops *ops, void *arg)
 		 * Most events are the link's and the Poisson flows': what
 		 * ev_next() would pick first (a tie goes to the settings, the
 		 * link, the Poisson flows, then the tree), without its scan
-		 * and the dispatch below
+		 * and the dispatch below. Below lim, neither the tree nor the
+		 * settings have an event as early, and the run has not ended.
 		 */
 		if (tl <= tp) {
-			if (tl <= s->nt[1] >> 8 && tl < tm[SRC_AT]) {
-				if (tl >= end)
-					break;
+			if (tl < s->lim) {
 				s->now = tl;
 				on_link(s);
-				goto next;
+				continue;
 			}
-		} else if (tp <= s->nt[1] >> 8 && tp < tm[SRC_AT]) {
-			if (tp >= end)
-				break;
+		} else if (tp < s->lim) {
 			s->now = tp;
 			on_parr(s);
-			goto next;
+			continue;
 		}
 		id = ev_next(s);
 		t = tm[id];
 		if (t >= end)
 			break;
+		if (t >= prog) {
+			/* progress: now and then, in simulated time */
+			if (o.progress)
+				o.progress(arg, t);
+			prog = (t / PROGRESS_NS + 1) * PROGRESS_NS;
+			s->lim_end = prog < end ? prog : end;
+			lim_set(s, s->nt[1]);
+		}
 		s->now = t;
 		if (id == SRC_LINK)
 			on_link(s);
@@ -1095,12 +1137,6 @@ void sim_run(struct sim *s, const struct sim_ops *ops, void *arg)
 			on_at(s);
 		else
 			on_flow(s, id);
-next:
-		if (!--countdown) {
-			countdown = PROGRESS_EVERY;
-			if (o.progress)
-				o.progress(arg, s->now);
-		}
 	}
 	sim_finish(s);
 	s->ops = NULL;
