@@ -762,11 +762,22 @@ HOT void on_parr(struct sim *s)
 {
 	struct parr *a = &s->pa;
 	uint64_t u = rng_next(&a->rng);
-	/* the high half picks a slot, the low half the slot's flow or its alias */
-	unsigned int k = (unsigned int)(((u >> 32) * a->n) >> 32);
+	/*
+	 * The high half picks a slot: n times it, the high word; the low
+	 * half, the slot's flow or its alias. The low word of n times the
+	 * high half is uniform too, whatever the slot (in steps of n), and
+	 * independent of the low half: an IMIX size from it saves a draw.
+	 */
+	uint64_t m = (u >> 32) * a->n;
+	unsigned int k = (unsigned int)(m >> 32);
 	const struct flow *f = &s->fl[(u & 0xffffffffu) < a->thr[k] ? a->own[k] : a->alias[k]];
+	uint32_t bytes;
 
-	flow_arrive(s, f, size_draw(&f->size, &a->rng));
+	if (f->size.kind == SIM_SIZE_IMIX)
+		bytes = imix_size[((m & 0xffffffffu) * 12) >> 32];
+	else
+		bytes = size_draw(&f->size, &a->rng);
+	flow_arrive(s, f, bytes);
 	s->tm[SRC_PARR] = s->now + parr_gap(s);	/* off the tree */
 }
 

@@ -836,6 +836,45 @@ static void test_poisson_flows_rates(void **state)
 }
 
 /*
+ * IMIX sizes of superposed Poisson flows come from the draw that picks the
+ * flow (on_parr()): they must not depend on which flow it picked. Five
+ * flows at 1:2:3:4:5 Gbit/s, each on its own queue: each gets its rate in
+ * packets (7 * 60 + 4 * 590 + 1514) / 12 = 358.17 bytes on average, to
+ * within 1% (five standard errors of the mean for the slowest flow).
+ */
+static void test_poisson_flows_imix(void **state)
+{
+	const double mean = (7.0 * 60 + 4.0 * 590 + 1514) / 12;
+	struct sim_config c;
+	struct sim *s;
+
+	(void)state;
+	base(&c);
+	c.link_bps = 25 * G;
+	c.duration_ns = SEC;
+	c.nqueues = 5;
+	c.nflows = 0;
+	for (unsigned int i = 0; i < 5; i++) {
+		add_flow(&c, SIM_T_POISSON, (i + 1) * G, SIM_SIZE_IMIX, 0, 0);
+		c.flows[i].pinned = true;
+		c.flows[i].queue = i;
+	}
+	s = run(&c, NULL, NULL);
+	for (unsigned int i = 0; i < 5; i++) {
+		const struct sim_qstats *st = sim_queue_stats(s, i);
+		double got = (double)st->bytes_queued / (double)st->packets_queued;
+		double pkts = (double)(i + 1) * G / 8 / mean;
+
+		print_message("flow %u: %.2f bytes a packet, %" PRIu64 " packets (want %.0f)\n",
+			      i, got, st->packets_queued, pkts);
+		assert_int_equal(st->drops, 0);
+		assert_true(fabs(got - mean) <= 0.01 * mean);
+		assert_true(fabs((double)st->packets_queued - pkts) <= 0.02 * pkts);
+	}
+	sim_free(s);
+}
+
+/*
  * Superposed on one queue, Poisson flows are still a Poisson process: three
  * flows of imix at rates 1:2:3 give the M/G/1 waiting time of one flow of
  * their summed rate (Lindley's recursion), p50 and p99 within 3%.
@@ -1081,6 +1120,7 @@ int main(void)
 		cmocka_unit_test(test_descriptors),
 		cmocka_unit_test(test_poisson_mg1),
 		cmocka_unit_test(test_poisson_flows_rates),
+		cmocka_unit_test(test_poisson_flows_imix),
 		cmocka_unit_test(test_poisson_flows_merge),
 		cmocka_unit_test(test_ring_bound_warning),
 	};
