@@ -141,7 +141,8 @@ struct sim {
 	 * the run and the next progress call, whichever is first (lim_set)
 	 */
 	uint64_t lim;
-	uint64_t lim_end;		/* min(end of the run, next progress call) */
+	uint64_t lim_end;		/* the least of the three but the root's */
+	uint64_t prog;			/* the next progress call */
 	unsigned int tdepth;		/* log2(tsize): the levels above the leaves */
 	uint64_t *nt;
 	uint64_t *tm;
@@ -199,21 +200,26 @@ static inline void lim_set(struct sim *s, uint64_t root)
 	/* KEY_NEVER's time + 1 is 2^56, past any end */
 	uint64_t l = (root >> 8) + 1;
 
-	l = s->tm[SRC_AT] < l ? s->tm[SRC_AT] : l;
 	s->lim = s->lim_end < l ? s->lim_end : l;
 }
 
-static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
+/* after the settings' time or the next progress call moved */
+static void lim_end_set(struct sim *s)
+{
+	uint64_t l = s->cfg.duration_ns;
+
+	l = s->prog < l ? s->prog : l;
+	s->lim_end = s->tm[SRC_AT] < l ? s->tm[SRC_AT] : l;
+	lim_set(s, s->nt[1]);
+}
+
+/* source @id (on the tree) has its next event at @t */
+HOT void tree_set(struct sim *s, unsigned int id, uint64_t t)
 {
 	uint64_t *nt = s->nt, key;
 	unsigned int k;
 
 	s->tm[id] = t;
-	if (id < SRC_EXT) {
-		if (id == SRC_AT)
-			lim_set(s, nt[1]);
-		return;
-	}
 	key = t < KEY_T_MAX ? t << 8 | id : KEY_NEVER;
 	k = s->tsize + id - SRC_EXT;
 	nt[k] = key;
@@ -254,6 +260,18 @@ static inline void ev_set(struct sim *s, unsigned int id, uint64_t t)
 	}
 #undef EV_UP
 	lim_set(s, key);	/* key is the root's now */
+}
+
+/* source @id has its next event at @t */
+static void ev_set(struct sim *s, unsigned int id, uint64_t t)
+{
+	if (id >= SRC_EXT) {
+		tree_set(s, id, t);
+		return;
+	}
+	s->tm[id] = t;
+	if (id == SRC_AT)
+		lim_end_set(s);
 }
 
 static inline unsigned int ev_next(const struct sim *s)
@@ -797,7 +815,7 @@ static void on_flow(struct sim *s, unsigned int src)
 		if (next < f->period)
 			next = f->period;
 	}
-	ev_set(s, src, next);
+	tree_set(s, src, next);	/* a flow's packet: inline */
 }
 
 static void on_at(struct sim *s)
@@ -1093,15 +1111,14 @@ void sim_run(struct sim *s, const struct sim_ops *ops, void *arg)
 {
 	static const struct sim_ops none;
 	struct sim_ops o = ops ? *ops : none;
-	uint64_t end = s->cfg.duration_ns, prog = PROGRESS_NS;
+	uint64_t end = s->cfg.duration_ns;
 
 	s->ops = &o;
 	s->rec = o.record != NULL;
 	s->arg = arg;
-	s->lim_end = prog < end ? prog : end;
-	s->lim = 0;
+	s->prog = PROGRESS_NS;
 	sim_start(s);
-	lim_set(s, s->nt[1]);
+	lim_end_set(s);
 	for (;;) {
 		const uint64_t *tm = s->tm;
 		uint64_t tl = tm[SRC_LINK], tp = tm[SRC_PARR], t;
@@ -1129,13 +1146,12 @@ void sim_run(struct sim *s, const struct sim_ops *ops, void *arg)
 		t = tm[id];
 		if (t >= end)
 			break;
-		if (t >= prog) {
+		if (t >= s->prog) {
 			/* progress: now and then, in simulated time */
 			if (o.progress)
 				o.progress(arg, t);
-			prog = (t / PROGRESS_NS + 1) * PROGRESS_NS;
-			s->lim_end = prog < end ? prog : end;
-			lim_set(s, s->nt[1]);
+			s->prog = (t / PROGRESS_NS + 1) * PROGRESS_NS;
+			lim_end_set(s);
 		}
 		s->now = t;
 		if (id == SRC_LINK)
