@@ -458,8 +458,8 @@ HOT uint64_t stall_defer(const struct sim *s, uint64_t t)
 	return t;
 }
 
-/* the interrupt is raised now: the poll runs after the latency */
-HOT void irq_fire(struct sim *s, unsigned int qi)
+/* the interrupt is raised at @t (now, or when the coalescing timer fires): the poll runs after the latency */
+HOT void irq_fire_at(struct sim *s, unsigned int qi, uint64_t t)
 {
 	struct squeue *q = &s->q[qi];
 	uint64_t lat = s->cfg.irq_latency_ns;
@@ -471,7 +471,12 @@ HOT void irq_fire(struct sim *s, unsigned int qi)
 		lat = lo + rng_below(&q->rng, lat + j - lo + 1);
 	}
 	q->napi = NAPI_POLL;
-	ev_set(s, SRC_Q(qi), stall_defer(s, s->now + lat));
+	ev_set(s, SRC_Q(qi), stall_defer(s, t + lat));
+}
+
+HOT void irq_fire(struct sim *s, unsigned int qi)
+{
+	irq_fire_at(s, qi, s->now);
 }
 
 /* a packet of queue @qi finished on the wire: the coalescing logic */
@@ -484,6 +489,17 @@ HOT void irq_on_done(struct sim *s, unsigned int qi)
 		q->pending = 1;
 		if (!s->cfg.coalesce_usecs || s->cfg.coalesce_frames == 1) {
 			irq_fire(s, qi);
+			return;
+		}
+		if (s->frames_max == UINT32_MAX) {
+			/*
+			 * No frame count fires it early: the timer fires at
+			 * its time, and nothing happens until then but
+			 * completions the interrupt would not see. The poll
+			 * is set now, an event fewer, with the same jitter
+			 * draw (the queue's next) and the same time.
+			 */
+			irq_fire_at(s, qi, s->now + (uint64_t)s->cfg.coalesce_usecs * 1000);
 			return;
 		}
 		q->napi = NAPI_ARMED;

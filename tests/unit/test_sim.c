@@ -908,6 +908,79 @@ static void test_poisson_flows_merge(void **state)
 }
 
 /* packets over the qdisc limit are dropped, bulk flows never */
+/* the completions (C records): when, and how many bytes */
+struct crec {
+	unsigned int n;
+	uint64_t t[8];
+	uint32_t bytes[8];
+};
+
+static void rec_c(void *arg, const struct sim_rec *r)
+{
+	struct crec *c = arg;
+
+	if (r->kind != BQLT_C || c->n >= 8)
+		return;
+	c->t[c->n] = r->t_ns;
+	c->bytes[c->n++] = r->bytes;
+}
+
+/*
+ * Coalescing by hand: 1514-byte CBR packets every 30280 ns (400 Mbit/s)
+ * on 1G (12304 ns on the wire, framed), 50 us coalescing, 5 us to the
+ * poll, limit_min far above the traffic. As in the kernel, the first
+ * packet stops the queue (adj_limit is 0 until the first completion):
+ * packet 0 alone is done at 12304, the timer fires at 62304, the poll at
+ * 67304 reaps it, and packets 1 and 2 follow back to back (done at 79608
+ * and 91912).
+ * - Timer only: 79608 arms it, the poll at 134608 reaps packets 1-4
+ *   (packet 4: 121120 + 12304 = 133424); packet 5 (done 163704) arms the
+ *   next, at 218704, which reaps 5 and 6; then two packets every 60560.
+ * - --coalesce-frames 2: the second completion fires it: 91912 -> poll at
+ *   96912 (packets 1, 2); 104216 arms, 133424 fires -> 138424 (3, 4);
+ *   then two packets every 60560.
+ */
+static void coalesce_run(uint32_t frames, const uint64_t *t, const uint32_t *pkts)
+{
+	static const struct sim_ops ops = { .record = rec_c };
+	struct sim_config c;
+	struct crec r = { 0 };
+	struct sim *s;
+
+	sim_config_init(&c);
+	c.duration_ns = 2 * MS;
+	c.nflows = 0;
+	add_flow(&c, SIM_T_CBR, 400 * M, SIM_SIZE_FIXED, 1514, 0);
+	c.coalesce_usecs = 50;
+	c.coalesce_frames = frames;
+	c.irq_latency_ns = 5000;
+	c.irq_jitter_ns = 0;
+	set(&c, BQLT_K_LIMIT_MIN, 100000);
+	s = run(&c, &ops, &r);
+	assert_int_equal(r.n, 8);
+	for (unsigned int k = 0; k < r.n; k++) {
+		uint64_t want_t = k < 4 ? t[k] : t[3] + (k - 3) * 60560;
+		uint32_t want_b = (k < 4 ? pkts[k] : 2) * 1514;
+
+		print_message("frames %u: C %u bytes at %" PRIu64 " ns (want %u at %" PRIu64 ")\n",
+			      frames, r.bytes[k], r.t[k], want_b, want_t);
+		assert_int_equal(r.t[k], want_t);
+		assert_int_equal(r.bytes[k], want_b);
+	}
+	sim_free(s);
+}
+
+static void test_coalescing(void **state)
+{
+	static const uint64_t t_timer[] = { 67304, 134608, 218704, 279264 };
+	static const uint64_t t_frames[] = { 67304, 96912, 138424, 198984 };
+	static const uint32_t p_timer[] = { 1, 4, 2, 2 }, p_frames[] = { 1, 2, 2, 2 };
+
+	(void)state;
+	coalesce_run(0, t_timer, p_timer);
+	coalesce_run(2, t_frames, p_frames);
+}
+
 static void test_qdisc_drops(void **state)
 {
 	struct sim_config c;
@@ -1121,6 +1194,7 @@ int main(void)
 		cmocka_unit_test(test_poisson_mg1),
 		cmocka_unit_test(test_poisson_flows_rates),
 		cmocka_unit_test(test_poisson_flows_imix),
+		cmocka_unit_test(test_coalescing),
 		cmocka_unit_test(test_poisson_flows_merge),
 		cmocka_unit_test(test_ring_bound_warning),
 	};
