@@ -262,7 +262,9 @@ static int replay_file(struct rx *x, struct rfile *f, char *buf)
 		jobs--;
 	if (jobs > 1) {
 		ret = rx_replay_par(x, f, in, jobs);
-		goto out;
+		if (ret != RX_PAR_SERIAL)
+			goto out;
+		ret = 0;
 	}
 	for (;;) {
 		size_t room = RBUF_SIZE - have;

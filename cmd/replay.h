@@ -142,6 +142,11 @@ void rx_progress(struct rx *x);
  */
 #define RX_JOBS_MAX		64
 #define RX_JOBS_DEFAULT_MAX	8
+/*
+ * rx_replay_par()'s answer when not even two threads' chunks fit in
+ * memory (ulimit -v): nothing read; the caller replays in one thread
+ */
+#define RX_PAR_SERIAL		(-1)
 struct tinput;
 unsigned int rx_jobs_default(void);
 int rx_replay_par(struct rx *x, struct rfile *f, struct tinput *in, unsigned int jobs);

@@ -433,7 +433,7 @@ static size_t chunk_target(void)
 	return (size_t)v;
 }
 
-static void par_free(struct par *pp)
+static void par_bufs_free(struct par *pp)
 {
 	unsigned int i;
 
@@ -443,6 +443,14 @@ static void par_free(struct par *pp)
 	}
 	free(pp->ck);
 	free(pp->carry);
+	pp->ck = NULL;
+	pp->carry = NULL;
+	pp->nck = 0;
+}
+
+static void par_free(struct par *pp)
+{
+	par_bufs_free(pp);
 	pthread_mutex_destroy(&pp->rd);
 	pthread_mutex_destroy(&pp->mu);
 	pthread_cond_destroy(&pp->cv);
@@ -480,9 +488,24 @@ int rx_replay_par(struct rx *x, struct rfile *f, struct tinput *in, unsigned int
 	pthread_mutex_init(&pp.rd, NULL);
 	pthread_mutex_init(&pp.mu, NULL);
 	pthread_cond_init(&pp.cv, NULL);
-	if (par_alloc(&pp, jobs)) {
-		par_free(&pp);
-		return cmd_fail(x->c, "%s: %s", f->path, strerror(ENOMEM));
+	/*
+	 * Each thread needs chunks in flight: under a tight address space
+	 * (ulimit -v), fewer threads, down to the caller's single thread,
+	 * whose output is the same
+	 */
+	for (unsigned int want = jobs; par_alloc(&pp, jobs); ) {
+		par_bufs_free(&pp);
+		if (jobs <= 2) {
+			par_free(&pp);
+			if (x->c->verbose)
+				cmd_note(x->c, "replay: %s: -J %u: out of memory for the threads' "
+					 "chunks: 1 thread", f->path, want);
+			return RX_PAR_SERIAL;
+		}
+		jobs /= 2;
+		if (x->c->verbose)
+			cmd_note(x->c, "replay: %s: -J %u: out of memory for the threads' "
+				 "chunks: trying %u", f->path, want, jobs);
 	}
 	/*
 	 * The first chunk (the header: magic, hz, queues) is read and parsed

@@ -211,6 +211,29 @@ vm_floor_mb() {
 	}
 }
 
+@test "replay -J 8: an address space that fits one thread but not 8 threads' chunks: fewer threads, the output of -J 1" {
+	local t=$BATS_TEST_TMPDIR mb one=0
+	[[ "${BUILD:-}" != *san* ]] || skip "address space limits do not apply under ASan"
+	(ulimit -v 4000000) 2>/dev/null || skip "ulimit -v cannot be set here"
+	"$BQLTOOL" sim -q --link 10G --queues 4 --traffic bulk --traffic bulk --traffic bulk \
+		--traffic bulk --duration 0.05 --trace "$t/s.bqlt"
+	"$BQLTOOL" replay -J 1 "$t/s.bqlt" >"$t/one.out"
+	# the least address space -J 1 runs in, in steps of 2 MiB
+	for ((mb = 4; mb <= 512; mb += 2)); do
+		if (ulimit -v $((mb * 1024)) && MALLOC_ARENA_MAX=1 exec "$BQLTOOL" replay -q -J 1 "$t/s.bqlt" 2>/dev/null); then
+			one=$mb
+			break
+		fi
+	done
+	[ "$one" -gt 0 ]
+	# 8 threads' chunks in flight take 18 x 1.25 MiB: they do not fit there
+	run --separate-stderr bash -c 'ulimit -v $1; MALLOC_ARENA_MAX=1 exec "$2" -v replay -J 8 "$3"' _ \
+		$(((one + 2) * 1024)) "$BQLTOOL" "$t/s.bqlt"
+	[ "$status" -eq 0 ] || fail "-J 1 runs in $one MiB; -J 8 in $((one + 2)): exit $status: $stderr"
+	[ "$output" = "$(cat "$t/one.out")" ] || fail "not the output of -J 1"
+	[[ $stderr == *"-J 8: out of memory for the threads' chunks: "* ]] || fail "stderr: $stderr"
+}
+
 @test "replay -J: a trace that declares its queues as it goes is read by one thread; -v says how much was scanned" {
 	local t=$BATS_TEST_TMPDIR
 	shapegen manyq-late 5000 10000 "$t/late.bqlt"
