@@ -141,7 +141,7 @@ struct sim {
 	 * the run and the next progress call, whichever is first (lim_set)
 	 */
 	uint64_t lim;
-	uint64_t lim_end;		/* the least of the three but the root's */
+	uint64_t lim_end;		/* min(end, settings' time, next progress call) */
 	uint64_t prog;			/* the next progress call */
 	unsigned int tdepth;		/* log2(tsize): the levels above the leaves */
 	uint64_t *nt;
@@ -458,7 +458,10 @@ HOT uint64_t stall_defer(const struct sim *s, uint64_t t)
 	return t;
 }
 
-/* the interrupt is raised at @t (now, or when the coalescing timer fires): the poll runs after the latency */
+/*
+ * The interrupt is raised at @t (now, or when the coalescing timer
+ * fires): the poll runs after the latency
+ */
 HOT void irq_fire_at(struct sim *s, unsigned int qi, uint64_t t)
 {
 	struct squeue *q = &s->q[qi];
