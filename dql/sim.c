@@ -157,6 +157,7 @@ struct sim {
 	struct wtime wire;		/* per-size times on the link */
 	uint32_t frag;			/* bytes per descriptor */
 	uint32_t frame_min, frame_over;	/* framing: SIM_FRAME_*, or 0 */
+	uint32_t imix_wire[12];		/* imix_size[]'s wire bytes */
 	uint32_t frames_max;		/* --coalesce-frames, 0: never */
 	unsigned int nonempty;		/* queues whose qdisc has packets */
 	bool link_starving;
@@ -536,14 +537,14 @@ static inline uint32_t pkt_descs(const struct sim *s, uint32_t bytes)
 	return 1 + (bytes - SIM_TSO_HDR + s->frag - 1) / s->frag;
 }
 
-HOT void qdisc_push(struct sim *s, struct squeue *q, const struct flow *f, uint32_t bytes)
+HOT void qdisc_push(struct sim *s, struct squeue *q, uint32_t bytes, uint32_t wire)
 {
 	uint32_t i = q->qd_head + q->qd_cnt;
 	struct pkt *p = &q->qd[i >= q->qd_cap ? i - q->qd_cap : i];
 
 	p->t = s->now;
 	p->bytes = bytes;
-	p->wire = pkt_wire(s, f, bytes);
+	p->wire = wire;
 	if (!q->qd_cnt++) {
 		s->nonempty++;
 		if (!s->busy)
@@ -559,7 +560,9 @@ static void bulk_fill(struct sim *s, struct squeue *q)
 
 		if (++q->bulk_rr == q->nbulk)
 			q->bulk_rr = 0;
-		qdisc_push(s, q, f, size_draw(&f->size, &f->rng));
+		uint32_t bytes = size_draw(&f->size, &f->rng);
+
+		qdisc_push(s, q, bytes, pkt_wire(s, f, bytes));
 	}
 }
 
@@ -762,15 +765,15 @@ static void on_queue(struct sim *s, unsigned int qi)
  * do, with a qdisc delay of 0), else into the qdisc, or dropped. The queue
  * does not run while its qdisc holds packets: xmit() has nothing to do.
  */
-HOT void flow_arrive(struct sim *s, const struct flow *f, uint32_t bytes)
+HOT void flow_arrive(struct sim *s, const struct flow *f, uint32_t bytes, uint32_t wire)
 {
 	struct squeue *q = &s->q[f->q];
 
 	if (!q->qd_cnt && !q->xoff) {
 		hput(&q->h_qdisc, q->b_qdisc, 0);
-		ring_push(s, q, f->q, bytes, pkt_wire(s, f, bytes), jiffies_at(s, s->now));
+		ring_push(s, q, f->q, bytes, wire, jiffies_at(s, s->now));
 	} else if (q->qd_cnt < q->qd_cap) {
-		qdisc_push(s, q, f, bytes);
+		qdisc_push(s, q, bytes, wire);
 		q_starve(s, q);
 	} else {
 		q->c.drops++;
@@ -808,13 +811,18 @@ HOT void on_parr(struct sim *s)
 	uint64_t m = (u >> 32) * a->n;
 	unsigned int k = (unsigned int)(m >> 32);
 	const struct flow *f = &s->fl[(u & 0xffffffffu) < a->thr[k] ? a->own[k] : a->alias[k]];
-	uint32_t bytes;
+	uint32_t bytes, wire;
 
-	if (f->size.kind == SIM_SIZE_IMIX)
-		bytes = imix_size[((m & 0xffffffffu) * 12) >> 32];
-	else
+	if (f->size.kind == SIM_SIZE_IMIX) {
+		unsigned int x = (unsigned int)(((m & 0xffffffffu) * 12) >> 32);
+
+		bytes = imix_size[x];
+		wire = s->imix_wire[x];
+	} else {
 		bytes = size_draw(&f->size, &a->rng);
-	flow_arrive(s, f, bytes);
+		wire = pkt_wire(s, f, bytes);
+	}
+	flow_arrive(s, f, bytes, wire);
 	s->tm[SRC_PARR] = s->now + parr_gap(s);	/* off the tree */
 }
 
@@ -825,7 +833,7 @@ static void on_flow(struct sim *s, unsigned int src)
 	uint32_t bytes = size_draw(&f->size, &f->rng);
 	uint64_t next;
 
-	flow_arrive(s, f, bytes);
+	flow_arrive(s, f, bytes, pkt_wire(s, f, bytes));
 	next = s->now + wtime(&f->wt, bytes, &f->rem);
 	if (f->f->kind == SIM_T_ONOFF && next >= f->on_end) {
 		f->period += f->f->on_ns + f->f->off_ns;
@@ -920,6 +928,9 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 	s->frag = cfg->frag_size ? cfg->frag_size : SIM_FRAG_SIZE;
 	s->frame_min = cfg->no_framing ? 0 : SIM_FRAME_MIN;
 	s->frame_over = cfg->no_framing ? 0 : SIM_FRAME_OVERHEAD;
+	for (i = 0; i < 12; i++)
+		s->imix_wire[i] = sim_wire_bytes(cfg, &(const struct sim_size){ .kind = SIM_SIZE_IMIX },
+						 imix_size[i]);
 	s->frames_max = cfg->coalesce_frames ? cfg->coalesce_frames : UINT32_MAX;
 	zig_init(&s->zig);
 	wtime_init(&s->wire, cfg->link_bps);
