@@ -537,6 +537,24 @@ static inline uint32_t pkt_descs(const struct sim *s, uint32_t bytes)
 	return 1 + (bytes - SIM_TSO_HDR + s->frag - 1) / s->frag;
 }
 
+/* a packet of flow @f: its size drawn from @r, and its wire bytes (*@wire) */
+HOT uint32_t pkt_draw(const struct sim *s, const struct flow *f, struct sim_rng *r,
+		      uint32_t *wire)
+{
+	uint32_t bytes;
+
+	if (f->size.kind == SIM_SIZE_IMIX) {
+		/* size_draw()'s draw, and both from the tables */
+		unsigned int x = (unsigned int)rng_below(r, 12);
+
+		*wire = s->imix_wire[x];
+		return imix_size[x];
+	}
+	bytes = size_draw(&f->size, r);
+	*wire = pkt_wire(s, f, bytes);
+	return bytes;
+}
+
 HOT void qdisc_push(struct sim *s, struct squeue *q, uint32_t bytes, uint32_t wire)
 {
 	uint32_t i = q->qd_head + q->qd_cnt;
@@ -560,9 +578,9 @@ static void bulk_fill(struct sim *s, struct squeue *q)
 
 		if (++q->bulk_rr == q->nbulk)
 			q->bulk_rr = 0;
-		uint32_t bytes = size_draw(&f->size, &f->rng);
+		uint32_t wire, bytes = pkt_draw(s, f, &f->rng, &wire);
 
-		qdisc_push(s, q, bytes, pkt_wire(s, f, bytes));
+		qdisc_push(s, q, bytes, wire);
 	}
 }
 
@@ -622,7 +640,7 @@ static void xmit(struct sim *s, unsigned int qi)
 			struct pkt *slot = &q->qd[q->qd_head];
 			struct pkt p = *slot;
 			struct flow *f = &s->fl[q->bulk[q->bulk_rr]];
-			uint32_t bytes;
+			uint32_t bytes, wire;
 
 			if (++q->qd_head == q->qd_cap)
 				q->qd_head = 0;
@@ -630,10 +648,10 @@ static void xmit(struct sim *s, unsigned int qi)
 				q->bulk_rr = 0;
 			hput(&q->h_qdisc, q->b_qdisc, s->now - p.t);
 			ring_push(s, q, qi, p.bytes, p.wire, j);
-			bytes = size_draw(&f->size, &f->rng);
+			bytes = pkt_draw(s, f, &f->rng, &wire);
 			slot->t = s->now;
 			slot->bytes = bytes;
-			slot->wire = pkt_wire(s, f, bytes);
+			slot->wire = wire;
 		}
 		return;
 	}
@@ -830,10 +848,10 @@ HOT void on_parr(struct sim *s)
 static void on_flow(struct sim *s, unsigned int src)
 {
 	struct flow *f = &s->fl[s->srcflow[src - SRC_FLOW0(s)]];
-	uint32_t bytes = size_draw(&f->size, &f->rng);
+	uint32_t wire, bytes = pkt_draw(s, f, &f->rng, &wire);
 	uint64_t next;
 
-	flow_arrive(s, f, bytes, pkt_wire(s, f, bytes));
+	flow_arrive(s, f, bytes, wire);
 	next = s->now + wtime(&f->wt, bytes, &f->rem);
 	if (f->f->kind == SIM_T_ONOFF && next >= f->on_end) {
 		f->period += f->f->on_ns + f->f->off_ns;
