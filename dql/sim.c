@@ -218,11 +218,11 @@ static void lim_end_set(struct sim *s)
 HOT void tree_set(struct sim *s, unsigned int id, uint64_t t)
 {
 	uint64_t *nt = s->nt, key;
-	unsigned int k;
+	size_t k;		/* a word: no zero-extension a level */
 
 	s->tm[id] = t;
 	key = t < KEY_T_MAX ? t << 8 | id : KEY_NEVER;
-	k = s->tsize + id - SRC_EXT;
+	k = (size_t)s->tsize + id - SRC_EXT;
 	nt[k] = key;
 	/*
 	 * The least key so far stays in a register; only the siblings are
