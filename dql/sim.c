@@ -807,13 +807,17 @@ static inline uint64_t parr_gap(struct sim *s)
 {
 	struct parr *a = &s->pa;
 	double g = zig_exp(&s->zig, &a->rng) * a->gap_mean + a->frac;
-	uint64_t whole;
+	int64_t whole;
 
 	if (g >= 9e18)
 		return (uint64_t)9e18;
-	whole = (uint64_t)g;	/* g >= 0: truncation is floor() */
+	/*
+	 * 0 <= g < 2^63: truncation is floor(), and signed conversions are
+	 * one instruction each way (unsigned ones a branch and a few)
+	 */
+	whole = (int64_t)g;
 	a->frac = g - (double)whole;
-	return whole;
+	return (uint64_t)whole;
 }
 
 HOT void on_parr(struct sim *s)
