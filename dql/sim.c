@@ -1194,6 +1194,22 @@ void sim_run(struct sim *s, const struct sim_ops *ops, void *arg)
 			on_parr(s);
 			continue;
 		}
+		/*
+		 * Neither is below lim: if the root is below lim_end, lim is
+		 * its time + 1, so the root is the earliest event, strictly
+		 * (a KEY_NEVER root's time, 2^56 - 1, is past any lim_end)
+		 */
+		t = s->nt[1] >> 8;
+		if (t < s->lim_end) {
+			id = (unsigned int)(s->nt[1] & 0xff);
+			s->now = t;
+			if (id < SRC_FLOW0(s))
+				on_queue(s, id - SRC_Q(0));
+			else
+				on_flow(s, id);
+			continue;
+		}
+		/* the settings, the next progress call or the end: in order */
 		id = ev_next(s);
 		t = tm[id];
 		if (t >= end)
