@@ -248,19 +248,27 @@ static void check_path(struct row *r, const struct snap_dev *d, const struct sna
 		add_reason(r->r, &r->nr, lv[hits[i].level], hits[i].code, "%s", hits[i].msg);
 }
 
+/* the --interval as text, "0.5 s", "1200 s": three digits, never 1e+03 */
+static void fmt_sec(char *buf, size_t n, uint64_t ns)
+{
+	double sec = (double)ns / 1e9;
+
+	snprintf(buf, n, sec < 999.5 ? "%.3g s" : "%.0f s", sec);
+}
+
 /* --interval: what was seen, as one line of evidence */
 static void check_seen(struct check *k, struct row *r, const struct snap_dev *d,
 		       const struct snap_queue *q, const struct snap_dev *d2,
 		       const struct snap_queue *q2, const struct seen *sn)
 {
-	char msg[320], h1[32], h2[32], h3[32];
+	char msg[320], h1[32], h2[32], h3[32], sec[32];
 	size_t m = 0;
-	double sec = (double)k->interval_ns / 1e9;
 	const struct bnl_qdisc *qd = queue_qdisc(d, q), *qd2 = q2 ? queue_qdisc(d2, q2) : NULL;
 
 	if (!sn || !sn->n)
 		return;
-	m += (size_t)snprintf(msg + m, sizeof(msg) - m, "over %.3g s (%" PRIu64 " samples): limit ",
+	fmt_sec(sec, sizeof(sec), k->interval_ns);
+	m += (size_t)snprintf(msg + m, sizeof(msg) - m, "over %s (%" PRIu64 " samples): limit ",
 			      sec, sn->n);
 	if (sn->lim_lo == sn->lim_hi)
 		m += (size_t)snprintf(msg + m, sizeof(msg) - m, "%s (no change)",
@@ -298,7 +306,7 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 			const struct snap_queue *q2, int *dev_zero)
 {
 	const uint64_t *v = q->bql.val;
-	double sec = (double)k->interval_ns / 1e9;
+	char sec[32];
 	bool down = (d->present & SD_OPERSTATE) && !strcmp(d->operstate, "down");
 
 	struct rule_hit hits[RULES_MAX];
@@ -307,6 +315,7 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 	int nh = rules_settings(&q->bql, (d->present & SD_MTU) ? d->mtu : 0,
 				kernel_release(k->c, &u), hits);
 
+	fmt_sec(sec, sizeof(sec), k->interval_ns);
 	/* the settings rules, shared with set */
 	for (int i = 0; i < nh; i++)
 		add_reason(r->r, &r->nr, hits[i].level == RULE_FAIL ? LV_FAIL : LV_WARN,
@@ -346,7 +355,7 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 			sent = a1 > a0 ? a1 - a0 : 0;
 		if (sent)
 			add_reason(r->r, &r->nr, LV_FAIL, "no-completions",
-				   "limit stayed 0%s while %s sent %s in %.3g s (%s): "
+				   "limit stayed 0%s while %s sent %s in %s (%s): "
 				   "the driver does not report TX completions to BQL", all, who,
 				   units_fmt_bytes(h1, sizeof(h1), sent), sec, src);
 		else if (who && a0)	/* no interval, or nothing sent during it */
@@ -361,7 +370,7 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 		if (q2 && q2->bql.val[BQL_INFLIGHT] == v[BQL_INFLIGHT] &&
 		    q2->bql.val[BQL_LIMIT] == v[BQL_LIMIT])
 			add_reason(r->r, &r->nr, LV_FAIL, "inflight-stuck",
-				   "inflight stuck at %s >= limit %s for %.3g s: no TX completions "
+				   "inflight stuck at %s >= limit %s for %s: no TX completions "
 				   "arrive (hung queue?)",
 				   bql_fmt_human(h1, sizeof(h1), BQL_INFLIGHT, v[BQL_INFLIGHT], 0),
 				   bql_fmt_human(h2, sizeof(h2), BQL_LIMIT, v[BQL_LIMIT], 0), sec);

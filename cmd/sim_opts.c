@@ -500,19 +500,6 @@ char *sim_fmt_rate(char *buf, size_t n, double bps)
 	return buf;
 }
 
-char *sim_fmt_ns(char *buf, size_t n, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, n, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, n, "%.3g us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, n, "%.3g ms", (double)ns / 1e6);
-	else
-		snprintf(buf, n, "%.3g s", (double)ns / 1e9);
-	return buf;
-}
-
 static void fmt_size(char *buf, size_t n, const struct sim_size *sz)
 {
 	switch (sz->kind) {

@@ -128,8 +128,6 @@ void sim_opts_warnings_json(struct bql_ctx *c, const struct sim_warning *w, unsi
 int sim_parse_rate(const char *what, const char *s, uint64_t *bps, struct bql_err *e);
 /* text for a rate in bit/s: "1 Gbit/s", "2.5 Gbit/s" */
 char *sim_fmt_rate(char *buf, size_t n, double bps);
-/* text for a delay in ns: "812 ns", "12.3 us", "1.25 ms" */
-char *sim_fmt_ns(char *buf, size_t n, uint64_t ns);
 /* the description of the traffic: "bulk fixed:1514, cbr:100M imix" */
 char *sim_fmt_traffic(char *buf, size_t n, const struct sim_config *cfg);
 

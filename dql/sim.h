@@ -210,8 +210,15 @@ struct sim_warning {
 	enum sim_warn_kind kind;
 	uint64_t ring_ns, cycle_ns;
 	uint64_t cap_bps, offered_bps;
-	char msg[320];
+	char msg[400];
 };
+
+/*
+ * sim_fmt_ns - a duration in ns as text, three significant digits: "812 ns",
+ * "12.3 us", "1.25 ms", "3600 s". The unit is chosen after rounding, so
+ * that 999.6 us is "1 ms", not "1e+03 us". Returns @buf.
+ */
+char *sim_fmt_ns(char *buf, size_t n, uint64_t ns);
 
 /* sim_model_warnings - up to @max warnings into @w; how many there are */
 unsigned int sim_model_warnings(const struct sim_config *cfg, struct sim_warning *w,

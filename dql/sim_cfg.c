@@ -400,6 +400,27 @@ uint64_t sim_work_estimate(const struct sim_config *cfg)
 
 /* ------------------------------------------------------------ warnings */
 
+char *sim_fmt_ns(char *buf, size_t n, uint64_t ns)
+{
+	static const char *const unit[] = { "us", "ms", "s" };
+	static const double div[] = { 1e3, 1e6, 1e9 };
+
+	if (ns < 1000) {
+		snprintf(buf, n, "%" PRIu64 " ns", ns);
+		return buf;
+	}
+	for (unsigned int i = 0; i < 3; i++) {
+		double v = (double)ns / div[i];
+
+		/* %.3g prints 999.5 and above as 1e+03: the next unit then */
+		if (v < 999.5 || i == 2) {
+			snprintf(buf, n, v < 999.5 ? "%.3g %s" : "%.0f %s", v, unit[i]);
+			break;
+		}
+	}
+	return buf;
+}
+
 unsigned int sim_model_warnings(const struct sim_config *cfg, struct sim_warning *w,
 				unsigned int max)
 {
@@ -449,14 +470,18 @@ unsigned int sim_model_warnings(const struct sim_config *cfg, struct sim_warning
 		w->cycle_ns = (uint64_t)llround(cycle);
 		w->cap_bps = (uint64_t)llround(cap);
 		w->offered_bps = bulk ? UINT64_MAX : (uint64_t)llround(offered);
+		char t_ring[32], t_cycle[32];
+
+		sim_fmt_ns(t_ring, sizeof(t_ring), w->ring_ns);
+		sim_fmt_ns(t_cycle, sizeof(t_cycle), w->cycle_ns);
 		snprintf(w->msg, sizeof(w->msg),
-			 "the model is ring-bound: %u ring%s of %u descriptors hold%s %.3g us of the "
-			 "link (%u packets of %" PRIu32 " bytes each), less than the %.3g us from a "
+			 "the model is ring-bound: %u ring%s of %u descriptors hold%s %s of the "
+			 "link (%u packets of %" PRIu32 " bytes each), less than the %s from a "
 			 "completion to its poll (--coalesce-usecs, --irq-latency): the link carries "
 			 "at most %.0f%% whatever BQL does; give a larger --ring or a smaller "
 			 "--coalesce-usecs",
-			 nact, nact == 1 ? "" : "s", cfg->ring, nact == 1 ? "s" : "", ring_ns / 1e3, ring_pkts, pkt_len,
-			 cycle / 1e3, 100 * cap / (double)cfg->link_bps);
+			 nact, nact == 1 ? "" : "s", cfg->ring, nact == 1 ? "s" : "", t_ring, ring_pkts,
+			 pkt_len, t_cycle, 100 * cap / (double)cfg->link_bps);
 	}
 	return 1;
 }

@@ -298,6 +298,11 @@ verify() {
 	jq -e '.warnings | length == 1' <<<"$output"
 	jq -e '.warnings[0] | .kind == "ring_bound" and .ring_ns == 31498 and .cycle_ns == 55000' <<<"$output"
 	jq -e '.utilization > 0.56 and .utilization < 0.58' <<<"$output"
+	# times of every size in their unit (was "3.15e+03 us", "1e+06 us")
+	sim sim -q --irq-latency 1s --duration 0.01
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"holds 3.15 ms of the link"*"less than the 1 s from a completion"* ]] || fail "$stderr"
+	[[ $stderr != *"e+0"* ]]
 	# a ring that lasts: no warning
 	sim -j sim --link 100G --ring 1024 --duration 0.05
 	[ "$status" -eq 0 ]

@@ -981,6 +981,26 @@ static void test_coalescing(void **state)
 	coalesce_run(2, t_frames, p_frames);
 }
 
+/* durations as text: three digits, the unit after rounding, never 1e+03 */
+static void test_fmt_ns(void **state)
+{
+	static const struct {
+		uint64_t ns;
+		const char *want;
+	} c[] = {
+		{ 0, "0 ns" }, { 999, "999 ns" }, { 1000, "1 us" }, { 12345, "12.3 us" },
+		{ 999499, "999 us" }, { 999500, "1 ms" }, { 999999, "1 ms" },
+		{ 1500000, "1.5 ms" }, { 999600000, "1 s" }, { 31260000, "31.3 ms" },
+		{ 999400000000ull, "999 s" }, { 999600000000ull, "1000 s" },
+		{ 3600000000000ull, "3600 s" }, { UINT64_MAX, "18446744074 s" },
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		assert_string_equal(sim_fmt_ns(buf, sizeof(buf), c[i].ns), c[i].want);
+}
+
 static void test_qdisc_drops(void **state)
 {
 	struct sim_config c;
@@ -1195,6 +1215,7 @@ int main(void)
 		cmocka_unit_test(test_poisson_flows_rates),
 		cmocka_unit_test(test_poisson_flows_imix),
 		cmocka_unit_test(test_coalescing),
+		cmocka_unit_test(test_fmt_ns),
 		cmocka_unit_test(test_poisson_flows_merge),
 		cmocka_unit_test(test_ring_bound_warning),
 	};
