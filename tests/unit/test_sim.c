@@ -788,6 +788,27 @@ static void test_poisson_mg1(void **state)
 	}
 }
 
+/* 25G, 1 s, 5 queues and no flows yet: for add_pinned_poisson() */
+static void five_queues(struct sim_config *c)
+{
+	base(c);
+	c->link_bps = 25 * G;
+	c->duration_ns = SEC;
+	c->nqueues = 5;
+	c->nflows = 0;
+}
+
+/* a Poisson flow on the queue of its own index (flow i on queue i) */
+static void add_pinned_poisson(struct sim_config *c, uint64_t rate, enum sim_size_kind kind,
+			       uint32_t a, uint32_t b)
+{
+	struct sim_flow *f = &c->flows[c->nflows];
+
+	add_flow(c, SIM_T_POISSON, rate, kind, a, b);
+	f->pinned = true;
+	f->queue = c->nflows - 1;
+}
+
 /*
  * The Poisson flows are one superposed process (an alias table picks each
  * arrival's flow): each flow still offers its own rate, whatever the
@@ -812,17 +833,9 @@ static void test_poisson_flows_rates(void **state)
 	struct sim *s;
 
 	(void)state;
-	base(&c);
-	c.link_bps = 25 * G;
-	c.duration_ns = SEC;
-	c.nqueues = 5;
-	c.nflows = 0;
-	for (unsigned int i = 0; i < 5; i++) {
-		add_flow(&c, SIM_T_POISSON, fl[i].rate, fl[i].kind, fl[i].a, fl[i].b);
-		c.flows[i].size.p = 0.5;
-		c.flows[i].pinned = true;
-		c.flows[i].queue = i;
-	}
+	five_queues(&c);
+	for (unsigned int i = 0; i < 5; i++)
+		add_pinned_poisson(&c, fl[i].rate, fl[i].kind, fl[i].a, fl[i].b);
 	s = run(&c, NULL, NULL);
 	for (unsigned int i = 0; i < 5; i++) {
 		const struct sim_qstats *st = sim_queue_stats(s, i);
@@ -849,16 +862,9 @@ static void test_poisson_flows_imix(void **state)
 	struct sim *s;
 
 	(void)state;
-	base(&c);
-	c.link_bps = 25 * G;
-	c.duration_ns = SEC;
-	c.nqueues = 5;
-	c.nflows = 0;
-	for (unsigned int i = 0; i < 5; i++) {
-		add_flow(&c, SIM_T_POISSON, (i + 1) * G, SIM_SIZE_IMIX, 0, 0);
-		c.flows[i].pinned = true;
-		c.flows[i].queue = i;
-	}
+	five_queues(&c);
+	for (unsigned int i = 0; i < 5; i++)
+		add_pinned_poisson(&c, (i + 1) * G, SIM_SIZE_IMIX, 0, 0);
 	s = run(&c, NULL, NULL);
 	for (unsigned int i = 0; i < 5; i++) {
 		const struct sim_qstats *st = sim_queue_stats(s, i);
