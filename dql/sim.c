@@ -41,6 +41,10 @@ enum napi_state {
 	NAPI_POLL,		/* interrupt raised, poll scheduled */
 };
 
+/*
+ * A flow: what each of its packets reads (the first 48 bytes) in one
+ * cache line, the flows a few lines apart (64 bulk flows take turns)
+ */
 struct flow {
 	struct sim_size size;	/* f->size: what an arrival reads first */
 	unsigned int q;
@@ -48,10 +52,10 @@ struct flow {
 	const struct sim_flow *f;
 	struct sim_rng rng;
 	uint64_t rem;		/* CBR: ns fraction carried, times rate */
-	struct wtime wt;	/* CBR: per-size times at the rate */
+	struct wtime *wt;	/* CBR: per-size times at the rate (s->fwt) */
 	uint64_t on_end;	/* ONOFF: end of the current on period */
 	uint64_t period;	/* ONOFF: start of the current period */
-};
+} __attribute__((aligned(64)));
 
 /*
  * The Poisson flows, superposed: one Poisson process of the summed packet
@@ -166,6 +170,7 @@ struct sim {
 	struct pkt *slots;		/* the queues' rings and qdiscs */
 	struct sim_qstats *qst;		/* per queue: see struct squeue */
 	struct flow *fl;
+	struct wtime *fwt;		/* the flows' (struct flow's wt) */
 	struct sim_hist tot_ring, tot_qdisc;
 	struct zig zig;
 };
@@ -679,8 +684,12 @@ HOT void on_link(struct sim *s)
 	unsigned int qi = s->cur_q, next;
 	struct squeue *q = &s->q[qi];
 
-	if (++q->r_tx == q->r_tail)
-		s->ready &= ~(1ull << qi);
+	/*
+	 * Whether the ring is now empty is not predictable on a busy link
+	 * with random arrivals: the ready bit is cleared without a branch,
+	 * and q_starve() (whose own test rarely changes) runs either way
+	 */
+	s->ready &= ~((uint64_t)(++q->r_tx == q->r_tail) << qi);
 	irq_on_done(s, qi);
 	if (link_pick(s, qi, &next)) {
 		link_start(s, next);	/* busy still */
@@ -689,8 +698,7 @@ HOT void on_link(struct sim *s)
 		s->tm[SRC_LINK] = T_NEVER;
 		link_starve(s);
 	}
-	if (q->r_tx == q->r_tail)
-		q_starve(s, q);
+	q_starve(s, q);
 }
 
 static void limit_series(struct squeue *q, uint64_t t)
@@ -856,7 +864,7 @@ static void on_flow(struct sim *s, unsigned int src)
 	uint64_t next;
 
 	flow_arrive(s, f, bytes, wire);
-	next = s->now + wtime(&f->wt, bytes, &f->rem);
+	next = s->now + wtime(f->wt, bytes, &f->rem);
 	if (f->f->kind == SIM_T_ONOFF && next >= f->on_end) {
 		f->period += f->f->on_ns + f->f->off_ns;
 		f->on_end = f->period + f->f->on_ns;
@@ -978,8 +986,12 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 	s->srcflow = calloc(cfg->nflows + 1, sizeof(*s->srcflow));
 	s->q = calloc(cfg->nqueues, sizeof(*s->q));
 	s->qst = calloc(cfg->nqueues, sizeof(*s->qst));
-	s->fl = calloc(cfg->nflows, sizeof(*s->fl));
-	if (!s->nt || !s->tm || !s->srcflow || !s->q || !s->qst || !s->fl)
+	/* nflows >= 1 (sim_config_check()); the size a multiple of 64 */
+	s->fl = aligned_alloc(_Alignof(struct flow), cfg->nflows * sizeof(*s->fl));
+	if (s->fl)
+		memset(s->fl, 0, cfg->nflows * sizeof(*s->fl));
+	s->fwt = calloc(cfg->nflows, sizeof(*s->fwt));
+	if (!s->nt || !s->tm || !s->srcflow || !s->q || !s->qst || !s->fl || !s->fwt)
 		goto nomem;
 	/*
 	 * Every queue's ring and qdisc slots in one block: a large calloc is
@@ -1012,8 +1024,9 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 		f->size = f->f->size;
 		f->q = sim_flow_queue(cfg, i);
 		rng_seed(&f->rng, cfg->seed, i);
+		f->wt = &s->fwt[i];
 		if (f->f->rate_bps)
-			wtime_init(&f->wt, f->f->rate_bps);
+			wtime_init(f->wt, f->f->rate_bps);
 		if (f->f->kind == SIM_T_CBR || f->f->kind == SIM_T_ONOFF)
 			s->srcflow[nev++] = (unsigned char)i;
 		if (f->f->size.kind == SIM_SIZE_FIXED || f->f->size.kind == SIM_SIZE_TSO)
@@ -1052,6 +1065,7 @@ void sim_free(struct sim *s)
 	free(s->q);
 	free(s->qst);
 	free(s->fl);
+	free(s->fwt);
 	free(s->nt);
 	free(s->tm);
 	free(s->srcflow);

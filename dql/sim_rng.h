@@ -144,7 +144,8 @@ static inline uint64_t wtime(struct wtime *w, uint32_t bytes, uint64_t *carry)
 	uint64_t q, r;
 	bool c;
 
-	if (w->bytes[k] != bytes) {
+	/* a miss is rare (a few sizes, or the first of each): out of line */
+	if (__builtin_expect(w->bytes[k] != bytes, 0)) {
 		uint64_t num = (uint64_t)bytes * 8 * 1000000000ull;
 
 		w->bytes[k] = bytes;
