@@ -566,10 +566,18 @@ void sim_opts_warnings_json(struct bql_ctx *c, const struct sim_warning *w, unsi
 	out_open_arr(c, "warnings");
 	for (unsigned int i = 0; i < n; i++) {
 		out_open_obj(c, NULL);
-		out_str(c, OUT_JSON, "kind", NULL, "ring_bound");
-		out_u64(c, OUT_JSON, "ring_ns", NULL, w[i].ring_ns);
-		out_u64(c, OUT_JSON, "cycle_ns", NULL, w[i].cycle_ns);
-		out_u64(c, OUT_JSON, "cap_bps", NULL, w[i].cap_bps);
+		if (w[i].kind == SIM_WARN_AFTER_END) {
+			out_str(c, OUT_JSON, "kind", NULL, "after_end");
+			out_str(c, OUT_JSON, "option", NULL, w[i].option);
+			out_u64(c, OUT_JSON, "count", NULL, w[i].count);
+			out_u64(c, OUT_JSON, "t_ns", NULL, w[i].t_ns);
+			out_u64(c, OUT_JSON, "duration_ns", NULL, w[i].end_ns);
+		} else {
+			out_str(c, OUT_JSON, "kind", NULL, "ring_bound");
+			out_u64(c, OUT_JSON, "ring_ns", NULL, w[i].ring_ns);
+			out_u64(c, OUT_JSON, "cycle_ns", NULL, w[i].cycle_ns);
+			out_u64(c, OUT_JSON, "cap_bps", NULL, w[i].cap_bps);
+		}
 		out_str(c, OUT_JSON, "message", NULL, w[i].msg);
 		out_close_obj(c);
 	}

@@ -201,15 +201,23 @@ uint64_t sim_work_estimate(const struct sim_config *cfg);
  * The NAPI budget cannot cap the completion rate in this model: a poll
  * that uses its budget polls again at once (as net_rx_action() does
  * while time remains), so there is no warning for it.
+ *
+ * SIM_WARN_AFTER_END: @count of the @option (--at, --stall) times, the
+ * earliest @t_ns, are at or after the end of the run (@end_ns): those
+ * settings never apply, those stalls never happen.
  */
 enum sim_warn_kind {
 	SIM_WARN_RING_BOUND = 1,
+	SIM_WARN_AFTER_END,
 };
 
 struct sim_warning {
 	enum sim_warn_kind kind;
 	uint64_t ring_ns, cycle_ns;
 	uint64_t cap_bps, offered_bps;
+	const char *option;
+	unsigned int count;
+	uint64_t t_ns, end_ns;
 	char msg[400];
 };
 

@@ -421,14 +421,15 @@ char *sim_fmt_ns(char *buf, size_t n, uint64_t ns)
 	return buf;
 }
 
-unsigned int sim_model_warnings(const struct sim_config *cfg, struct sim_warning *w,
-				unsigned int max)
+/* the ring-bound warning into @w, if the model is; whether it is */
+static bool ring_bound(const struct sim_config *cfg, struct sim_warning *w)
 {
 	double ns_per_byte = 8e9 / (double)cfg->link_bps, ring_ns = 0, pkt_ns = 0;
 	double cycle, coal = (double)cfg->coalesce_usecs * 1000, offered = 0, cap;
 	bool used[SIM_MAX_QUEUES] = { false }, bulk = false;
 	unsigned int nact = 0, ring_pkts = 0;
 	uint32_t pkt_len = 0;
+	char t_ring[32], t_cycle[32];
 
 	for (unsigned int i = 0; i < cfg->nflows && i < SIM_MAX_FLOWS; i++) {
 		const struct sim_flow *f = &cfg->flows[i];
@@ -460,30 +461,91 @@ unsigned int sim_model_warnings(const struct sim_config *cfg, struct sim_warning
 		cycle = cfg->coalesce_frames * pkt_ns;
 	cycle += (double)cfg->irq_latency_ns;
 	if (!nact || ring_ns >= cycle)
-		return 0;
+		return false;
 	cap = (double)cfg->link_bps * ring_ns / cycle;
 	if (!bulk && offered <= cap)
-		return 0;
-	if (max) {
-		w->kind = SIM_WARN_RING_BOUND;
-		w->ring_ns = (uint64_t)llround(ring_ns);
-		w->cycle_ns = (uint64_t)llround(cycle);
-		w->cap_bps = (uint64_t)llround(cap);
-		w->offered_bps = bulk ? UINT64_MAX : (uint64_t)llround(offered);
-		char t_ring[32], t_cycle[32];
+		return false;
+	memset(w, 0, sizeof(*w));
+	w->kind = SIM_WARN_RING_BOUND;
+	w->ring_ns = (uint64_t)llround(ring_ns);
+	w->cycle_ns = (uint64_t)llround(cycle);
+	w->cap_bps = (uint64_t)llround(cap);
+	w->offered_bps = bulk ? UINT64_MAX : (uint64_t)llround(offered);
+	sim_fmt_ns(t_ring, sizeof(t_ring), w->ring_ns);
+	sim_fmt_ns(t_cycle, sizeof(t_cycle), w->cycle_ns);
+	snprintf(w->msg, sizeof(w->msg),
+		 "the model is ring-bound: %u ring%s of %u descriptors hold%s %s of the "
+		 "link (%u packets of %" PRIu32 " bytes each), less than the %s from a "
+		 "completion to its poll (--coalesce-usecs, --irq-latency): the link carries "
+		 "at most %.0f%% whatever BQL does; give a larger --ring or a smaller "
+		 "--coalesce-usecs",
+		 nact, nact == 1 ? "" : "s", cfg->ring, nact == 1 ? "s" : "", t_ring, ring_pkts,
+		 pkt_len, t_cycle, 100 * cap / (double)cfg->link_bps);
+	return true;
+}
 
-		sim_fmt_ns(t_ring, sizeof(t_ring), w->ring_ns);
-		sim_fmt_ns(t_cycle, sizeof(t_cycle), w->cycle_ns);
+/*
+ * @count of the @option times (--at, --stall), the earliest @first, at or
+ * after the end of the run: the warning into @w
+ */
+static void after_end(const struct sim_config *cfg, const char *option, unsigned int count,
+		      uint64_t first, struct sim_warning *w)
+{
+	bool at = !strcmp(option, "--at");
+	char t_first[32], t_end[32];
+
+	memset(w, 0, sizeof(*w));
+	w->kind = SIM_WARN_AFTER_END;
+	w->option = option;
+	w->count = count;
+	w->t_ns = first;
+	w->end_ns = cfg->duration_ns;
+	sim_fmt_ns(t_first, sizeof(t_first), first);
+	sim_fmt_ns(t_end, sizeof(t_end), cfg->duration_ns);
+	if (count == 1)
 		snprintf(w->msg, sizeof(w->msg),
-			 "the model is ring-bound: %u ring%s of %u descriptors hold%s %s of the "
-			 "link (%u packets of %" PRIu32 " bytes each), less than the %s from a "
-			 "completion to its poll (--coalesce-usecs, --irq-latency): the link carries "
-			 "at most %.0f%% whatever BQL does; give a larger --ring or a smaller "
-			 "--coalesce-usecs",
-			 nact, nact == 1 ? "" : "s", cfg->ring, nact == 1 ? "s" : "", t_ring, ring_pkts,
-			 pkt_len, t_cycle, 100 * cap / (double)cfg->link_bps);
+			 "%s %s is at or after the end of the run (--duration %s): the %s never %s; "
+			 "give a longer --duration", option, t_first, t_end,
+			 at ? "setting" : "stall", at ? "applies" : "happens");
+	else
+		snprintf(w->msg, sizeof(w->msg),
+			 "%u %s times, the first %s, are at or after the end of the run "
+			 "(--duration %s): those %s never %s; give a longer --duration",
+			 count, option, t_first, t_end, at ? "settings" : "stalls",
+			 at ? "apply" : "happen");
+}
+
+unsigned int sim_model_warnings(const struct sim_config *cfg, struct sim_warning *w,
+				unsigned int max)
+{
+	struct sim_warning tmp;
+	unsigned int n = 0, nat = 0, nst = 0;
+	uint64_t at_first = UINT64_MAX, st_first = UINT64_MAX;
+
+	/* each into w[n] while there is room, else only counted */
+	if (ring_bound(cfg, n < max ? &w[n] : &tmp))
+		n++;
+	for (unsigned int i = 0; i < cfg->nat && i < SIM_MAX_AT; i++) {
+		if (cfg->at[i].t_ns >= cfg->duration_ns) {
+			nat++;
+			at_first = cfg->at[i].t_ns < at_first ? cfg->at[i].t_ns : at_first;
+		}
 	}
-	return 1;
+	for (unsigned int i = 0; i < cfg->nstalls && i < SIM_MAX_STALLS; i++) {
+		if (cfg->stalls[i].t_ns >= cfg->duration_ns) {
+			nst++;
+			st_first = cfg->stalls[i].t_ns < st_first ? cfg->stalls[i].t_ns : st_first;
+		}
+	}
+	if (nat) {
+		after_end(cfg, "--at", nat, at_first, n < max ? &w[n] : &tmp);
+		n++;
+	}
+	if (nst) {
+		after_end(cfg, "--stall", nst, st_first, n < max ? &w[n] : &tmp);
+		n++;
+	}
+	return n;
 }
 
 /* ------------------------------------------------------------ records */

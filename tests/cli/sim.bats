@@ -310,6 +310,30 @@ verify() {
 	jq -e '.warnings == []' <<<"$output"
 }
 
+@test "sim: --at and --stall at or after the end of the run warn, and change nothing" {
+	sim -j sim --duration 0.05
+	[ "$status" -eq 0 ]
+	base=$(jq -c 'del(.warnings)' <<<"$output")
+	# at the end exactly: the run stops first (was silent)
+	sim -j sim --duration 0.05 --at 50ms:limit_max=3000 --stall 2s:1ms
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"warning: --at 50 ms is at or after the end of the run (--duration 50 ms): the setting never applies"* ]] || fail "$stderr"
+	[[ $stderr == *"warning: --stall 2 s is at or after the end of the run (--duration 50 ms): the stall never happens"* ]] || fail "$stderr"
+	jq -e '.warnings | length == 2' <<<"$output"
+	jq -e '.warnings[0] | .kind == "after_end" and .option == "--at" and .count == 1 and .t_ns == 50000000 and .duration_ns == 50000000' <<<"$output"
+	jq -e '.warnings[1] | .kind == "after_end" and .option == "--stall" and .t_ns == 2000000000' <<<"$output"
+	[ "$(jq -c 'del(.warnings)' <<<"$output")" = "$base" ]
+	# several: counted, the earliest named
+	sim sim -q --duration 0.05 --at 3s:limit_min=0 --at 60ms:limit_max=5000 --at 10ms:limit_max=5000
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"warning: 2 --at times, the first 60 ms, are at or after the end of the run (--duration 50 ms): those settings never apply"* ]] || fail "$stderr"
+	# just before the end: it applies, no warning
+	sim -j sim --duration 0.05 --at 49ms:limit_max=3000
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	jq -e '.warnings == []' <<<"$output"
+}
+
 @test "sim: --plot refuses a name that is not SVG, as replay does (one check)" {
 	d=$BATS_TEST_TMPDIR
 	for cmd in sim "replay $d/none.bqlt"; do

@@ -646,6 +646,51 @@ static void test_ring_bound_warning(void **state)
 	assert_int_equal(sim_model_warnings(&c, &w, 1), 0);
 }
 
+/*
+ * --at and --stall times at or after the end never take effect (the run
+ * stops first): one warning each, counting them, naming the earliest; a
+ * time just before the end is fine. Warnings past @max are counted, not
+ * written.
+ */
+static void test_after_end_warning(void **state)
+{
+	struct sim_warning w[3];
+	struct sim_config c;
+
+	(void)state;
+	sim_config_init(&c);
+	c.duration_ns = 100 * MS;
+	c.nat = 3;
+	c.at[0].t_ns = 100 * MS - 1;
+	c.at[1].t_ns = 300 * MS;
+	c.at[2].t_ns = 100 * MS;
+	c.at[0].kv.key = c.at[1].kv.key = c.at[2].kv.key = BQLT_K_LIMIT_MAX;
+	c.at[0].kv.val = c.at[1].kv.val = c.at[2].kv.val = 3000;
+	assert_int_equal(sim_model_warnings(&c, w, 3), 1);
+	assert_int_equal(w[0].kind, SIM_WARN_AFTER_END);
+	assert_string_equal(w[0].option, "--at");
+	assert_int_equal(w[0].count, 2);
+	assert_int_equal(w[0].t_ns, 100 * MS);
+	assert_int_equal(w[0].end_ns, 100 * MS);
+	assert_non_null(strstr(w[0].msg, "2 --at times, the first 100 ms"));
+	c.nstalls = 1;
+	c.stalls[0].t_ns = 5000 * MS;
+	c.stalls[0].len_ns = MS;
+	c.link_bps = 100 * G;		/* ring-bound too: it comes first */
+	assert_int_equal(sim_model_warnings(&c, w, 3), 3);
+	assert_int_equal(w[0].kind, SIM_WARN_RING_BOUND);
+	assert_int_equal(w[1].kind, SIM_WARN_AFTER_END);
+	assert_int_equal(w[2].kind, SIM_WARN_AFTER_END);
+	assert_string_equal(w[2].option, "--stall");
+	assert_int_equal(w[2].count, 1);
+	assert_non_null(strstr(w[2].msg, "--stall 5 s is at or after the end of the run (--duration 100 ms)"));
+	assert_int_equal(sim_model_warnings(&c, w, 1), 3);
+	assert_int_equal(w[0].kind, SIM_WARN_RING_BOUND);
+	c.duration_ns = 10000 * MS;	/* all within the run now */
+	c.link_bps = 10 * G;
+	assert_int_equal(sim_model_warnings(&c, w, 3), 0);
+}
+
 /* ------------------------------------------------------------ M/G/1 */
 
 /* the test's own random numbers (splitmix64), independent of the model's */
@@ -1224,6 +1269,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_ns),
 		cmocka_unit_test(test_poisson_flows_merge),
 		cmocka_unit_test(test_ring_bound_warning),
+		cmocka_unit_test(test_after_end_warning),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
