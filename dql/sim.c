@@ -126,6 +126,16 @@ struct squeue {
 	struct sim_rng rng;		/* interrupt jitter */
 };
 
+/*
+ * IMIX: 60, 590 and 1514 bytes in 7:4:1, a lookup of a uniform index (not
+ * branches: which size comes is not predictable); sim's imix_wire[] holds
+ * their wire bytes at the same index (imix_pick())
+ */
+#define IMIX_N	12
+static const uint16_t imix_size[IMIX_N] = {
+	60, 60, 60, 60, 60, 60, 60, 590, 590, 590, 590, 1514
+};
+
 struct sim {
 	struct sim_config cfg;
 	const struct sim_ops *ops;
@@ -161,7 +171,7 @@ struct sim {
 	struct wtime wire;		/* per-size times on the link */
 	uint32_t frag;			/* bytes per descriptor */
 	uint32_t frame_min, frame_over;	/* framing: SIM_FRAME_*, or 0 */
-	uint32_t imix_wire[12];		/* imix_size[]'s wire bytes */
+	uint32_t imix_wire[IMIX_N];	/* imix_size[]'s wire bytes */
 	uint32_t frames_max;		/* --coalesce-frames, 0: never */
 	unsigned int nonempty;		/* queues whose qdisc has packets */
 	bool link_starving;
@@ -308,22 +318,12 @@ static inline uint64_t jiffies_at(struct sim *s, uint64_t t)
 	return s->j;
 }
 
-/* IMIX: 60, 590 and 1514 bytes in 7:4:1 */
-static const uint16_t imix_size[12] = {
-	60, 60, 60, 60, 60, 60, 60, 590, 590, 590, 590, 1514
-};
-
+/* a packet of any size kind but IMIX (pkt_draw(), on_parr()) */
 static inline uint32_t size_draw(const struct sim_size *sz, struct sim_rng *r)
 {
-	uint64_t x;
-
 	switch (sz->kind) {
 	case SIM_SIZE_UNIFORM:
 		return sz->a + (uint32_t)rng_below(r, (uint64_t)sz->b - sz->a + 1);
-	case SIM_SIZE_IMIX:
-		/* a lookup, not branches: which size comes is not predictable */
-		x = rng_below(r, 12);
-		return imix_size[x];
 	case SIM_SIZE_BIMODAL:
 		return rng_unit(r) < sz->p ? sz->a : sz->b;
 	case SIM_SIZE_FIXED:
@@ -542,19 +542,21 @@ static inline uint32_t pkt_descs(const struct sim *s, uint32_t bytes)
 	return 1 + (bytes - SIM_TSO_HDR + s->frag - 1) / s->frag;
 }
 
+/* the IMIX packet of index @x (< IMIX_N): its bytes, and its wire bytes */
+static inline uint32_t imix_pick(const struct sim *s, uint64_t x, uint32_t *wire)
+{
+	*wire = s->imix_wire[x];
+	return imix_size[x];
+}
+
 /* a packet of flow @f: its size drawn from @r, and its wire bytes (*@wire) */
 HOT uint32_t pkt_draw(const struct sim *s, const struct flow *f, struct sim_rng *r,
 		      uint32_t *wire)
 {
 	uint32_t bytes;
 
-	if (f->size.kind == SIM_SIZE_IMIX) {
-		/* size_draw()'s draw, and both from the tables */
-		unsigned int x = (unsigned int)rng_below(r, 12);
-
-		*wire = s->imix_wire[x];
-		return imix_size[x];
-	}
+	if (f->size.kind == SIM_SIZE_IMIX)
+		return imix_pick(s, rng_below(r, IMIX_N), wire);
 	bytes = size_draw(&f->size, r);
 	*wire = pkt_wire(s, f, bytes);
 	return bytes;
@@ -844,10 +846,7 @@ HOT void on_parr(struct sim *s)
 	uint32_t bytes, wire;
 
 	if (f->size.kind == SIM_SIZE_IMIX) {
-		unsigned int x = (unsigned int)(((m & 0xffffffffu) * 12) >> 32);
-
-		bytes = imix_size[x];
-		wire = s->imix_wire[x];
+		bytes = imix_pick(s, ((m & 0xffffffffu) * IMIX_N) >> 32, &wire);
 	} else {
 		bytes = size_draw(&f->size, &a->rng);
 		wire = pkt_wire(s, f, bytes);
@@ -958,7 +957,7 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 	s->frag = cfg->frag_size ? cfg->frag_size : SIM_FRAG_SIZE;
 	s->frame_min = cfg->no_framing ? 0 : SIM_FRAME_MIN;
 	s->frame_over = cfg->no_framing ? 0 : SIM_FRAME_OVERHEAD;
-	for (i = 0; i < 12; i++)
+	for (i = 0; i < IMIX_N; i++)
 		s->imix_wire[i] = sim_wire_bytes(cfg, &(const struct sim_size){ .kind = SIM_SIZE_IMIX },
 						 imix_size[i]);
 	s->frames_max = cfg->coalesce_frames ? cfg->coalesce_frames : UINT32_MAX;
