@@ -103,8 +103,9 @@ struct squeue {
 	uint32_t desc_need;		/* the most one packet of this queue takes */
 	uint8_t xoff;			/* XOFF_*: the queue does not run */
 	bool starving;
-	enum napi_state napi;
+	uint8_t napi;			/* enum napi_state */
 	uint32_t pending;		/* completed since the interrupt was enabled */
+	uint32_t done_bytes;		/* reap .. tx: sent, not reaped (mod 2^32) */
 	struct pkt *qd, *ring;
 	/*
 	 * Counted here, in the few cache lines an event touches, and given
@@ -140,6 +141,7 @@ struct sim {
 	struct sim_config cfg;
 	const struct sim_ops *ops;
 	bool rec;			/* ops->record is set */
+	bool arrivals;			/* a flow is not backlogged (bulk) */
 	void *arg;
 	uint64_t now;
 	/* jiffies cache: jiffies of [.., j_next) is j */
@@ -166,6 +168,7 @@ struct sim {
 	/* link */
 	bool busy;
 	unsigned int cur_q, rr;
+	uint32_t cur_bytes;		/* the packet on the wire's */
 	uint64_t ready;			/* bit q: queue q's ring has a packet to send */
 	uint64_t wire_rem;		/* ns fraction carried, times link_bps */
 	struct wtime wire;		/* per-size times on the link */
@@ -422,6 +425,7 @@ HOT void link_start(struct sim *s, unsigned int qi)
 	hput(&q->h_ring, q->b_ring, d);
 	s->busy = true;
 	s->cur_q = qi;
+	s->cur_bytes = p->bytes;
 	s->tm[SRC_LINK] = s->now + wtime(&s->wire, p->wire, &s->wire_rem);	/* off the tree */
 }
 
@@ -685,13 +689,18 @@ HOT void on_link(struct sim *s)
 {
 	unsigned int qi = s->cur_q, next;
 	struct squeue *q = &s->q[qi];
+	bool empty = ++q->r_tx == q->r_tail;
 
 	/*
-	 * Whether the ring is now empty is not predictable on a busy link
-	 * with random arrivals: the ready bit is cleared without a branch,
-	 * and q_starve() (whose own test rarely changes) runs either way
+	 * With arrivals, whether the ring is now empty is not predictable on
+	 * a busy link: the ready bit is cleared without a branch. Backlogged
+	 * queues empty (or not) in a pattern, which a branch follows best.
 	 */
-	s->ready &= ~((uint64_t)(++q->r_tx == q->r_tail) << qi);
+	if (s->arrivals)
+		s->ready &= ~((uint64_t)empty << qi);
+	else if (empty)
+		s->ready &= ~(1ull << qi);
+	q->done_bytes += s->cur_bytes;
 	irq_on_done(s, qi);
 	if (link_pick(s, qi, &next)) {
 		link_start(s, next);	/* busy still */
@@ -700,7 +709,15 @@ HOT void on_link(struct sim *s)
 		s->tm[SRC_LINK] = T_NEVER;
 		link_starve(s);
 	}
-	q_starve(s, q);
+	/*
+	 * q_starve(): the ring had a packet, so the queue did not starve; it
+	 * does now if the ring is empty while its qdisc holds packets. The
+	 * qdisc's test first: mostly empty, or mostly not, it is predictable.
+	 */
+	if (q->qd_cnt) {
+		if (empty)
+			q_starve(s, q);
+	}
 }
 
 static void limit_series(struct squeue *q, uint64_t t)
@@ -738,9 +755,17 @@ static void napi_poll(struct sim *s, unsigned int qi)
 	if (n > s->cfg.napi_budget)
 		n = s->cfg.napi_budget;
 	if (q->desc_need == 1) {
-		/* no packet of this queue takes more than one descriptor */
-		for (uint32_t k = 0; k < n; k++)
-			bytes += q->ring[(q->r_reap + k) & q->ring_mask].bytes;
+		/*
+		 * No packet of this queue takes more than one descriptor;
+		 * all that was sent is reaped, unless the budget stops it:
+		 * the bytes counted as they were sent
+		 */
+		if (n == q->r_tx - q->r_reap) {
+			bytes = q->done_bytes;
+		} else {
+			for (uint32_t k = 0; k < n; k++)
+				bytes += q->ring[(q->r_reap + k) & q->ring_mask].bytes;
+		}
 		desc = n;
 	} else {
 		for (uint32_t k = 0; k < n; k++) {
@@ -751,6 +776,7 @@ static void napi_poll(struct sim *s, unsigned int qi)
 		}
 	}
 	q->r_reap += n;
+	q->done_bytes -= bytes;
 	q->desc -= desc;
 	if (bytes) {
 		dql_completed(&q->d, bytes, jiffies_at(s, s->now));
@@ -798,7 +824,7 @@ HOT void flow_arrive(struct sim *s, const struct flow *f, uint32_t bytes, uint32
 	struct squeue *q = &s->q[f->q];
 
 	if (!q->qd_cnt && !q->xoff) {
-		hput(&q->h_qdisc, q->b_qdisc, 0);
+		/* its qdisc delay, 0, is counted by sim_finish() */
 		ring_push(s, q, f->q, bytes, wire, jiffies_at(s, s->now));
 	} else if (q->qd_cnt < q->qd_cap) {
 		qdisc_push(s, q, bytes, wire);
@@ -1028,6 +1054,8 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 			wtime_init(f->wt, f->f->rate_bps);
 		if (f->f->kind == SIM_T_CBR || f->f->kind == SIM_T_ONOFF)
 			s->srcflow[nev++] = (unsigned char)i;
+		if (f->f->kind != SIM_T_BULK)
+			s->arrivals = true;
 		if (f->f->size.kind == SIM_SIZE_FIXED || f->f->size.kind == SIM_SIZE_TSO)
 			f->wire_fixed = sim_wire_bytes(cfg, &f->f->size, f->f->size.a);
 		d = sim_descs(cfg, sim_size_max(&f->f->size));
@@ -1158,7 +1186,13 @@ static void sim_finish(struct sim *s)
 		st->ring_delay.n = q->h_ring.n;
 		st->ring_delay.max = q->h_ring.max;
 		st->ring_delay.sum = q->h_ring.sum;
-		st->qdisc_delay.n = q->h_qdisc.n;
+		/*
+		 * Every packet into the ring has a qdisc delay: xmit()'s
+		 * counted as they came, flow_arrive()'s (0, straight into the
+		 * ring) the rest
+		 */
+		st->qdisc_delay.n = q->c.packets_queued;
+		st->qdisc_delay.b[0] += q->c.packets_queued - q->h_qdisc.n;
 		st->qdisc_delay.max = q->h_qdisc.max;
 		st->qdisc_delay.sum = q->h_qdisc.sum;
 		st->inflight = dql_inflight(&q->d);
