@@ -505,12 +505,12 @@ static void after_end(const struct sim_config *cfg, const char *option, unsigned
 	if (count == 1)
 		snprintf(w->msg, sizeof(w->msg),
 			 "%s %s is at or after the end of the run (--duration %s): the %s never %s; "
-			 "give a longer --duration", option, t_first, t_end,
+			 "give an earlier time or a longer --duration", option, t_first, t_end,
 			 at ? "setting" : "stall", at ? "applies" : "happens");
 	else
 		snprintf(w->msg, sizeof(w->msg),
 			 "%u %s times, the first %s, are at or after the end of the run "
-			 "(--duration %s): those %s never %s; give a longer --duration",
+			 "(--duration %s): those %s never %s; give earlier times or a longer --duration",
 			 count, option, t_first, t_end, at ? "settings" : "stalls",
 			 at ? "apply" : "happen");
 }
