@@ -52,7 +52,6 @@ struct flow {
 	const struct sim_flow *f;
 	struct sim_rng rng;
 	uint64_t rem;		/* CBR: ns fraction carried, times rate */
-	struct wtime *wt;	/* CBR: per-size times at the rate (s->fwt) */
 	uint64_t on_end;	/* ONOFF: end of the current on period */
 	uint64_t period;	/* ONOFF: start of the current period */
 } __attribute__((aligned(64)));
@@ -183,7 +182,7 @@ struct sim {
 	struct pkt *slots;		/* the queues' rings and qdiscs */
 	struct sim_qstats *qst;		/* per queue: see struct squeue */
 	struct flow *fl;
-	struct wtime *fwt;		/* the flows' (struct flow's wt) */
+	struct wtime *fwt;		/* CBR flow i's per-size times at its rate */
 	struct sim_hist tot_ring, tot_qdisc;
 	struct zig zig;
 };
@@ -714,10 +713,8 @@ HOT void on_link(struct sim *s)
 	 * does now if the ring is empty while its qdisc holds packets. The
 	 * qdisc's test first: mostly empty, or mostly not, it is predictable.
 	 */
-	if (q->qd_cnt) {
-		if (empty)
-			q_starve(s, q);
-	}
+	if (q->qd_cnt && empty)
+		q_starve(s, q);
 }
 
 static void limit_series(struct squeue *q, uint64_t t)
@@ -754,18 +751,13 @@ static void napi_poll(struct sim *s, unsigned int qi)
 
 	if (n > s->cfg.napi_budget)
 		n = s->cfg.napi_budget;
-	if (q->desc_need == 1) {
+	if (q->desc_need == 1 && n == q->r_tx - q->r_reap) {
 		/*
-		 * No packet of this queue takes more than one descriptor;
-		 * all that was sent is reaped, unless the budget stops it:
-		 * the bytes counted as they were sent
+		 * All that was sent is reaped (the budget did not stop it),
+		 * and no packet of this queue takes more than one descriptor:
+		 * the bytes as the link counted them
 		 */
-		if (n == q->r_tx - q->r_reap) {
-			bytes = q->done_bytes;
-		} else {
-			for (uint32_t k = 0; k < n; k++)
-				bytes += q->ring[(q->r_reap + k) & q->ring_mask].bytes;
-		}
+		bytes = q->done_bytes;
 		desc = n;
 	} else {
 		for (uint32_t k = 0; k < n; k++) {
@@ -884,12 +876,13 @@ HOT void on_parr(struct sim *s)
 /* a CBR or on/off flow's packet */
 static void on_flow(struct sim *s, unsigned int src)
 {
-	struct flow *f = &s->fl[s->srcflow[src - SRC_FLOW0(s)]];
+	unsigned int fi = s->srcflow[src - SRC_FLOW0(s)];
+	struct flow *f = &s->fl[fi];
 	uint32_t wire, bytes = pkt_draw(s, f, &f->rng, &wire);
 	uint64_t next;
 
 	flow_arrive(s, f, bytes, wire);
-	next = s->now + wtime(f->wt, bytes, &f->rem);
+	next = s->now + wtime(&s->fwt[fi], bytes, &f->rem);
 	if (f->f->kind == SIM_T_ONOFF && next >= f->on_end) {
 		f->period += f->f->on_ns + f->f->off_ns;
 		f->on_end = f->period + f->f->on_ns;
@@ -1049,9 +1042,8 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 		f->size = f->f->size;
 		f->q = sim_flow_queue(cfg, i);
 		rng_seed(&f->rng, cfg->seed, i);
-		f->wt = &s->fwt[i];
 		if (f->f->rate_bps)
-			wtime_init(f->wt, f->f->rate_bps);
+			wtime_init(&s->fwt[i], f->f->rate_bps);
 		if (f->f->kind == SIM_T_CBR || f->f->kind == SIM_T_ONOFF)
 			s->srcflow[nev++] = (unsigned char)i;
 		if (f->f->kind != SIM_T_BULK)

@@ -485,18 +485,17 @@ static bool ring_bound(const struct sim_config *cfg, struct sim_warning *w)
 }
 
 /*
- * @count of the @option times (--at, --stall), the earliest @first, at or
- * after the end of the run: the warning into @w
+ * @count of the --at (or, @stall, --stall) times, the earliest @first, at
+ * or after the end of the run: the warning into @w
  */
-static void after_end(const struct sim_config *cfg, const char *option, unsigned int count,
+static void after_end(const struct sim_config *cfg, bool stall, unsigned int count,
 		      uint64_t first, struct sim_warning *w)
 {
-	bool at = !strcmp(option, "--at");
 	char t_first[32], t_end[32];
 
 	memset(w, 0, sizeof(*w));
 	w->kind = SIM_WARN_AFTER_END;
-	w->option = option;
+	w->option = stall ? "--stall" : "--at";
 	w->count = count;
 	w->t_ns = first;
 	w->end_ns = cfg->duration_ns;
@@ -505,45 +504,45 @@ static void after_end(const struct sim_config *cfg, const char *option, unsigned
 	if (count == 1)
 		snprintf(w->msg, sizeof(w->msg),
 			 "%s %s is at or after the end of the run (--duration %s): the %s never %s; "
-			 "give an earlier time or a longer --duration", option, t_first, t_end,
-			 at ? "setting" : "stall", at ? "applies" : "happens");
+			 "give an earlier time or a longer --duration", w->option, t_first, t_end,
+			 stall ? "stall" : "setting", stall ? "happens" : "applies");
 	else
 		snprintf(w->msg, sizeof(w->msg),
 			 "%u %s times, the first %s, are at or after the end of the run "
 			 "(--duration %s): those %s never %s; give earlier times or a longer --duration",
-			 count, option, t_first, t_end, at ? "settings" : "stalls",
-			 at ? "apply" : "happen");
+			 count, w->option, t_first, t_end, stall ? "stalls" : "settings",
+			 stall ? "happen" : "apply");
+}
+
+/* a time @t at or after @end: counted in *@n, the least in *@first */
+static void late(uint64_t t, uint64_t end, unsigned int *n, uint64_t *first)
+{
+	if (t < end)
+		return;
+	(*n)++;
+	if (t < *first)
+		*first = t;
 }
 
 unsigned int sim_model_warnings(const struct sim_config *cfg, struct sim_warning *w,
 				unsigned int max)
 {
 	struct sim_warning tmp;
-	unsigned int n = 0, nat = 0, nst = 0;
-	uint64_t at_first = UINT64_MAX, st_first = UINT64_MAX;
+	unsigned int n = 0, nlate[2] = { 0, 0 };	/* --at, --stall */
+	uint64_t first[2] = { UINT64_MAX, UINT64_MAX };
 
 	/* each into w[n] while there is room, else only counted */
 	if (ring_bound(cfg, n < max ? &w[n] : &tmp))
 		n++;
-	for (unsigned int i = 0; i < cfg->nat && i < SIM_MAX_AT; i++) {
-		if (cfg->at[i].t_ns >= cfg->duration_ns) {
-			nat++;
-			at_first = cfg->at[i].t_ns < at_first ? cfg->at[i].t_ns : at_first;
+	for (unsigned int i = 0; i < cfg->nat && i < SIM_MAX_AT; i++)
+		late(cfg->at[i].t_ns, cfg->duration_ns, &nlate[0], &first[0]);
+	for (unsigned int i = 0; i < cfg->nstalls && i < SIM_MAX_STALLS; i++)
+		late(cfg->stalls[i].t_ns, cfg->duration_ns, &nlate[1], &first[1]);
+	for (unsigned int k = 0; k < 2; k++) {
+		if (nlate[k]) {
+			after_end(cfg, k == 1, nlate[k], first[k], n < max ? &w[n] : &tmp);
+			n++;
 		}
-	}
-	for (unsigned int i = 0; i < cfg->nstalls && i < SIM_MAX_STALLS; i++) {
-		if (cfg->stalls[i].t_ns >= cfg->duration_ns) {
-			nst++;
-			st_first = cfg->stalls[i].t_ns < st_first ? cfg->stalls[i].t_ns : st_first;
-		}
-	}
-	if (nat) {
-		after_end(cfg, "--at", nat, at_first, n < max ? &w[n] : &tmp);
-		n++;
-	}
-	if (nst) {
-		after_end(cfg, "--stall", nst, st_first, n < max ? &w[n] : &tmp);
-		n++;
 	}
 	return n;
 }
