@@ -4,7 +4,9 @@
  * event loop over a handful of sources (settings changes, the link, one
  * interrupt/NAPI state per queue, one arrival process for the Poisson
  * flows together and one per CBR or on/off flow) that calls the DQL
- * engine as a driver does. See sim.h.
+ * engine as a driver does. Events are taken in time order, but for the
+ * Poisson arrivals that commute with the events due before them, which
+ * are taken ahead of those (parr_ahead()): the same results. See sim.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -69,6 +71,9 @@ struct parr {
 	double gap_mean;		/* ns, at the summed rate */
 	double frac;			/* ns fraction carried */
 	struct sim_rng rng;
+	/* the next arrival (at tm[SRC_PARR]), drawn ahead: parr_draw() */
+	const struct flow *nf;
+	uint32_t nbytes, nwire;
 };
 
 struct qcnt {
@@ -103,6 +108,7 @@ struct squeue {
 	uint8_t xoff;			/* XOFF_*: the queue does not run */
 	bool starving;
 	uint8_t napi;			/* enum napi_state */
+	bool timed;			/* a CBR or on/off flow sends here */
 	uint32_t pending;		/* completed since the interrupt was enabled */
 	uint32_t done_bytes;		/* reap .. tx: sent, not reaped (mod 2^32) */
 	struct pkt *qd, *ring;
@@ -157,6 +163,9 @@ struct sim {
 	 */
 	uint64_t lim;
 	uint64_t lim_end;		/* min(end, settings' time, next progress call) */
+	uint64_t dmin;			/* a completion's earliest event on the tree: ns */
+	bool ahead;			/* parr_ahead() runs (sim_set_ahead()) */
+	uint64_t nahead;		/* arrivals it took */
 	uint64_t prog;			/* the next progress call */
 	unsigned int tdepth;		/* log2(tsize): the levels above the leaves */
 	uint64_t *nt;
@@ -848,7 +857,12 @@ static inline uint64_t parr_gap(struct sim *s)
 	return (uint64_t)whole;
 }
 
-HOT void on_parr(struct sim *s)
+/*
+ * Draw the Poisson flows' next arrival (at tm[SRC_PARR]): its flow and
+ * size. The draws come in the order they did when each arrival drew them
+ * as it came: its gap, then the next one's flow and size.
+ */
+HOT void parr_draw(struct sim *s)
 {
 	struct parr *a = &s->pa;
 	uint64_t u = rng_next(&a->rng);
@@ -861,16 +875,76 @@ HOT void on_parr(struct sim *s)
 	uint64_t m = (u >> 32) * a->n;
 	unsigned int k = (unsigned int)(m >> 32);
 	const struct flow *f = &s->fl[(u & 0xffffffffu) < a->thr[k] ? a->own[k] : a->alias[k]];
-	uint32_t bytes, wire;
 
 	if (f->size.kind == SIM_SIZE_IMIX) {
-		bytes = imix_pick(s, ((m & 0xffffffffu) * IMIX_N) >> 32, &wire);
+		a->nbytes = imix_pick(s, ((m & 0xffffffffu) * IMIX_N) >> 32, &a->nwire);
 	} else {
-		bytes = size_draw(&f->size, &a->rng);
-		wire = pkt_wire(s, f, bytes);
+		a->nbytes = size_draw(&f->size, &a->rng);
+		a->nwire = pkt_wire(s, f, a->nbytes);
 	}
-	flow_arrive(s, f, bytes, wire);
+	a->nf = f;
+}
+
+/*
+ * Arrivals that commute with what is due before them, taken ahead of it.
+ * An arrival at a queue whose qdisc holds packets goes into the qdisc, or
+ * is dropped: it reads and writes that queue's qdisc and drop count only
+ * (the qdisc stays non-empty: s->nonempty and the starving states do not
+ * change), and the link, the other queues and DQL do not read those. Only
+ * that queue's poll takes packets out of its qdisc, and only a timed flow
+ * of that queue puts packets in out of this process's order; the events
+ * due first cannot bring either before the arrival: a poll that a
+ * completion causes comes dmin or more after it, and no completion comes
+ * before the link's next one or the tree's next event. So each such
+ * arrival is taken now, in this process's order, while its time is below
+ * the run's settings, progress and end (lim_end), the earliest event the
+ * pending ones may cause (min(link, tree) + dmin), its queue's next event
+ * (a tie goes to the arrival), and the tree's next event if a timed flow
+ * sends to its queue. The first that is not stays the next arrival.
+ */
+static void parr_ahead(struct sim *s)
+{
+	struct parr *a = &s->pa;
+	uint64_t root = s->nt[1] >> 8;
+	uint64_t t0 = s->tm[SRC_LINK] < root ? s->tm[SRC_LINK] : root;
+	uint64_t bound = t0 + s->dmin;	/* t0 < 2^56: no overflow */
+
+	if (bound > s->lim_end)
+		bound = s->lim_end;
+	for (;;) {
+		unsigned int qi = a->nf->q;
+		struct squeue *q = &s->q[qi];
+		uint64_t t = s->tm[SRC_PARR];
+
+		if (!q->qd_cnt || t >= bound || t > (q->timed ? root : s->tm[SRC_Q(qi)]))
+			return;
+		s->now = t;
+		s->nahead++;
+		if (q->qd_cnt < q->qd_cap) {
+			uint32_t i = q->qd_head + q->qd_cnt++;
+			struct pkt *p = &q->qd[i >= q->qd_cap ? i - q->qd_cap : i];
+
+			p->t = t;
+			p->bytes = a->nbytes;
+			p->wire = a->nwire;
+		} else {
+			q->c.drops++;
+		}
+		s->tm[SRC_PARR] = t + parr_gap(s);
+		parr_draw(s);
+	}
+}
+
+HOT void on_parr(struct sim *s)
+{
+	struct parr *a = &s->pa;
+
+	flow_arrive(s, a->nf, a->nbytes, a->nwire);
 	s->tm[SRC_PARR] = s->now + parr_gap(s);	/* off the tree */
+	parr_draw(s);
+	/* mostly, the next one's qdisc is empty: parr_ahead() out of line */
+	if (s->q[a->nf->q].qd_cnt && s->ahead)
+		parr_ahead(s);
 }
 
 /* a CBR or on/off flow's packet */
@@ -956,6 +1030,25 @@ static void parr_init(struct sim *s)
 		}
 	}
 	/* what is left is 1 up to rounding: the slot keeps its own flow */
+}
+
+/*
+ * The least time from a completion to the event on the tree it causes
+ * (irq_on_done()), with lo the latency less the jitter: the poll after lo
+ * (no coalescing, or a frame count of 1); after the coalescing timer and
+ * lo (no frame count); or with a frame count, the timer or, when the
+ * count fires the interrupt, the poll after lo, whichever is sooner.
+ */
+static uint64_t sim_irq_dmin(const struct sim_config *cfg)
+{
+	uint64_t j = cfg->irq_jitter_ns, lat = cfg->irq_latency_ns;
+	uint64_t lo = lat - (j < lat ? j : lat), co = (uint64_t)cfg->coalesce_usecs * 1000;
+
+	if (!cfg->coalesce_usecs || cfg->coalesce_frames == 1)
+		return lo;
+	if (!cfg->coalesce_frames)
+		return co + lo;
+	return co < lo ? co : lo;
 }
 
 int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
@@ -1044,8 +1137,10 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 		rng_seed(&f->rng, cfg->seed, i);
 		if (f->f->rate_bps)
 			wtime_init(&s->fwt[i], f->f->rate_bps);
-		if (f->f->kind == SIM_T_CBR || f->f->kind == SIM_T_ONOFF)
+		if (f->f->kind == SIM_T_CBR || f->f->kind == SIM_T_ONOFF) {
 			s->srcflow[nev++] = (unsigned char)i;
+			s->q[f->q].timed = true;
+		}
 		if (f->f->kind != SIM_T_BULK)
 			s->arrivals = true;
 		if (f->f->size.kind == SIM_SIZE_FIXED || f->f->size.kind == SIM_SIZE_TSO)
@@ -1060,6 +1155,8 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 		}
 	}
 	parr_init(s);
+	s->dmin = sim_irq_dmin(cfg);
+	s->ahead = true;
 	/* the driver wakes the queue once a quarter of the ring, and a packet, is free */
 	for (i = 0; i < cfg->nqueues; i++) {
 		struct squeue *q = &s->q[i];
@@ -1098,6 +1195,7 @@ static void sim_start(struct sim *s)
 	uint64_t j0;
 
 	s->now = 0;
+	s->nahead = 0;
 	s->j_next = 0;
 	j0 = jiffies_at(s, 0);
 	for (i = 0; i < s->nsrc; i++)
@@ -1127,6 +1225,7 @@ static void sim_start(struct sim *s)
 	if (s->pa.n) {
 		s->pa.frac = 0;
 		ev_set(s, SRC_PARR, parr_gap(s));
+		parr_draw(s);
 	}
 	/* the backlogged queues start full and start sending */
 	for (i = 0; i < s->cfg.nqueues; i++) {
@@ -1196,6 +1295,11 @@ static void sim_finish(struct sim *s)
 		sim_hist_merge(&s->tot_ring, &st->ring_delay);
 		sim_hist_merge(&s->tot_qdisc, &st->qdisc_delay);
 	}
+}
+
+void sim_set_ahead(struct sim *s, bool on)
+{
+	s->ahead = on;
 }
 
 void sim_run(struct sim *s, const struct sim_ops *ops, void *arg)
@@ -1299,6 +1403,7 @@ void sim_get_totals(const struct sim *s, struct sim_totals *t)
 	t->duration_ns = s->cfg.duration_ns;
 	t->link_bps = s->cfg.link_bps;
 	t->starved_ns = s->link_starved;
+	t->arrivals_ahead = s->nahead;
 	for (unsigned int i = 0; i < s->cfg.nqueues; i++) {
 		const struct sim_qstats *st = &s->qst[i];
 

@@ -322,6 +322,7 @@ struct sim_totals {
 	uint32_t stall_max;
 	const struct sim_hist *ring_delay, *qdisc_delay;
 	uint64_t wire_bytes;		/* utilization: these over the link's for the duration */
+	uint64_t arrivals_ahead;	/* taken ahead of time order (sim_set_ahead()) */
 };
 
 /* struct sim_rec - one DQL call or sysfs write, as a bqltrace record */
@@ -368,6 +369,14 @@ struct sim;
 
 /* sim_new - check @cfg (as sim_config_check) and allocate; 0 or -errno. */
 int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e);
+/*
+ * sim_set_ahead - take the arrivals that commute with the events due
+ * before them (into a qdisc that holds packets, or dropped) ahead of
+ * those: the same results, with fewer branches that no processor can
+ * predict (on by default). Off: every event in time order; the tests
+ * check that both give the same.
+ */
+void sim_set_ahead(struct sim *s, bool on);
 /* sim_run - run once, from 0 to the duration. */
 void sim_run(struct sim *s, const struct sim_ops *ops, void *arg);
 const struct sim_config *sim_cfg(const struct sim *s);

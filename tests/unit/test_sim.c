@@ -3,8 +3,9 @@
  * Unit tests for the closed-loop NIC model (dql/sim.c): conservation, the
  * link's capacity, BQL's behaviour under the model (full link with the
  * defaults, starvation with a tiny limit_max, hold_time decay, the stall
- * detector), determinism, the delay histogram, and that every record the
- * model emits replays to the same limits (dql/replay.c).
+ * detector), determinism, the delay histogram, that every record the
+ * model emits replays to the same limits (dql/replay.c), and that arrivals
+ * taken ahead of time order change nothing.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -380,6 +381,130 @@ static void test_determinism_stats(void **state)
 				    sizeof(struct sim_qstats));
 	sim_free(a);
 	sim_free(b);
+}
+
+/* ------------------------------------------------------------ ahead */
+
+/* @c run with arrivals taken ahead (@ahead) or in time order: its records' digest */
+static struct sim *run_ahead(const struct sim_config *c, bool ahead, struct digest *d)
+{
+	static const struct sim_ops ops = { .record = rec_digest };
+	struct bql_err e;
+	struct sim *s;
+
+	memset(&e, 0, sizeof(e));
+	d->h = 0xcbf29ce484222325ull;
+	d->n = 0;
+	if (sim_new(&s, c, &e))
+		fail_msg("sim_new: %s", e.msg);
+	sim_set_ahead(s, ahead);
+	sim_run(s, &ops, d);
+	return s;
+}
+
+/*
+ * Overloaded queues, where parr_ahead() takes arrivals ahead: 0, the
+ * bench's 40G model (two Poisson flows on a ring-bound queue, a CBR flow
+ * on another); 1, a Poisson and a CBR flow on one queue with a short
+ * qdisc (the tree bounds it), frame coalescing, latency less jitter 1 us;
+ * 2, an on/off and two Poisson flows on two queues, a stall, a setting
+ * changed, a NAPI budget of 2 and no interrupt latency (dmin 0).
+ */
+static void ahead_model(struct sim_config *c, int i)
+{
+	base(c);
+	c->nflows = 0;
+	c->duration_ns = 30 * MS;
+	switch (i) {
+	case 0:
+		c->link_bps = 40 * G;
+		c->nqueues = 4;
+		add_flow(c, SIM_T_POISSON, 15 * G, SIM_SIZE_IMIX, 0, 0);
+		add_flow(c, SIM_T_CBR, 10 * G, SIM_SIZE_IMIX, 0, 0);
+		add_flow(c, SIM_T_POISSON, 10 * G, SIM_SIZE_IMIX, 0, 0);
+		c->irq_jitter_ns = 2000;
+		break;
+	case 1:
+		c->link_bps = 10 * G;
+		c->nqueues = 2;
+		add_flow(c, SIM_T_POISSON, 7 * G, SIM_SIZE_UNIFORM, 64, 1514);
+		add_flow(c, SIM_T_CBR, 4 * G, SIM_SIZE_FIXED, 1514, 0);
+		add_flow(c, SIM_T_POISSON, 1 * G, SIM_SIZE_FIXED, 60, 0);
+		for (unsigned int k = 0; k < 3; k++) {
+			c->flows[k].pinned = true;
+			c->flows[k].queue = k == 2;
+		}
+		c->qlen = 20;
+		c->coalesce_usecs = 20;
+		c->coalesce_frames = 8;
+		c->irq_jitter_ns = 4000;
+		set(c, BQLT_K_LIMIT_MAX, 20000);
+		break;
+	case 2:
+		c->link_bps = 1 * G;
+		c->nqueues = 2;
+		add_flow(c, SIM_T_ONOFF, 900 * M, SIM_SIZE_BIMODAL, 64, 1514);
+		c->flows[0].on_ns = 2 * MS;
+		c->flows[0].off_ns = 1 * MS;
+		add_flow(c, SIM_T_POISSON, 600 * M, SIM_SIZE_IMIX, 0, 0);
+		add_flow(c, SIM_T_POISSON, 300 * M, SIM_SIZE_TSO, 30000, 0);
+		for (unsigned int k = 0; k < 3; k++) {
+			c->flows[k].pinned = true;
+			c->flows[k].queue = k == 2;
+		}
+		c->irq_latency_ns = 0;
+		c->napi_budget = 2;
+		c->stalls[c->nstalls].t_ns = 5 * MS;
+		c->stalls[c->nstalls++].len_ns = 3 * MS;
+		c->at[c->nat].t_ns = 12 * MS;
+		c->at[c->nat].kv.key = BQLT_K_LIMIT_MAX;
+		c->at[c->nat++].kv.val = 6000;
+		break;
+	}
+}
+
+/*
+ * Arrivals taken ahead change nothing: every record (time, kind, queue,
+ * bytes, limit) and every statistic as in time order, on the property
+ * models and on overloaded ones, where most arrivals are taken ahead.
+ */
+static void test_ahead_same(void **state)
+{
+	(void)state;
+	for (int m = 0; m < NMODELS + 3; m++) {
+		struct sim_config c;
+		struct digest da, dt;
+		struct sim_totals ta, tt;
+		struct sim *a, *t;
+
+		if (m < NMODELS)
+			model(&c, m);
+		else
+			ahead_model(&c, m - NMODELS);
+		a = run_ahead(&c, true, &da);
+		t = run_ahead(&c, false, &dt);
+		print_message("  model %d: %" PRIu64 " records\n", m, da.n);
+		assert_true(da.n > 100);
+		assert_int_equal(da.h, dt.h);
+		assert_int_equal(da.n, dt.n);
+		for (unsigned int i = 0; i < c.nqueues; i++)
+			assert_memory_equal(sim_queue_stats(a, i), sim_queue_stats(t, i),
+					    sizeof(struct sim_qstats));
+		sim_get_totals(a, &ta);
+		sim_get_totals(t, &tt);
+		assert_int_equal(tt.arrivals_ahead, 0);
+		assert_int_equal(ta.starved_ns, tt.starved_ns);
+		assert_int_equal(ta.drops, tt.drops);
+		if (m >= NMODELS) {
+			/* the path is taken: a good share of the arrivals */
+			print_message("  model %d: %" PRIu64 " of %" PRIu64 " packets' arrivals ahead, %" PRIu64 " drops\n",
+				      m, ta.arrivals_ahead, ta.packets_queued + ta.drops, ta.drops);
+			assert_true(ta.arrivals_ahead * 10 > ta.packets_queued + ta.drops);
+			assert_true(ta.drops > 0);
+		}
+		sim_free(a);
+		sim_free(t);
+	}
 }
 
 /* ------------------------------------------------------------ replay agrees */
@@ -1270,6 +1395,7 @@ int main(void)
 		cmocka_unit_test(test_poisson_flows_merge),
 		cmocka_unit_test(test_ring_bound_warning),
 		cmocka_unit_test(test_after_end_warning),
+		cmocka_unit_test(test_ahead_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
