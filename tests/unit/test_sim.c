@@ -402,13 +402,20 @@ static struct sim *run_ahead(const struct sim_config *c, bool ahead, struct dige
 	return s;
 }
 
+static void pin(struct sim_config *c, unsigned int flow, unsigned int q)
+{
+	c->flows[flow].pinned = true;
+	c->flows[flow].queue = q;
+}
+
 /*
  * Overloaded queues, where parr_ahead() takes arrivals ahead: 0, the
  * bench's 40G model (two Poisson flows on a ring-bound queue, a CBR flow
  * on another); 1, a Poisson and a CBR flow on one queue with a short
  * qdisc (the tree bounds it), frame coalescing, latency less jitter 1 us;
- * 2, an on/off and two Poisson flows on two queues, a stall, a setting
- * changed, a NAPI budget of 2 and no interrupt latency (dmin 0).
+ * 2, an on/off and a Poisson flow on one queue, a Poisson flow on
+ * another, a stall, a setting changed, a NAPI budget of 2 and no
+ * interrupt latency (dmin 0).
  */
 static void ahead_model(struct sim_config *c, int i)
 {
@@ -430,10 +437,6 @@ static void ahead_model(struct sim_config *c, int i)
 		add_flow(c, SIM_T_POISSON, 7 * G, SIM_SIZE_UNIFORM, 64, 1514);
 		add_flow(c, SIM_T_CBR, 4 * G, SIM_SIZE_FIXED, 1514, 0);
 		add_flow(c, SIM_T_POISSON, 1 * G, SIM_SIZE_FIXED, 60, 0);
-		for (unsigned int k = 0; k < 3; k++) {
-			c->flows[k].pinned = true;
-			c->flows[k].queue = k == 2;
-		}
 		c->qlen = 20;
 		c->coalesce_usecs = 20;
 		c->coalesce_frames = 8;
@@ -448,10 +451,6 @@ static void ahead_model(struct sim_config *c, int i)
 		c->flows[0].off_ns = 1 * MS;
 		add_flow(c, SIM_T_POISSON, 600 * M, SIM_SIZE_IMIX, 0, 0);
 		add_flow(c, SIM_T_POISSON, 300 * M, SIM_SIZE_TSO, 30000, 0);
-		for (unsigned int k = 0; k < 3; k++) {
-			c->flows[k].pinned = true;
-			c->flows[k].queue = k == 2;
-		}
 		c->irq_latency_ns = 0;
 		c->napi_budget = 2;
 		c->stalls[c->nstalls].t_ns = 5 * MS;
@@ -460,6 +459,11 @@ static void ahead_model(struct sim_config *c, int i)
 		c->at[c->nat].kv.key = BQLT_K_LIMIT_MAX;
 		c->at[c->nat++].kv.val = 6000;
 		break;
+	}
+	if (i > 0) {		/* the first two flows on queue 0, the third on 1 */
+		pin(c, 0, 0);
+		pin(c, 1, 0);
+		pin(c, 2, 1);
 	}
 }
 
