@@ -421,7 +421,7 @@ static void ahead_model(struct sim_config *c, int i)
 {
 	base(c);
 	c->nflows = 0;
-	c->duration_ns = 30 * MS;
+	c->duration_ns = 10 * MS;
 	switch (i) {
 	case 0:
 		c->link_bps = 40 * G;
@@ -453,9 +453,9 @@ static void ahead_model(struct sim_config *c, int i)
 		add_flow(c, SIM_T_POISSON, 300 * M, SIM_SIZE_TSO, 30000, 0);
 		c->irq_latency_ns = 0;
 		c->napi_budget = 2;
-		c->stalls[c->nstalls].t_ns = 5 * MS;
-		c->stalls[c->nstalls++].len_ns = 3 * MS;
-		c->at[c->nat].t_ns = 12 * MS;
+		c->stalls[c->nstalls].t_ns = 3 * MS;
+		c->stalls[c->nstalls++].len_ns = 2 * MS;
+		c->at[c->nat].t_ns = 7 * MS;
 		c->at[c->nat].kv.key = BQLT_K_LIMIT_MAX;
 		c->at[c->nat++].kv.val = 6000;
 		break;
