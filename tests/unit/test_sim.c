@@ -414,8 +414,8 @@ static void pin(struct sim_config *c, unsigned int flow, unsigned int q)
  * on another); 1, a Poisson and a CBR flow on one queue with a short
  * qdisc (the tree bounds it), frame coalescing, latency less jitter 1 us;
  * 2, an on/off and a Poisson flow on one queue, a Poisson flow on
- * another, a stall, a setting changed, a NAPI budget of 2 and no
- * interrupt latency (dmin 0).
+ * another, a stall, a setting changed, a NAPI budget of 2, and a poll
+ * at once after each completion (no coalescing, no latency: dmin 0).
  */
 static void ahead_model(struct sim_config *c, int i)
 {
@@ -452,6 +452,7 @@ static void ahead_model(struct sim_config *c, int i)
 		add_flow(c, SIM_T_POISSON, 600 * M, SIM_SIZE_IMIX, 0, 0);
 		add_flow(c, SIM_T_POISSON, 300 * M, SIM_SIZE_TSO, 30000, 0);
 		c->irq_latency_ns = 0;
+		c->coalesce_usecs = 0;
 		c->napi_budget = 2;
 		c->stalls[c->nstalls].t_ns = 3 * MS;
 		c->stalls[c->nstalls++].len_ns = 2 * MS;
