@@ -574,15 +574,21 @@ HOT uint32_t pkt_draw(const struct sim *s, const struct flow *f, struct sim_rng 
 	return bytes;
 }
 
-HOT void qdisc_push(struct sim *s, struct squeue *q, uint32_t bytes, uint32_t wire)
+/* a packet at the tail of @q's qdisc (not full), at @t */
+HOT void qdisc_put(struct squeue *q, uint64_t t, uint32_t bytes, uint32_t wire)
 {
-	uint32_t i = q->qd_head + q->qd_cnt;
+	uint32_t i = q->qd_head + q->qd_cnt++;
 	struct pkt *p = &q->qd[i >= q->qd_cap ? i - q->qd_cap : i];
 
-	p->t = s->now;
+	p->t = t;
 	p->bytes = bytes;
 	p->wire = wire;
-	if (!q->qd_cnt++) {
+}
+
+HOT void qdisc_push(struct sim *s, struct squeue *q, uint32_t bytes, uint32_t wire)
+{
+	qdisc_put(q, s->now, bytes, wire);
+	if (q->qd_cnt == 1) {
 		s->nonempty++;
 		if (!s->busy)
 			link_starve(s);
@@ -920,16 +926,10 @@ static void parr_ahead(struct sim *s)
 			return;
 		s->now = t;
 		s->nahead++;
-		if (q->qd_cnt < q->qd_cap) {
-			uint32_t i = q->qd_head + q->qd_cnt++;
-			struct pkt *p = &q->qd[i >= q->qd_cap ? i - q->qd_cap : i];
-
-			p->t = t;
-			p->bytes = a->nbytes;
-			p->wire = a->nwire;
-		} else {
+		if (q->qd_cnt < q->qd_cap)
+			qdisc_put(q, t, a->nbytes, a->nwire);
+		else
 			q->c.drops++;
-		}
 		s->tm[SRC_PARR] = t + parr_gap(s);
 		parr_draw(s);
 	}
