@@ -90,11 +90,7 @@ struct hhead {
 
 static inline void hput(struct hhead *h, uint64_t *b, uint64_t v)
 {
-	h->n++;
-	h->sum += v;
-	if (v > h->max)
-		h->max = v;
-	b[sim_hist_idx(v)]++;
+	sim_hist_count(&h->n, &h->max, &h->sum, b, v);
 }
 
 struct squeue {

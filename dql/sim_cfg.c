@@ -34,7 +34,7 @@ static uint64_t hist_upper(unsigned int i)
 
 void sim_hist_add(struct sim_hist *h, uint64_t v)
 {
-	sim_hist_put(h, v);
+	sim_hist_count(&h->n, &h->max, &h->sum, h->b, v);
 }
 
 void sim_hist_merge(struct sim_hist *dst, const struct sim_hist *src)

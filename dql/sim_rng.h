@@ -175,13 +175,20 @@ static inline unsigned int sim_hist_idx(uint64_t v)
 	return sh * SIM_HIST_SUB + (unsigned int)(v >> sh);
 }
 
-static inline void sim_hist_put(struct sim_hist *h, uint64_t v)
+/*
+ * Count @v in a histogram: its n, max and sum, and its buckets @b. sim.h's
+ * struct sim_hist has them in one struct; the event loop keeps n, max and
+ * sum apart from the buckets (sim.c's struct hhead), so this takes them
+ * one by one.
+ */
+static inline void sim_hist_count(uint64_t *n, uint64_t *max, uint64_t *sum, uint64_t *b,
+				  uint64_t v)
 {
-	h->n++;
-	h->sum += v;
-	if (v > h->max)
-		h->max = v;
-	h->b[sim_hist_idx(v)]++;
+	(*n)++;
+	*sum += v;
+	if (v > *max)
+		*max = v;
+	b[sim_hist_idx(v)]++;
 }
 
 #endif
