@@ -165,6 +165,17 @@ struct sim {
 	uint64_t prog;			/* the next progress call */
 	unsigned int tdepth;		/* log2(tsize): the levels above the leaves */
 	uint64_t *nt;
+	/*
+	 * The polls, in a FIFO apart from the tree where they come in the
+	 * order they are set (q_ev_set()): keys, pf_mask + 1 slots
+	 */
+	uint64_t *pf;
+	unsigned int pf_head, pf_n, pf_mask;
+	uint64_t pf_key;		/* the head's key, KEY_NEVER if empty */
+	uint64_t pf_tail;		/* the last key in */
+	bool pf_want, pf_on;		/* sim_set_poll_fifo(); and the model allows it */
+	uint64_t npf;			/* polls that went into the FIFO */
+	uint64_t qroot;			/* the lesser of the tree's root and pf_key */
 	uint64_t *tm;
 	unsigned char *srcflow;		/* source id - SRC_FLOW0: its flow */
 	struct parr pa;
@@ -210,14 +221,16 @@ struct sim {
  * leaves tsize.. are the sources (padded with KEY_NEVER); an update walks
  * one leaf-to-root path, a compare and a select a level. The busiest
  * sources, the link and the Poisson flows, and the settings stay out of
- * the tree: ev_next() compares their times with the root's.
+ * the tree: ev_next() compares their times with the root's. So do the
+ * polls that come in the order they are set, in a FIFO (q_ev_set()):
+ * qroot is the lesser key of the tree's root and the FIFO's head.
  */
 #define KEY_NEVER	UINT64_MAX
 #define KEY_T_MAX	(1ull << 56)
 _Static_assert(SIM_DURATION_MAX < KEY_T_MAX, "a run's times fit a key");
 _Static_assert(SRC_EXT + SIM_MAX_QUEUES + SIM_MAX_FLOWS <= 256, "an id fits a key");
 
-/* the fast path's bound (struct sim's lim), from the tree's root key */
+/* the fast path's bound (struct sim's lim), from the next key (qroot) */
 static inline void lim_set(struct sim *s, uint64_t root)
 {
 	/* KEY_NEVER's time + 1 is 2^56, past any end */
@@ -233,7 +246,14 @@ static void lim_end_set(struct sim *s)
 
 	l = s->prog < l ? s->prog : l;
 	s->lim_end = s->tm[SRC_AT] < l ? s->tm[SRC_AT] : l;
-	lim_set(s, s->nt[1]);
+	lim_set(s, s->qroot);
+}
+
+/* after the tree's root (@root) or the FIFO's head moved */
+static inline void qroot_set(struct sim *s, uint64_t root)
+{
+	s->qroot = root < s->pf_key ? root : s->pf_key;
+	lim_set(s, s->qroot);
 }
 
 /* source @id (on the tree) has its next event at @t */
@@ -282,7 +302,7 @@ HOT void tree_set(struct sim *s, unsigned int id, uint64_t t)
 		EV_UP;
 	}
 #undef EV_UP
-	lim_set(s, key);	/* key is the root's now */
+	qroot_set(s, key);	/* key is the root's now */
 }
 
 /* source @id has its next event at @t */
@@ -297,10 +317,54 @@ static void ev_set(struct sim *s, unsigned int id, uint64_t t)
 		lim_end_set(s);
 }
 
+/*
+ * Queue @qi's next event (a poll, or the coalescing timer) at @t. A poll
+ * comes a fixed time after the completion that raises it, give or take
+ * the jitter: the polls come mostly in the order they are set, and those
+ * that do go into a FIFO, a few instructions, not two walks of the tree
+ * for each poll. A key that would not keep the FIFO in order goes on the
+ * tree: one the jitter set earlier than the last, a poll again at once
+ * when the budget ran out, or one at the same time as the last with a
+ * lower id (after a stall). The next event is the lesser of the tree's
+ * root and the FIFO's head (qroot). A queue's event in the FIFO is
+ * replaced only while it is handled, when it is the head: an interrupt
+ * is raised only for a queue with no poll set. A coalescing timer that a
+ * frame count replaces is not (pf_on is false where one is armed).
+ */
+static void q_ev_set(struct sim *s, unsigned int qi, uint64_t t)
+{
+	unsigned int id = SRC_Q(qi);
+	uint64_t key = (t << 8) | id;
+
+	if (s->pf_n && (s->pf_key & 0xff) == id) {
+		/* its event, the head, is handled: out of the FIFO */
+		s->pf_head = (s->pf_head + 1) & s->pf_mask;
+		s->pf_key = --s->pf_n ? s->pf[s->pf_head] : KEY_NEVER;
+		s->tm[id] = T_NEVER;
+		if (t == T_NEVER) {
+			qroot_set(s, s->nt[1]);
+			return;
+		}
+	}
+	if (s->pf_on && t < KEY_T_MAX && s->nt[s->tsize + id - SRC_EXT] == KEY_NEVER &&
+	    (!s->pf_n || key > s->pf_tail)) {
+		s->pf[(s->pf_head + s->pf_n++) & s->pf_mask] = key;
+		s->pf_tail = key;
+		s->npf++;
+		s->tm[id] = t;
+		if (s->pf_n == 1) {
+			s->pf_key = key;
+			qroot_set(s, s->nt[1]);
+		}
+		return;
+	}
+	tree_set(s, id, t);
+}
+
 static inline unsigned int ev_next(const struct sim *s)
 {
 	const uint64_t *tm = s->tm;
-	uint64_t key = s->nt[1];
+	uint64_t key = s->qroot;
 	uint64_t best = key == KEY_NEVER ? T_NEVER : key >> 8;
 	/* an empty tree's id is never returned: the settings win a tie */
 	unsigned int id = (unsigned int)(key & 0xff);
@@ -488,7 +552,7 @@ HOT void irq_fire_at(struct sim *s, unsigned int qi, uint64_t t)
 		lat = lo + rng_below(&q->rng, lat + j - lo + 1);
 	}
 	q->napi = NAPI_POLL;
-	ev_set(s, SRC_Q(qi), stall_defer(s, t + lat));
+	q_ev_set(s, qi, stall_defer(s, t + lat));
 }
 
 HOT void irq_fire(struct sim *s, unsigned int qi)
@@ -520,7 +584,7 @@ HOT void irq_on_done(struct sim *s, unsigned int qi)
 			return;
 		}
 		q->napi = NAPI_ARMED;
-		ev_set(s, SRC_Q(qi), s->now + (uint64_t)s->cfg.coalesce_usecs * 1000);
+		q_ev_set(s, qi, s->now + (uint64_t)s->cfg.coalesce_usecs * 1000);
 		return;
 	case NAPI_ARMED:
 		q->pending++;
@@ -794,12 +858,12 @@ static void napi_poll(struct sim *s, unsigned int qi)
 		q->xoff &= (uint8_t)~XOFF_DRV;
 	if (n == s->cfg.napi_budget && q->r_tx != q->r_reap) {
 		/* budget spent: net_rx_action() polls again at once */
-		ev_set(s, SRC_Q(qi), stall_defer(s, s->now));
+		q_ev_set(s, qi, stall_defer(s, s->now));
 		return;
 	}
 	q->napi = NAPI_IDLE;	/* napi_complete: interrupt enabled */
 	q->pending = 0;
-	ev_set(s, SRC_Q(qi), T_NEVER);
+	q_ev_set(s, qi, T_NEVER);
 	/*
 	 * The wake (netif_schedule) raised NET_TX_SOFTIRQ, which runs after
 	 * the NET_RX softirq's polling loop: the qdisc runs now.
@@ -907,7 +971,7 @@ HOT void parr_draw(struct sim *s)
 static void parr_ahead(struct sim *s)
 {
 	struct parr *a = &s->pa;
-	uint64_t root = s->nt[1] >> 8;
+	uint64_t root = s->qroot >> 8;
 	uint64_t t0 = s->tm[SRC_LINK] < root ? s->tm[SRC_LINK] : root;
 	uint64_t bound = t0 + s->dmin;	/* t0 < 2^56: no overflow */
 
@@ -1089,6 +1153,10 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 	for (s->tsize = 2, s->tdepth = 1; s->tsize < s->nsrc - SRC_EXT; s->tsize <<= 1)
 		s->tdepth++;
 	s->nt = calloc(2 * s->tsize, sizeof(*s->nt));
+	for (sz = 1; sz < cfg->nqueues; sz <<= 1)
+		;
+	s->pf = calloc(sz, sizeof(*s->pf));
+	s->pf_mask = sz - 1;
 	s->tm = calloc(s->nsrc, sizeof(*s->tm));
 	s->srcflow = calloc(cfg->nflows + 1, sizeof(*s->srcflow));
 	s->q = calloc(cfg->nqueues, sizeof(*s->q));
@@ -1098,7 +1166,7 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 	if (s->fl)
 		memset(s->fl, 0, cfg->nflows * sizeof(*s->fl));
 	s->fwt = calloc(cfg->nflows, sizeof(*s->fwt));
-	if (!s->nt || !s->tm || !s->srcflow || !s->q || !s->qst || !s->fl || !s->fwt)
+	if (!s->nt || !s->pf || !s->tm || !s->srcflow || !s->q || !s->qst || !s->fl || !s->fwt)
 		goto nomem;
 	/*
 	 * Every queue's ring and qdisc slots in one block: a large calloc is
@@ -1153,6 +1221,7 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 	parr_init(s);
 	s->dmin = sim_irq_dmin(cfg);
 	s->ahead = true;
+	s->pf_want = true;
 	/* the driver wakes the queue once a quarter of the ring, and a packet, is free */
 	for (i = 0; i < cfg->nqueues; i++) {
 		struct squeue *q = &s->q[i];
@@ -1179,6 +1248,7 @@ void sim_free(struct sim *s)
 	free(s->fl);
 	free(s->fwt);
 	free(s->nt);
+	free(s->pf);
 	free(s->tm);
 	free(s->srcflow);
 	free(s);
@@ -1192,6 +1262,14 @@ static void sim_start(struct sim *s)
 
 	s->now = 0;
 	s->nahead = 0;
+	s->npf = 0;
+	s->pf_head = 0;
+	s->pf_n = 0;
+	s->pf_key = KEY_NEVER;
+	s->pf_tail = 0;
+	s->qroot = KEY_NEVER;
+	/* no coalescing timer armed, which a frame count would replace */
+	s->pf_on = s->pf_want && (!s->cfg.coalesce_usecs || s->cfg.coalesce_frames <= 1);
 	s->j_next = 0;
 	j0 = jiffies_at(s, 0);
 	for (i = 0; i < s->nsrc; i++)
@@ -1298,6 +1376,11 @@ void sim_set_ahead(struct sim *s, bool on)
 	s->ahead = on;
 }
 
+void sim_set_poll_fifo(struct sim *s, bool on)
+{
+	s->pf_want = on;
+}
+
 void sim_run(struct sim *s, const struct sim_ops *ops, void *arg)
 {
 	static const struct sim_ops none;
@@ -1338,9 +1421,9 @@ void sim_run(struct sim *s, const struct sim_ops *ops, void *arg)
 		 * its time + 1, so the root is the earliest event, strictly
 		 * (a KEY_NEVER root's time, 2^56 - 1, is past any lim_end)
 		 */
-		t = s->nt[1] >> 8;
+		t = s->qroot >> 8;
 		if (t < s->lim_end) {
-			id = (unsigned int)(s->nt[1] & 0xff);
+			id = (unsigned int)(s->qroot & 0xff);
 			s->now = t;
 			if (id < SRC_FLOW0(s))
 				on_queue(s, id - SRC_Q(0));
@@ -1400,6 +1483,7 @@ void sim_get_totals(const struct sim *s, struct sim_totals *t)
 	t->link_bps = s->cfg.link_bps;
 	t->starved_ns = s->link_starved;
 	t->arrivals_ahead = s->nahead;
+	t->polls_fifo = s->npf;
 	for (unsigned int i = 0; i < s->cfg.nqueues; i++) {
 		const struct sim_qstats *st = &s->qst[i];
 

@@ -323,6 +323,7 @@ struct sim_totals {
 	const struct sim_hist *ring_delay, *qdisc_delay;
 	uint64_t wire_bytes;		/* utilization: these over the link's for the duration */
 	uint64_t arrivals_ahead;	/* taken ahead of time order (sim_set_ahead()) */
+	uint64_t polls_fifo;		/* events kept off the tree (sim_set_poll_fifo()) */
 };
 
 /* struct sim_rec - one DQL call or sysfs write, as a bqltrace record */
@@ -377,6 +378,14 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e);
  * check that both give the same.
  */
 void sim_set_ahead(struct sim *s, bool on);
+/*
+ * sim_set_poll_fifo - keep the polls that come in the order they are set
+ * in a FIFO, not in the event tree (unless a frame count can replace a
+ * coalescing timer): the same results, with fewer instructions per poll
+ * (on by default). Off: every event on the tree; the tests check that
+ * both give the same.
+ */
+void sim_set_poll_fifo(struct sim *s, bool on);
 /* sim_run - run once, from 0 to the duration. */
 void sim_run(struct sim *s, const struct sim_ops *ops, void *arg);
 const struct sim_config *sim_cfg(const struct sim *s);

@@ -385,8 +385,12 @@ static void test_determinism_stats(void **state)
 
 /* ------------------------------------------------------------ ahead */
 
-/* @c run with arrivals taken ahead (@ahead) or in time order: its records' digest */
-static struct sim *run_ahead(const struct sim_config *c, bool ahead, struct digest *d)
+/*
+ * @c run with arrivals taken ahead (@ahead) or in time order, and the
+ * polls in a FIFO where they can be (@fifo) or all on the tree: its
+ * records' digest
+ */
+static struct sim *run_opt(const struct sim_config *c, bool ahead, bool fifo, struct digest *d)
 {
 	static const struct sim_ops ops = { .record = rec_digest };
 	struct bql_err e;
@@ -398,8 +402,14 @@ static struct sim *run_ahead(const struct sim_config *c, bool ahead, struct dige
 	if (sim_new(&s, c, &e))
 		fail_msg("sim_new: %s", e.msg);
 	sim_set_ahead(s, ahead);
+	sim_set_poll_fifo(s, fifo);
 	sim_run(s, &ops, d);
 	return s;
+}
+
+static struct sim *run_ahead(const struct sim_config *c, bool ahead, struct digest *d)
+{
+	return run_opt(c, ahead, true, d);
 }
 
 static void pin(struct sim_config *c, unsigned int flow, unsigned int q)
@@ -508,6 +518,119 @@ static void test_ahead_same(void **state)
 			assert_true(ta.drops > 0);
 		}
 		sim_free(a);
+		sim_free(t);
+	}
+}
+
+/* ------------------------------------------------------------ poll FIFO */
+
+/*
+ * Where the polls go into the FIFO: 0, 16 queues of bulk traffic (the
+ * bench's 64-queue model, smaller) with the coalescing timer alone, two
+ * overlapping stalls (polls deferred to the same time, which the FIFO
+ * cannot take in id order) and a budget of 1 (a poll again at once, on
+ * the tree); 1, Poisson flows on 8 queues and one CBR flow, no
+ * coalescing and no latency (each poll at its completion's time); 2, a
+ * frame count of 1, TSO and IMIX flows, a budget of 2, a setting
+ * changed midway; 3, 16 bulk queues with jitter (polls out of the order
+ * they were set: on the tree); 4, a frame count of 4 with the timer
+ * (which the count replaces: the FIFO is off).
+ */
+static void fifo_model(struct sim_config *c, int i)
+{
+	base(c);
+	c->nflows = 0;
+	c->duration_ns = 10 * MS;
+	switch (i) {
+	case 0:
+		c->link_bps = 10 * G;
+		c->nqueues = 16;
+		for (unsigned int k = 0; k < 16; k++)
+			add_flow(c, SIM_T_BULK, 0, SIM_SIZE_FIXED, 1514, 0);
+		c->napi_budget = 1;
+		c->stalls[c->nstalls].t_ns = 3 * MS;
+		c->stalls[c->nstalls++].len_ns = 1 * MS;
+		c->stalls[c->nstalls].t_ns = 3500000;
+		c->stalls[c->nstalls++].len_ns = 1 * MS;
+		break;
+	case 1:
+		c->link_bps = 10 * G;
+		c->nqueues = 8;
+		for (unsigned int k = 0; k < 8; k++)
+			add_flow(c, SIM_T_POISSON, 1100 * M, SIM_SIZE_IMIX, 0, 0);
+		add_flow(c, SIM_T_CBR, 500 * M, SIM_SIZE_FIXED, 60, 0);
+		c->coalesce_usecs = 0;
+		c->irq_latency_ns = 0;
+		break;
+	case 2:
+		c->link_bps = 40 * G;
+		c->nqueues = 4;
+		add_flow(c, SIM_T_BULK, 0, SIM_SIZE_TSO, 65536, 0);
+		add_flow(c, SIM_T_POISSON, 20 * G, SIM_SIZE_IMIX, 0, 0);
+		add_flow(c, SIM_T_POISSON, 15 * G, SIM_SIZE_IMIX, 0, 0);
+		c->coalesce_frames = 1;
+		c->napi_budget = 2;
+		c->at[c->nat].t_ns = 4 * MS;
+		c->at[c->nat].kv.key = BQLT_K_LIMIT_MAX;
+		c->at[c->nat++].kv.val = 20000;
+		break;
+	case 3:
+		c->link_bps = 10 * G;
+		c->nqueues = 16;
+		for (unsigned int k = 0; k < 16; k++)
+			add_flow(c, SIM_T_BULK, 0, SIM_SIZE_IMIX, 0, 0);
+		c->irq_jitter_ns = 2000;
+		break;
+	case 4:
+		c->link_bps = 10 * G;
+		c->nqueues = 4;
+		for (unsigned int k = 0; k < 4; k++)
+			add_flow(c, SIM_T_POISSON, 2200 * M, SIM_SIZE_IMIX, 0, 0);
+		c->coalesce_usecs = 20;
+		c->coalesce_frames = 4;
+		break;
+	}
+}
+
+/*
+ * The polls in the FIFO change nothing: every record and statistic as
+ * with every event on the tree, on the property models (some with jitter
+ * or a frame count, where the FIFO is off) and on the FIFO's own, where
+ * a good share of the polls go into it.
+ */
+static void test_pfifo_same(void **state)
+{
+	(void)state;
+	for (int m = 0; m < NMODELS + 5; m++) {
+		struct sim_config c;
+		struct digest df, dt;
+		struct sim_totals tf, tt;
+		struct sim *f, *t;
+
+		if (m < NMODELS)
+			model(&c, m);
+		else
+			fifo_model(&c, m - NMODELS);
+		f = run_opt(&c, true, true, &df);
+		t = run_opt(&c, true, false, &dt);
+		assert_true(df.n > 100);
+		assert_int_equal(df.h, dt.h);
+		assert_int_equal(df.n, dt.n);
+		for (unsigned int i = 0; i < c.nqueues; i++)
+			assert_memory_equal(sim_queue_stats(f, i), sim_queue_stats(t, i),
+					    sizeof(struct sim_qstats));
+		sim_get_totals(f, &tf);
+		sim_get_totals(t, &tt);
+		assert_int_equal(tt.polls_fifo, 0);
+		assert_int_equal(tf.starved_ns, tt.starved_ns);
+		print_message("  model %d: %" PRIu64 " records, %" PRIu64 " of %" PRIu64
+			      " completions' polls in the FIFO\n", m, df.n, tf.polls_fifo,
+			      tf.completions);
+		if (c.coalesce_usecs && c.coalesce_frames > 1)
+			assert_int_equal(tf.polls_fifo, 0);
+		else if (m >= NMODELS)	/* the path is taken: a good share of the polls */
+			assert_true(tf.polls_fifo * 4 > tf.completions);
+		sim_free(f);
 		sim_free(t);
 	}
 }
@@ -1401,6 +1524,7 @@ int main(void)
 		cmocka_unit_test(test_ring_bound_warning),
 		cmocka_unit_test(test_after_end_warning),
 		cmocka_unit_test(test_ahead_same),
+		cmocka_unit_test(test_pfifo_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
