@@ -68,11 +68,13 @@ struct parr {
 	unsigned int n;			/* Poisson flows, alias slots */
 	uint64_t thr[SIM_MAX_FLOWS];	/* keep the slot's flow below, of 2^32 */
 	unsigned char own[SIM_MAX_FLOWS], alias[SIM_MAX_FLOWS];
+	unsigned char fq[SIM_MAX_FLOWS];	/* flow i's queue */
+	bool imix;			/* every Poisson flow's sizes are IMIX */
 	double gap_mean;		/* ns, at the summed rate */
 	double frac;			/* ns fraction carried */
 	struct sim_rng rng;
 	/* the next arrival (at tm[SRC_PARR]), drawn ahead: parr_draw() */
-	const struct flow *nf;
+	unsigned int nq;		/* its queue */
 	uint32_t nbytes, nwire;
 };
 
@@ -881,18 +883,18 @@ static void on_queue(struct sim *s, unsigned int qi)
 }
 
 /*
- * A packet of flow @f arrives at its queue: into the ring at once if the
+ * A packet arrives at queue @qi: into the ring at once if the
  * qdisc is empty and the queue runs (what qdisc_push() then xmit() would
  * do, with a qdisc delay of 0), else into the qdisc, or dropped. The queue
  * does not run while its qdisc holds packets: xmit() has nothing to do.
  */
-HOT void flow_arrive(struct sim *s, const struct flow *f, uint32_t bytes, uint32_t wire)
+HOT void flow_arrive(struct sim *s, unsigned int qi, uint32_t bytes, uint32_t wire)
 {
-	struct squeue *q = &s->q[f->q];
+	struct squeue *q = &s->q[qi];
 
 	if (!q->qd_cnt && !q->xoff) {
 		/* its qdisc delay, 0, is counted by sim_finish() */
-		ring_push(s, q, f->q, bytes, wire, jiffies_at(s, s->now));
+		ring_push(s, q, qi, bytes, wire, jiffies_at(s, s->now));
 	} else if (q->qd_cnt < q->qd_cap) {
 		qdisc_push(s, q, bytes, wire);
 		q_starve(s, q);
@@ -940,15 +942,22 @@ HOT void parr_draw(struct sim *s)
 	 */
 	uint64_t m = (u >> 32) * a->n;
 	unsigned int k = (unsigned int)(m >> 32);
-	const struct flow *f = &s->fl[(u & 0xffffffffu) < a->thr[k] ? a->own[k] : a->alias[k]];
+	unsigned int fi = (u & 0xffffffffu) < a->thr[k] ? a->own[k] : a->alias[k];
+	const struct flow *f;
 
+	/* the queue, and IMIX sizes, without the flow's own cache line */
+	a->nq = a->fq[fi];
+	if (a->imix) {
+		a->nbytes = imix_pick(s, ((m & 0xffffffffu) * IMIX_N) >> 32, &a->nwire);
+		return;
+	}
+	f = &s->fl[fi];
 	if (f->size.kind == SIM_SIZE_IMIX) {
 		a->nbytes = imix_pick(s, ((m & 0xffffffffu) * IMIX_N) >> 32, &a->nwire);
 	} else {
 		a->nbytes = size_draw(&f->size, &a->rng);
 		a->nwire = pkt_wire(s, f, a->nbytes);
 	}
-	a->nf = f;
 }
 
 /*
@@ -978,7 +987,7 @@ static void parr_ahead(struct sim *s)
 	if (bound > s->lim_end)
 		bound = s->lim_end;
 	for (;;) {
-		unsigned int qi = a->nf->q;
+		unsigned int qi = a->nq;
 		struct squeue *q = &s->q[qi];
 		uint64_t t = s->tm[SRC_PARR];
 
@@ -999,11 +1008,11 @@ HOT void on_parr(struct sim *s)
 {
 	struct parr *a = &s->pa;
 
-	flow_arrive(s, a->nf, a->nbytes, a->nwire);
+	flow_arrive(s, a->nq, a->nbytes, a->nwire);
 	s->tm[SRC_PARR] = s->now + parr_gap(s);	/* off the tree */
 	parr_draw(s);
 	/* mostly, the next one's qdisc is empty: parr_ahead() out of line */
-	if (s->q[a->nf->q].qd_cnt && s->ahead)
+	if (s->q[a->nq].qd_cnt && s->ahead)
 		parr_ahead(s);
 }
 
@@ -1015,7 +1024,7 @@ static void on_flow(struct sim *s, unsigned int src)
 	uint32_t wire, bytes = pkt_draw(s, f, &f->rng, &wire);
 	uint64_t next;
 
-	flow_arrive(s, f, bytes, wire);
+	flow_arrive(s, f->q, bytes, wire);
 	next = s->now + wtime(&s->fwt[fi], bytes, &f->rem);
 	if (f->f->kind == SIM_T_ONOFF && next >= f->on_end) {
 		f->period += f->f->on_ns + f->f->off_ns;
@@ -1053,11 +1062,15 @@ static void parr_init(struct sim *s)
 	unsigned int small[SIM_MAX_FLOWS], large[SIM_MAX_FLOWS], ns = 0, nl = 0;
 
 	a->n = 0;
+	a->imix = true;
 	for (unsigned int i = 0; i < s->cfg.nflows; i++) {
 		const struct sim_flow *f = &s->cfg.flows[i];
 
+		a->fq[i] = (unsigned char)s->fl[i].q;
 		if (f->kind != SIM_T_POISSON)
 			continue;
+		if (f->size.kind != SIM_SIZE_IMIX)
+			a->imix = false;
 		/* packets per ns: the bit rate over the mean packet's bits */
 		p[a->n] = (double)f->rate_bps / (sim_size_mean(&f->size) * 8e9);
 		sum += p[a->n];
