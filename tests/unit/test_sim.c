@@ -407,9 +407,40 @@ static struct sim *run_opt(const struct sim_config *c, bool ahead, bool fifo, st
 	return s;
 }
 
-static struct sim *run_ahead(const struct sim_config *c, bool ahead, struct digest *d)
+/* model @m: a property model, then @extra's from NMODELS on */
+static void pick(struct sim_config *c, int m, void (*extra)(struct sim_config *, int))
 {
-	return run_opt(c, ahead, true, d);
+	if (m < NMODELS)
+		model(c, m);
+	else
+		extra(c, m - NMODELS);
+}
+
+/*
+ * @c run with both optimisations on and with @ahead and @fifo: every
+ * record's digest and every queue's statistics are the same. The totals
+ * of both in @on and @off; the number of records.
+ */
+static uint64_t same_both(const struct sim_config *c, bool ahead, bool fifo,
+			  struct sim_totals *on, struct sim_totals *off)
+{
+	struct digest da, db;
+	struct sim *a = run_opt(c, true, true, &da);
+	struct sim *b = run_opt(c, ahead, fifo, &db);
+
+	assert_true(da.n > 100);
+	assert_int_equal(da.h, db.h);
+	assert_int_equal(da.n, db.n);
+	for (unsigned int i = 0; i < c->nqueues; i++)
+		assert_memory_equal(sim_queue_stats(a, i), sim_queue_stats(b, i),
+				    sizeof(struct sim_qstats));
+	sim_get_totals(a, on);
+	sim_get_totals(b, off);
+	assert_int_equal(on->starved_ns, off->starved_ns);
+	assert_int_equal(on->drops, off->drops);
+	sim_free(a);
+	sim_free(b);
+	return da.n;
 }
 
 static void pin(struct sim_config *c, unsigned int flow, unsigned int q)
@@ -488,28 +519,13 @@ static void test_ahead_same(void **state)
 	(void)state;
 	for (int m = 0; m < NMODELS + 3; m++) {
 		struct sim_config c;
-		struct digest da, dt;
 		struct sim_totals ta, tt;
-		struct sim *a, *t;
+		uint64_t n;
 
-		if (m < NMODELS)
-			model(&c, m);
-		else
-			ahead_model(&c, m - NMODELS);
-		a = run_ahead(&c, true, &da);
-		t = run_ahead(&c, false, &dt);
-		print_message("  model %d: %" PRIu64 " records\n", m, da.n);
-		assert_true(da.n > 100);
-		assert_int_equal(da.h, dt.h);
-		assert_int_equal(da.n, dt.n);
-		for (unsigned int i = 0; i < c.nqueues; i++)
-			assert_memory_equal(sim_queue_stats(a, i), sim_queue_stats(t, i),
-					    sizeof(struct sim_qstats));
-		sim_get_totals(a, &ta);
-		sim_get_totals(t, &tt);
+		pick(&c, m, ahead_model);
+		n = same_both(&c, false, true, &ta, &tt);
+		print_message("  model %d: %" PRIu64 " records\n", m, n);
 		assert_int_equal(tt.arrivals_ahead, 0);
-		assert_int_equal(ta.starved_ns, tt.starved_ns);
-		assert_int_equal(ta.drops, tt.drops);
 		if (m >= NMODELS) {
 			/* the path is taken: a good share of the arrivals */
 			print_message("  model %d: %" PRIu64 " of %" PRIu64 " packets' arrivals ahead, %" PRIu64 " drops\n",
@@ -517,8 +533,6 @@ static void test_ahead_same(void **state)
 			assert_true(ta.arrivals_ahead * 10 > ta.packets_queued + ta.drops);
 			assert_true(ta.drops > 0);
 		}
-		sim_free(a);
-		sim_free(t);
 	}
 }
 
@@ -603,35 +617,19 @@ static void test_pfifo_same(void **state)
 	(void)state;
 	for (int m = 0; m < NMODELS + 5; m++) {
 		struct sim_config c;
-		struct digest df, dt;
 		struct sim_totals tf, tt;
-		struct sim *f, *t;
+		uint64_t n;
 
-		if (m < NMODELS)
-			model(&c, m);
-		else
-			fifo_model(&c, m - NMODELS);
-		f = run_opt(&c, true, true, &df);
-		t = run_opt(&c, true, false, &dt);
-		assert_true(df.n > 100);
-		assert_int_equal(df.h, dt.h);
-		assert_int_equal(df.n, dt.n);
-		for (unsigned int i = 0; i < c.nqueues; i++)
-			assert_memory_equal(sim_queue_stats(f, i), sim_queue_stats(t, i),
-					    sizeof(struct sim_qstats));
-		sim_get_totals(f, &tf);
-		sim_get_totals(t, &tt);
+		pick(&c, m, fifo_model);
+		n = same_both(&c, true, false, &tf, &tt);
 		assert_int_equal(tt.polls_fifo, 0);
-		assert_int_equal(tf.starved_ns, tt.starved_ns);
 		print_message("  model %d: %" PRIu64 " records, %" PRIu64 " of %" PRIu64
-			      " completions' polls in the FIFO\n", m, df.n, tf.polls_fifo,
+			      " completions' polls in the FIFO\n", m, n, tf.polls_fifo,
 			      tf.completions);
 		if (c.coalesce_usecs && c.coalesce_frames > 1)
 			assert_int_equal(tf.polls_fifo, 0);
 		else if (m >= NMODELS)	/* the path is taken: a good share of the polls */
 			assert_true(tf.polls_fifo * 4 > tf.completions);
-		sim_free(f);
-		sim_free(t);
 	}
 }
 
