@@ -227,12 +227,14 @@ wait_temps() {
 
 # replay_killed SIG...: replay writing --timeline and --plot from a FIFO,
 # killed by each SIG mid-input: the status says which, and no temporary or
-# output is left
+# output is left. replay starts with SIG's default action, whatever this
+# shell came in with: under nohup(1), SIGHUP comes in ignored, and bqltool
+# leaves an ignored signal ignored (the next test).
 replay_killed() {
 	local sig pid rc
 	[ -p in ] || mkfifo in
 	for sig in "$@"; do
-		"$BQLTOOL" replay -q --timeline t.csv --plot t.svg - <in 3>&- &
+		env --default-signal="$sig" "$BQLTOOL" replay -q --timeline t.csv --plot t.svg - <in 3>&- &
 		pid=$!
 		exec 4>in
 		head -n 30 r.bqlt >&4
@@ -251,6 +253,26 @@ replay_killed() {
 @test "signals: SIGTERM or SIGHUP during replay leaves no temporary and no output" {
 	# (not SIGINT: a background job starts with it ignored, and keeps it so)
 	replay_killed TERM HUP
+}
+
+@test "signals: a SIGHUP that replay comes in ignored with (nohup) stays ignored: it ends with its input" {
+	local pid rc=0
+	mkfifo in
+	env --ignore-signal=HUP "$BQLTOOL" replay -q --timeline t.csv - <in 3>&- &
+	pid=$!
+	exec 4>in
+	head -n 30 r.bqlt >&4
+	wait_temps
+	kill -s HUP "$pid"
+	tail -n +31 r.bqlt >&4
+	exec 4>&-
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ] || { echo "status $rc"; return 1; }
+	[ -z "$(temps)" ]
+	# the whole timeline, as from the file
+	[ "$(grep -c . t.csv)" -gt 1 ]
+	"$BQLTOOL" replay -q --timeline whole.csv r.bqlt
+	cmp t.csv whole.csv
 }
 
 @test "signals: SIGTERM during sim leaves no temporary; an existing output is kept" {
