@@ -174,7 +174,7 @@ struct sim {
 	uint64_t *pf;
 	unsigned int pf_head, pf_n, pf_mask;
 	uint64_t pf_key;		/* the head's key, KEY_NEVER if empty */
-	uint64_t pf_tail;		/* the last key in */
+	uint64_t pf_tail;		/* the last key in (kept: a load fewer a push) */
 	bool pf_want, pf_on;		/* sim_set_poll_fifo(); and the model allows it */
 	uint64_t npf;			/* polls that went into the FIFO */
 	uint64_t qroot;			/* the lesser of the tree's root and pf_key */
@@ -213,6 +213,16 @@ struct sim {
 #define SRC_FLOW0(s)	(SRC_EXT + (s)->cfg.nqueues)
 
 /* ------------------------------------------------------------ events */
+
+/* the least power of two >= @n (n <= 2^31) */
+static uint32_t pow2_up(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
 
 /*
  * The next event: a winner (tournament) tree over the sources. A node
@@ -343,10 +353,9 @@ static void q_ev_set(struct sim *s, unsigned int qi, uint64_t t)
 		s->pf_head = (s->pf_head + 1) & s->pf_mask;
 		s->pf_key = --s->pf_n ? s->pf[s->pf_head] : KEY_NEVER;
 		s->tm[id] = T_NEVER;
-		if (t == T_NEVER) {
-			qroot_set(s, s->nt[1]);
+		qroot_set(s, s->nt[1]);
+		if (t == T_NEVER)
 			return;
-		}
 	}
 	if (s->pf_on && t < KEY_T_MAX && s->nt[s->tsize + id - SRC_EXT] == KEY_NEVER &&
 	    (!s->pf_n || key > s->pf_tail)) {
@@ -1166,8 +1175,7 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 	for (s->tsize = 2, s->tdepth = 1; s->tsize < s->nsrc - SRC_EXT; s->tsize <<= 1)
 		s->tdepth++;
 	s->nt = calloc(2 * s->tsize, sizeof(*s->nt));
-	for (sz = 1; sz < cfg->nqueues; sz <<= 1)
-		;
+	sz = pow2_up(cfg->nqueues);
 	s->pf = calloc(sz, sizeof(*s->pf));
 	s->pf_mask = sz - 1;
 	s->tm = calloc(s->nsrc, sizeof(*s->tm));
@@ -1187,8 +1195,7 @@ int sim_new(struct sim **sp, const struct sim_config *cfg, struct bql_err *e)
 	 * up front (64 queues: 1.3 MiB, a millisecond per run before, which
 	 * is what tune's short runs paid)
 	 */
-	for (sz = 1; sz < cfg->ring; sz <<= 1)
-		;
+	sz = pow2_up(cfg->ring);
 	s->slots = calloc((size_t)cfg->nqueues * (sz + cfg->qlen), sizeof(*s->slots));
 	if (!s->slots)
 		goto nomem;
