@@ -59,12 +59,14 @@ LIB_SRC := $(sort $(wildcard lib/*.c))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+PRELOAD_SRC := $(sort $(wildcard tests/preload/*.c))
 
 DQL_OBJ := $(DQL_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:%.c=$(BUILD)/%)
 TOOL_BIN := $(TOOL_SRC:%.c=$(BUILD)/%)
+PRELOAD_SO := $(PRELOAD_SRC:%.c=$(BUILD)/%.so)
 
 LIBDQL := $(BUILD)/libdql.a
 LIBBQL := $(BUILD)/libbql.a
@@ -112,7 +114,14 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(LIBBQL) $(LIBDQL)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BQL_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(LIBBQL) $(LIBDQL) $(LDLIBS)
 
-tools: $(TOOL_BIN)
+# LD_PRELOAD shims for tests: never sanitized (they load before ASan's
+# runtime; a test that uses one sets verify_asan_link_order=0).
+$(BUILD)/tests/preload/%.so: tests/preload/%.c
+	$(call quiet,CCLD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) -shared -fPIC -o $@ $<
+
+tools: $(TOOL_BIN) $(PRELOAD_SO)
 
 -include $(DQL_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d)
 

@@ -360,7 +360,7 @@ int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o
 {
 	struct sigaction sa;
 	unsigned int hz = hz_get()->hz;
-	uint64_t next = top_mono_now();
+	uint64_t next = 0, now;
 	bool warned = false;
 	struct bql_err e;
 	int ret;
@@ -400,9 +400,17 @@ int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o
 		ret = output_done(c, ret);
 		if (ret)
 			return ret < 0 ? BQL_EXIT_OK : ret;
+		/*
+		 * The cadence starts at the first sample's own read, not at
+		 * the clock read before it: a preemption in between would make
+		 * the first interval short by as much.
+		 */
+		if (n == 0)
+			next = s->mono_ns;
 		next += o->delay_ns;
-		if (next < top_mono_now())	/* fell behind: no burst to catch up */
-			next = top_mono_now();
+		now = top_mono_now();
+		if (next < now)		/* fell behind: no burst to catch up */
+			next = now;
 	}
 	return BQL_EXIT_OK;
 }

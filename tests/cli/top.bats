@@ -280,6 +280,21 @@ stop_top() {
 	jq -s -e '.[1].interval_ns >= 250000000 and .[1].interval_ns < 2000000000' <<<"$output" >/dev/null
 }
 
+@test "-d: the first interval is never short, even when top is preempted right after reading the clock" {
+	# lateclock.so sleeps 20 ms after every CLOCK_MONOTONIC read: a
+	# schedule taken from a read before the first sample's own read made
+	# the first interval 80 ms of 100 (a CI run under ASan saw it for real)
+	local shim="$BUILD/tests/preload/lateclock.so"
+	[ -f "$shim" ] || { echo "no $shim: make tools" >&2; return 1; }
+	run --separate-stderr env LD_PRELOAD="$shim" LATECLOCK_MS=20 \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		timeout 10 "$BQLTOOL" --sysfs-root "$ROOT" -j top -c 3 -d 100ms
+	assert_success
+	jq -s -e 'length == 3 and .[1].interval_ns >= 100000000' <<<"$output" >/dev/null
+	# a fixed cadence from the first sample: the third comes 200 ms after it
+	jq -s -e '.[2].interval_ns + .[1].interval_ns >= 200000000' <<<"$output" >/dev/null
+}
+
 @test "a garbage value stops top with a message naming the file" {
 	use_tree bad-garbage
 	bq top -b -c 1
