@@ -529,19 +529,24 @@ cpu_rss_best() {
 
 # sim_one LABEL ARGS: CPU, packets per second and max RSS of one sim run
 sim_one() {
-	local label=$1 args=$2 n cr
-	n=$("$BQLTOOL" -j sim $args | jq .packets)
+	local label=$1 args=$2 n cr err="$BENCH_DIR/sim.err"
+	n=$("$BQLTOOL" -j sim $args 2>"$err" | jq .packets)
 	cr=$(cpu_rss_best "$BQLTOOL sim -q $args")
 	sim_row "$label" "${cr% *}" "$n" "${cr#* }"
+	# the model's own warnings (ring-bound) under its row, not above the next
+	sed 's/^bqltool: /    /' "$err"
+	rm -f "$err"
 }
 
 # sim_vs_replay TITLE MODEL REPLAY_OPTS [write]: the CPU of sim on MODEL
 # against replay (with REPLAY_OPTS) of the trace it writes, per packet;
 # "write" adds sim --trace itself. Uses bench_sim's $t.
 sim_vs_replay() {
-	local m=$2 rj=$3 lines n cs cr
+	local m=$2 rj=$3 lines n cs cr err="$BENCH_DIR/sim.err"
 	echo "$1"
-	"$BQLTOOL" sim -q $m --trace "$t"
+	"$BQLTOOL" sim -q $m --trace "$t" 2>"$err"
+	sed 's/^bqltool: /    /' "$err"
+	rm -f "$err"
 	lines=$(wc -l <"$t")
 	n=$(grep -c ' Q ' "$t")
 	cs=$(cpu_rss_best "$BQLTOOL sim -q $m")
