@@ -161,6 +161,11 @@ static int parse_size(const char *spec, struct sim_size *sz, struct bql_err *e)
 		sz->kind = SIM_SIZE_FIXED;
 		return parse_pkt_bytes(f[1], spec, &sz->a, e);
 	}
+	/* a bare size is fixed:N, as a user types it (--size 60) */
+	if (n == 1 && f[0][0] >= '0' && f[0][0] <= '9') {
+		sz->kind = SIM_SIZE_FIXED;
+		return parse_pkt_bytes(f[0], spec, &sz->a, e);
+	}
 	if (!strcmp(f[0], "tso") && (n == 2 || n == 3)) {
 		sz->kind = SIM_SIZE_TSO;
 		if (parse_pkt_bytes(f[1], spec, &sz->a, e))
@@ -192,7 +197,7 @@ static int parse_size(const char *spec, struct sim_size *sz, struct bql_err *e)
 		return 0;
 	}
 	return bql_err_set(e, EINVAL,
-			   "--size: '%s': unknown size (fixed:N, uniform:A:B, imix, bimodal:A:B:P, tso:N[:MSS])",
+			   "--size: '%s': unknown size (N, fixed:N, uniform:A:B, imix, bimodal:A:B:P, tso:N[:MSS])",
 			   spec);
 }
 

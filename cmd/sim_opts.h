@@ -59,8 +59,8 @@ enum {
 	"                       poisson:RATE, onoff:RATE:ON:OFF (default: one bulk flow);\n" \
 	"                       SPEC@Q puts it on queue Q (else hashed by the seed)\n" \
 	"  --size SPEC          packet sizes of the --traffic flows after it (the first\n" \
-	"                       --size also covers flows before it): fixed:N, uniform:A:B,\n" \
-	"                       imix, bimodal:A:B:P, tso:N[:MSS] (default fixed:1514)\n" \
+	"                       --size also covers flows before it): N or fixed:N,\n" \
+	"                       uniform:A:B, imix, bimodal:A:B:P, tso:N[:MSS] (default 1514)\n" \
 	"  --link RATE          link rate, 10M..400G bit/s (default 1G)\n" \
 	"  --queues N           TX queues sharing the link; flows are hashed to them (1)\n" \
 	"  --qlen PKTS          qdisc backlog limit per queue, packets (1000)\n" \

@@ -184,6 +184,23 @@ verify() {
 	[[ $stderr == *"Try 'bqltool help sim'"* ]]
 }
 
+@test "sim: --size N is fixed:N (60-byte frames at 1G: 84 wire bytes each, 1488095 a second)" {
+	run --separate-stderr "$BQLTOOL" -j sim --link 1G --size 60 --duration 1
+	assert_success
+	local bare=$output
+	run --separate-stderr "$BQLTOOL" -j sim --link 1G --size fixed:60 --duration 1
+	assert_success
+	assert_equal "$bare" "$output"
+	# 1e9 / 8 / (60 + 4 of FCS + 20 of preamble and gap) = 1488095.2 a second,
+	# less the time the link starves at the start
+	jq -e '.packets <= 1488095 and .packets >= 1488095 * .utilization - 1' <<<"$bare" >/dev/null
+	for v in 0 70000 60x; do
+		run --separate-stderr "$BQLTOOL" sim --size "$v"
+		assert_failure 2
+		assert_regex "$stderr" "--size: .*'$v'"
+	done
+}
+
 @test "sim: --trace FILE.zst and FILE.gz are compressed, and replay verifies them" {
 	d=$BATS_TEST_TMPDIR
 	"$BQLTOOL" sim -q --queues 2 --traffic poisson:600M --traffic bulk --duration 0.1 --trace "$d/t.bqlt"
