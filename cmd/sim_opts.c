@@ -33,8 +33,10 @@ int sim_parse_rate(const char *what, const char *s, uint64_t *bps, struct bql_er
 		const char *sfx;
 		uint64_t mult;
 	} t[] = {
-		{ "", 1 }, { "k", 1000 }, { "K", 1000 }, { "M", 1000000 },
-		{ "G", 1000000000 }, { "T", 1000000000000ull },
+		/* either case, as tc takes them: 10gbit, 100mbit */
+		{ "", 1 }, { "k", 1000 }, { "K", 1000 }, { "m", 1000000 }, { "M", 1000000 },
+		{ "g", 1000000000 }, { "G", 1000000000 },
+		{ "t", 1000000000000ull }, { "T", 1000000000000ull },
 	};
 	uint64_t ip = 0, fp = 0, fscale = 1;
 	const char *p = s;

@@ -201,6 +201,32 @@ verify() {
 	done
 }
 
+@test "sim: rates in either case, with bit, bit/s or bps, as tc and ethtool users type them" {
+	local spec want
+	while read -r spec want; do
+		run --separate-stderr "$BQLTOOL" -j sim --link "$spec" --duration 0.001
+		assert_success
+		assert_equal "$(jq .link_bps <<<"$output")" "$want"
+		run --separate-stderr "$BQLTOOL" -j sim --link 40G --traffic "cbr:$spec" --duration 0.001
+		assert_success
+		assert_equal "$(jq .link_bps <<<"$output")" 40000000000
+	done <<-EOF
+		10g 10000000000
+		10gbit 10000000000
+		100mbit 100000000
+		2.5G 2500000000
+		25Gbit/s 25000000000
+		400Gbps 400000000000
+		10M 10000000
+	EOF
+	# bytes are not bits
+	for v in 10GB 10gb 10gB 1Gbyte; do
+		run --separate-stderr "$BQLTOOL" sim --link "$v"
+		assert_failure 2
+		assert_regex "$stderr" "--link: '$v': expected a rate in bit/s"
+	done
+}
+
 @test "sim: --trace FILE.zst and FILE.gz are compressed, and replay verifies them" {
 	d=$BATS_TEST_TMPDIR
 	"$BQLTOOL" sim -q --queues 2 --traffic poisson:600M --traffic bulk --duration 0.1 --trace "$d/t.bqlt"
