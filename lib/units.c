@@ -185,17 +185,51 @@ int units_parse_bytes(const char *what, const char *s, uint64_t max_word,
 	return bad(e, EINVAL, what, s, "unknown unit (use B, K, M, G; 1024-based)");
 }
 
+/*
+ * Time units, in ns: ours, tc's spellings (msec, usec, sec, with a plural
+ * s too), minutes and hours. Case matters: 5MS is not taken for 5ms.
+ */
+static const struct {
+	const char *sfx;
+	uint64_t ns;
+} time_sfx[] = {
+	{ "ns", 1 }, { "nsec", 1 }, { "nsecs", 1 },
+	{ "us", 1000 }, { "usec", 1000 }, { "usecs", 1000 },
+	{ "ms", 1000000 }, { "msec", 1000000 }, { "msecs", 1000000 },
+	{ "s", 1000000000ull }, { "sec", 1000000000ull }, { "secs", 1000000000ull },
+	{ "min", 60000000000ull }, { "mins", 60000000000ull },
+	{ "h", 3600000000000ull },
+};
+
+/* the ns per unit of @sfx; 0: none such. "" is @bare_ns (the default unit). */
+static uint64_t time_unit(const char *sfx, uint64_t bare_ns)
+{
+	if (!*sfx)
+		return bare_ns;
+	for (size_t i = 0; i < sizeof(time_sfx) / sizeof(time_sfx[0]); i++)
+		if (!strcmp(sfx, time_sfx[i].sfx))
+			return time_sfx[i].ns;
+	return 0;
+}
+
+/* a suffix that is no time unit: 1m reads as a minute or a slip for 1ms */
+static int bad_time_unit(struct bql_err *e, const char *what, const char *s,
+			 const char *sfx, const char *units)
+{
+	char why[96];
+
+	if (!strcmp(sfx, "m"))
+		return bad(e, EINVAL, what, s,
+			   "ambiguous unit 'm' (write 'min' for minutes, 'ms' for milliseconds)");
+	snprintf(why, sizeof(why), "unknown unit (use %s)", units);
+	return bad(e, EINVAL, what, s, why);
+}
+
 int units_parse_ms(const char *what, const char *s, uint64_t *out,
 		   struct bql_err *e)
 {
-	static const struct {
-		const char *sfx;
-		uint64_t mult, div;
-	} t[] = {
-		{ "", 1, 1 }, { "ms", 1, 1 }, { "s", 1000, 1 },
-		{ "us", 1, 1000 }, { "min", 60000, 1 },
-	};
 	struct dec d;
+	uint64_t unit;
 	int ret;
 
 	if (*s == '-')
@@ -205,31 +239,22 @@ int units_parse_ms(const char *what, const char *s, uint64_t *out,
 		return bad(e, ERANGE, what, s, "too large");
 	if (ret)
 		return bad(e, EINVAL, what, s, "expected a time like 250, 250ms or 1.5s");
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		if (strcmp(d.suffix, t[i].sfx))
-			continue;
-		ret = scale(&d, t[i].mult, t[i].div, out);
-		if (ret == -EDOM)
-			return bad(e, EINVAL, what, s, "not a whole number of milliseconds");
-		if (ret)
-			return bad(e, ERANGE, what, s, "too large");
-		return 0;
-	}
-	if (!strcmp(d.suffix, "m"))	/* 1m: a minute or a slip for 1ms? */
-		return bad(e, EINVAL, what, s,
-			   "ambiguous unit 'm' (write 'min' for minutes, 'ms' for milliseconds)");
-	return bad(e, EINVAL, what, s, "unknown unit (use ms, s, us or min)");
+	unit = time_unit(d.suffix, 1000000);
+	if (!unit)
+		return bad_time_unit(e, what, s, d.suffix, "ms, s, us, min or h");
+	ret = scale(&d, unit, 1000000, out);
+	if (ret == -EDOM)
+		return bad(e, EINVAL, what, s, "not a whole number of milliseconds");
+	if (ret)
+		return bad(e, ERANGE, what, s, "too large");
+	return 0;
 }
 
 int units_parse_sec_ns(const char *what, const char *s, uint64_t *ns,
 		       struct bql_err *e)
 {
-	static const struct {
-		const char *sfx;
-		uint64_t mult;
-	} t[] = { { "", 1000000000ull }, { "s", 1000000000ull }, { "ms", 1000000ull },
-		  { "us", 1000ull }, { "ns", 1ull } };
 	struct dec d;
+	uint64_t unit;
 	int ret;
 
 	if (*s == '-')
@@ -239,17 +264,15 @@ int units_parse_sec_ns(const char *what, const char *s, uint64_t *ns,
 		return bad(e, ERANGE, what, s, "too large");
 	if (ret)
 		return bad(e, EINVAL, what, s, "expected seconds like 1, 0.5, 200ms or 50us");
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		if (strcmp(d.suffix, t[i].sfx))
-			continue;
-		ret = scale(&d, t[i].mult, 1, ns);
-		if (ret == -EDOM)
-			return bad(e, EINVAL, what, s, "finer than a nanosecond");
-		if (ret || *ns > UNITS_MAX_INTERVAL_NS)
-			return bad(e, ERANGE, what, s, "too large (at most 86400 s, one day)");
-		return 0;
-	}
-	return bad(e, EINVAL, what, s, "unknown unit (use s, ms, us or ns)");
+	unit = time_unit(d.suffix, 1000000000ull);
+	if (!unit)
+		return bad_time_unit(e, what, s, d.suffix, "s, ms, us, ns, min or h");
+	ret = scale(&d, unit, 1, ns);
+	if (ret == -EDOM)
+		return bad(e, EINVAL, what, s, "finer than a nanosecond");
+	if (ret || *ns > UNITS_MAX_INTERVAL_NS)
+		return bad(e, ERANGE, what, s, "too large (at most 86400 s, one day)");
+	return 0;
 }
 
 char *units_fmt_bytes(char *buf, size_t n, uint64_t v)

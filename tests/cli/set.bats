@@ -244,7 +244,7 @@ targets8() {
 		"limit_max=MAX|limit_max: invalid value 'MAX'"
 		"hold_time=-1|hold_time: invalid value '-1': must not be negative"
 		"hold_time=1.5ms|hold_time: invalid value '1.5ms': not a whole number of milliseconds"
-		"hold_time=5h|hold_time: invalid value '5h': unknown unit"
+		"hold_time=5d|hold_time: invalid value '5d': unknown unit"
 		"hold_time=max|hold_time: invalid value 'max'"
 		"hold_time=4294967296|hold_time=4294967296: 4294967296 ms is above the kernel's maximum 4294967295"
 		"stall_thrs=1|stall_thrs=1: 1 ms is 1 jiffy, outside the kernel's stall_thrs window of 4..128 jiffies: with HZ=250 use 0 \\(off\\) or 13..512 ms"
@@ -555,6 +555,31 @@ targets8() {
 	bq set --dry-run eth0:0 hold_time=1min
 	assert_success
 	assert_output "eth0:tx-0 hold_time: 1000 ms -> 60 s"
+}
+
+@test "set, top, check, sim: tc's time spellings (msec, sec) mean what they do in tc" {
+	use_tree multi
+	bq set --dry-run eth0:0 hold_time=500msec
+	assert_success
+	assert_output "eth0:tx-0 hold_time: 1000 ms -> 500 ms"
+	bq set --dry-run eth0:0 hold_time=2sec
+	assert_success
+	assert_output "eth0:tx-0 hold_time: 1000 ms -> 2000 ms"
+	bq -j top -c 2 -d 50msec
+	assert_success
+	jq -s -e '.[1].interval_ns >= 50000000' <<<"$output" >/dev/null
+	bq check --interval 50msec eth0
+	[[ "$stderr" != *"invalid value"* ]]
+	bqx -j sim --duration 20msec
+	assert_success
+	assert_equal "$(jq .duration_ns <<<"$output")" 20000000
+	bqx -j sim --duration 2min --link 10M
+	assert_success
+	assert_equal "$(jq .duration_ns <<<"$output")" 120000000000
+	# a day at most, for every interval
+	bq -j top -c 1 -d 25h
+	assert_failure 2
+	assert_regex "$stderr" "-d: invalid value '25h': too large"
 }
 
 @test "set: stall_max=0 clears the longest stall; only 0 is meaningful" {
