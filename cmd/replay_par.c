@@ -32,6 +32,7 @@
 #include "cmd/cmd.h"
 #include "cmd/replay.h"
 #include "lib/cpus.h"
+#include "lib/stops.h"
 #include "lib/tinput.h"
 
 #define PAR_CHUNK	(256u << 10)	/* bytes of lines per chunk, about */
@@ -520,7 +521,7 @@ int rx_replay_par(struct rx *x, struct rfile *f, struct tinput *in, unsigned int
 		pp.scan_ok = true;
 		/* -J N: N threads, this one and N - 1 that scan ahead */
 		for (i = 0; i + 1 < jobs && i < RX_JOBS_MAX; i++) {
-			if (pthread_create(&pp.th[pp.nth], NULL, worker, &pp))
+			if (stops_thread_create(&pp.th[pp.nth], NULL, worker, &pp))
 				break;	/* fewer threads: the consumer helps */
 			pp.nth++;
 		}

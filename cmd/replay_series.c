@@ -16,6 +16,7 @@
 #include "lib/cpus.h"
 #include "lib/esc.h"
 #include "lib/ofile.h"
+#include "lib/stops.h"
 #include "lib/svgplot.h"
 
 #define OBUF_SIZE	(1u << 20)	/* timeline buffer */
@@ -550,7 +551,7 @@ static void tl_writer_start(struct rx *x)
 		pthread_mutex_destroy(&w->mu);
 		goto fail;
 	}
-	if (pthread_create(&w->th, NULL, tl_thread, w)) {
+	if (stops_thread_create(&w->th, NULL, tl_thread, w)) {
 		pthread_cond_destroy(&w->cv);
 		pthread_mutex_destroy(&w->mu);
 		goto fail;

@@ -28,6 +28,7 @@
 #include "lib/nl.h"
 #include "lib/nl_ethtool.h"
 #include "lib/plan.h"
+#include "lib/stops.h"
 #include "lib/sysfs.h"
 #include "lib/units.h"
 
@@ -339,7 +340,7 @@ static int run_jobs(struct tx *x, struct job *j, unsigned int n)
 	/* a simulation needs little stack: 256 threads must not cost 2 GB of it */
 	attr_ok = !pthread_attr_init(&attr) && !pthread_attr_setstacksize(&attr, 1u << 20);
 	for (i = 1; i < nt; i++) {
-		err = pthread_create(&th[started], attr_ok ? &attr : NULL, worker, &b);
+		err = stops_thread_create(&th[started], attr_ok ? &attr : NULL, worker, &b);
 		if (err)
 			break;
 		started++;

@@ -127,3 +127,18 @@ void stops_release(struct stops *s)
 		;
 	sigprocmask(SIG_SETMASK, &s->old, NULL);
 }
+
+int stops_thread_create(pthread_t *th, const pthread_attr_t *attr,
+			void *(*fn)(void *), void *arg)
+{
+	sigset_t quiet, old;
+	int err;
+
+	stops_async_set(&quiet);
+	sigdelset(&quiet, SIGPIPE);
+	/* the new thread starts with the creator's mask */
+	pthread_sigmask(SIG_BLOCK, &quiet, &old);
+	err = pthread_create(th, attr, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
+}

@@ -8,6 +8,7 @@
 #ifndef BQLTOOL_LIB_STOPS_H
 #define BQLTOOL_LIB_STOPS_H
 
+#include <pthread.h>
 #include <signal.h>
 
 struct stops {
@@ -42,5 +43,16 @@ int stops_arrived(struct stops *s);
 void stops_release(struct stops *s);
 /* stops_name - "SIGINT" ... for messages */
 const char *stops_name(int sig);
+
+/*
+ * stops_thread_create - pthread_create() of a thread that never takes a
+ * STOPS_ASYNC signal but SIGPIPE (raised in the thread that writes to a
+ * closed pipe, as it must be). A stop sent to the process then reaches the
+ * main thread only, where the sections that hold it (stops_hold(), an
+ * output's temporary between its creation and its registration) can.
+ * Every thread of bqltool starts through it.
+ */
+int stops_thread_create(pthread_t *th, const pthread_attr_t *attr,
+			void *(*fn)(void *), void *arg);
 
 #endif

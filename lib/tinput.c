@@ -20,6 +20,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "lib/stops.h"
 #include "lib/tinput.h"
 
 #define TINPUT_BUF	(128u << 10)	/* compressed bytes read at a time */
@@ -399,7 +400,7 @@ static void pipe_start(struct tinput *t)
 		}
 	}
 	t->pipe = pp;
-	if (pthread_create(&pp->thread, NULL, pipe_worker, t)) {
+	if (stops_thread_create(&pp->thread, NULL, pipe_worker, t)) {
 		t->pipe = NULL;
 		pipe_free(pp);
 	}

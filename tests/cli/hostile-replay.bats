@@ -225,6 +225,17 @@ wait_temps() {
 	return 1
 }
 
+# wait_file FILE: until FILE exists (10 s at most)
+wait_file() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[ ! -e "$1" ] || return 0
+		sleep 0.05
+	done
+	echo "no $1 appeared"
+	return 1
+}
+
 # replay_killed SIG...: replay writing --timeline and --plot from a FIFO,
 # killed by each SIG mid-input: the status says which, and no temporary or
 # output is left. replay starts with SIG's default action, whatever this
@@ -318,6 +329,49 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0
 		[ "$rc" -eq $((128 + $(kill -l "$sig"))) ] || { echo "$sig: status $rc"; return 1; }
 		[ -z "$(temps)" ] || { echo "$sig: left $(temps)"; return 1; }
 		[ "$(cat t.bqlt)" = old ]
+		[ ! -e t.csv ] && [ ! -e t.svg ]
+	done
+}
+
+# slowtemp.so holds the creation of the .t.svg temporary (2 s): a stop sent
+# then must still remove it. The timeline's writer thread runs by then (2
+# CPUs and up); it used to take the signal while the main thread, which held
+# it, had not yet learnt the new temporary's name: .t.svg.XXXXXX was left.
+@test "signals: a stop while a temporary is being created, with the timeline thread running, leaves nothing" {
+	local shim="$BUILD/tests/preload/slowtemp.so" sig pid rc
+	[ -f "$shim" ] || { echo "no $shim: make tools" >&2; return 1; }
+	[ -p in ] || mkfifo in
+	echo old >t.bqlt
+	for sig in USR1 TERM RTMIN; do
+		rm -f cue
+		env LD_PRELOAD="$shim" SLOWTEMP_MATCH=.t.svg. SLOWTEMP_MARK=cue SLOWTEMP_MS=2000 \
+			ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0" \
+			"$BQLTOOL" sim -q --duration 600 --link 1G --trace t.bqlt --timeline t.csv \
+			--plot t.svg 3>&- &
+		pid=$!
+		wait_file cue
+		kill -s "$sig" "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		[ "$rc" -eq $((128 + $(kill -l "$sig"))) ] || { echo "sim $sig: status $rc"; return 1; }
+		[ -z "$(temps)" ] || { echo "sim $sig: left $(temps)"; return 1; }
+		[ "$(cat t.bqlt)" = old ]
+		[ ! -e t.csv ] && [ ! -e t.svg ]
+		# replay, from a FIFO
+		rm -f cue
+		env --default-signal="$sig" LD_PRELOAD="$shim" SLOWTEMP_MATCH=.t.svg. SLOWTEMP_MARK=cue \
+			SLOWTEMP_MS=2000 ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0" \
+			"$BQLTOOL" replay -q --timeline t.csv --plot t.svg - <in 3>&- &
+		pid=$!
+		exec 4>in
+		head -n 30 r.bqlt >&4
+		wait_file cue
+		kill -s "$sig" "$pid"
+		exec 4>&-
+		rc=0
+		wait "$pid" || rc=$?
+		[ "$rc" -eq $((128 + $(kill -l "$sig"))) ] || { echo "replay $sig: status $rc"; return 1; }
+		[ -z "$(temps)" ] || { echo "replay $sig: left $(temps)"; return 1; }
 		[ ! -e t.csv ] && [ ! -e t.svg ]
 	done
 }
