@@ -240,16 +240,20 @@ wait_file() {
 # killed by each SIG mid-input: the status says which, and no temporary or
 # output is left. replay starts with SIG's default action, whatever this
 # shell came in with: under nohup(1), SIGHUP comes in ignored, and bqltool
-# leaves an ignored signal ignored (the next test).
+# leaves an ignored signal ignored (the next test). The caller may set
+# KILLED_ENV (an array of NAME=VALUE for replay) and KILLED_WAIT (the
+# command that waits for the moment to kill; wait_temps by default).
 replay_killed() {
 	local sig pid rc
 	[ -p in ] || mkfifo in
 	for sig in "$@"; do
-		env --default-signal="$sig" "$BQLTOOL" replay -q --timeline t.csv --plot t.svg - <in 3>&- &
+		rm -f cue
+		env --default-signal="$sig" ${KILLED_ENV[@]+"${KILLED_ENV[@]}"} \
+			"$BQLTOOL" replay -q --timeline t.csv --plot t.svg - <in 3>&- &
 		pid=$!
 		exec 4>in
 		head -n 30 r.bqlt >&4
-		wait_temps
+		${KILLED_WAIT:-wait_temps}
 		kill -s "$sig" "$pid"
 		# the end of the input, in case the signal did not end it
 		exec 4>&-
@@ -340,7 +344,6 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0
 @test "signals: a stop while a temporary is being created, with the timeline thread running, leaves nothing" {
 	local shim="$BUILD/tests/preload/slowtemp.so" sig pid rc
 	[ -f "$shim" ] || { echo "no $shim: make tools" >&2; return 1; }
-	[ -p in ] || mkfifo in
 	echo old >t.bqlt
 	for sig in USR1 TERM RTMIN; do
 		rm -f cue
@@ -357,23 +360,12 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0
 		[ -z "$(temps)" ] || { echo "sim $sig: left $(temps)"; return 1; }
 		[ "$(cat t.bqlt)" = old ]
 		[ ! -e t.csv ] && [ ! -e t.svg ]
-		# replay, from a FIFO
-		rm -f cue
-		env --default-signal="$sig" LD_PRELOAD="$shim" SLOWTEMP_MATCH=.t.svg. SLOWTEMP_MARK=cue \
-			SLOWTEMP_MS=2000 ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0" \
-			"$BQLTOOL" replay -q --timeline t.csv --plot t.svg - <in 3>&- &
-		pid=$!
-		exec 4>in
-		head -n 30 r.bqlt >&4
-		wait_file cue
-		kill -s "$sig" "$pid"
-		exec 4>&-
-		rc=0
-		wait "$pid" || rc=$?
-		[ "$rc" -eq $((128 + $(kill -l "$sig"))) ] || { echo "replay $sig: status $rc"; return 1; }
-		[ -z "$(temps)" ] || { echo "replay $sig: left $(temps)"; return 1; }
-		[ ! -e t.csv ] && [ ! -e t.svg ]
 	done
+	# replay, from a FIFO
+	local KILLED_ENV=(LD_PRELOAD="$shim" SLOWTEMP_MATCH=.t.svg. SLOWTEMP_MARK=cue
+			  SLOWTEMP_MS=2000 ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0")
+	local KILLED_WAIT="wait_file cue"
+	replay_killed USR1 TERM RTMIN
 }
 
 @test "signals: a CPU time limit (ulimit -t, SIGXCPU) ending sim leaves no temporary" {
