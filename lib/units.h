@@ -37,14 +37,18 @@ int units_parse_fraction(const char *s, double *out);
  */
 int units_parse_bytes(const char *what, const char *s, uint64_t max_word,
 		      uint64_t *out, struct bql_err *e);
-/* Milliseconds: "250" (ms), "250ms", "1s", "1.5s", "1500us". Whole ms. */
+/*
+ * Milliseconds: "250" (ms), "250ms", "1s", "1.5s", "1500us", "2min". Whole
+ * ms. Both time parsers take ns, us, ms, s, min and h, and tc's nsec,
+ * usec, msec and sec (with a plural s); a bare "m" is refused as ambiguous.
+ */
 int units_parse_ms(const char *what, const char *s, uint64_t *out,
 		   struct bql_err *e);
 /*
  * An interval or a duration (top -d, check --interval, sim): seconds as a
  * decimal with up to 9 fraction digits: "0.5", "2", "100ms", "50us",
- * "800ns". At most UNITS_MAX_INTERVAL_NS (one day), so deadlines computed
- * from it never overflow.
+ * "800ns", "20msec", "5min". At most UNITS_MAX_INTERVAL_NS (one day), so
+ * deadlines computed from it never overflow.
  */
 #define UNITS_MAX_INTERVAL_NS	(86400ull * 1000000000ull)
 int units_parse_sec_ns(const char *what, const char *s, uint64_t *ns,

@@ -177,6 +177,8 @@ static void test_ms(void **state)
 		BIG("18446744073709552s"),
 		BIG("307445734561825861min"),
 		BAD("1500us", "not a whole number of milliseconds"),
+		/* not whole, and far below 2^64: not "too large" (fuzz_units) */
+		BAD("11844000619407369.50955161954770470", "not a whole number of milliseconds"),
 		BAD("0.0005s", "not a whole number of milliseconds"),
 		BAD("-5", "must not be negative"),
 		BAD("-5ms", "must not be negative"),
