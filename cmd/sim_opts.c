@@ -215,10 +215,13 @@ static int parse_traffic(const char *spec, struct sim_flow *fl, struct bql_err *
 	/* SPEC@Q: the flow on queue Q, not hashed */
 	at = strrchr(buf, '@');
 	if (at) {
+		const char *num;
 		uint64_t q;
 
 		*at++ = '\0';
-		if (units_parse_arg_u64(at, &q) || q >= SIM_MAX_QUEUES)
+		/* @tx-2 as the summary prints it, or @2 */
+		num = !strncmp(at, "tx-", 3) && at[3] >= '0' && at[3] <= '9' ? at + 3 : at;
+		if (units_parse_arg_u64(num, &q) || q >= SIM_MAX_QUEUES)
 			return bql_err_set(e, EINVAL, "--traffic: '%s': @%s: expected a queue 0..%u",
 					   spec, at, SIM_MAX_QUEUES - 1);
 		fl->pinned = true;

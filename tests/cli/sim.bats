@@ -331,6 +331,20 @@ verify() {
 	sim sim --queues 4 --traffic bulk@x
 	[ "$status" -eq 2 ]
 	[[ $stderr == *"--traffic: 'bulk@x': @x: expected a queue 0..63"* ]]
+	# what the summary prints (@tx-2) is taken back as it is
+	local a b
+	sim -j sim --queues 4 --traffic bulk@tx-2 --traffic poisson:100M --duration 0.05
+	[ "$status" -eq 0 ]
+	a=$output
+	sim -j sim --queues 4 --traffic bulk@2 --traffic poisson:100M --duration 0.05
+	b=$output
+	[ "$a" = "$b" ]
+	jq -e '.flows[0].queue == 2 and .flows[0].pinned' <<<"$a"
+	for v in tx- tx-x tx-64 tx--1; do
+		sim sim --queues 4 --traffic "bulk@$v"
+		[ "$status" -eq 2 ]
+		[[ $stderr == *"--traffic: 'bulk@$v': @$v: expected a queue 0..63"* ]]
+	done
 }
 
 @test "sim: a ring-bound model says so, on stderr and in the JSON" {
