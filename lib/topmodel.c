@@ -46,10 +46,23 @@ void topmodel_free(struct topmodel *m)
 
 int topmodel_col_find(const char *name)
 {
+	/* the headers of top -b's text, where they differ from the above */
+	static const struct {
+		const char *name;
+		enum tm_col col;
+	} batch[] = {
+		{ "device", TM_COL_NAME }, { "queue", TM_COL_NAME },
+		{ "stalls+", TM_COL_STALL_CNT }, { "backlog", TM_COL_QD_BACKLOG },
+		{ "qdrops/s", TM_COL_QD_DROPS },
+	};
+
 	for (int c = 0; c < TM_COL_NR; c++)
 		if (!strcasecmp(name, tm_cols[c].name) || !strcasecmp(name, tm_cols[c].title) ||
 		    (tm_cols[c].alias && !strcasecmp(name, tm_cols[c].alias)))
 			return c;
+	for (size_t i = 0; i < sizeof(batch) / sizeof(batch[0]); i++)
+		if (!strcasecmp(name, batch[i].name))
+			return (int)batch[i].col;
 	return -1;
 }
 

@@ -271,6 +271,15 @@ stop_top() {
 	assert_failure 2
 }
 
+@test "-s takes every sortable header that top -b prints" {
+	local h
+	for h in device queue limit inflight limit_min limit_max stall_cnt stall_max tx_rate \
+		pkt/s stop/s wake/s stalls+ backlog qdrops/s PKT/S; do
+		bq top -b -c 1 -s "$h"
+		assert_success
+	done
+}
+
 @test "-d accepts fractions and ms" {
 	bq -j top -c 2 -d 20ms
 	assert_success

@@ -251,6 +251,13 @@ static void test_sort(void **state)
 	assert_int_equal(topmodel_col_find("inflight"), TM_COL_INFLIGHT);
 	assert_int_equal(topmodel_col_find("TX RATE"), TM_COL_TX_BYTES);
 	assert_int_equal(topmodel_col_find("nope"), -1);
+	/* top -b's text headers */
+	assert_int_equal(topmodel_col_find("device"), TM_COL_NAME);
+	assert_int_equal(topmodel_col_find("queue"), TM_COL_NAME);
+	assert_int_equal(topmodel_col_find("pkt/s"), TM_COL_TX_PACKETS);
+	assert_int_equal(topmodel_col_find("stalls+"), TM_COL_STALL_CNT);
+	assert_int_equal(topmodel_col_find("backlog"), TM_COL_QD_BACKLOG);
+	assert_int_equal(topmodel_col_find("QDROPS/S"), TM_COL_QD_DROPS);
 	topmodel_free(&m);
 	sampler_free(&s);
 }
