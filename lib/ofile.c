@@ -18,6 +18,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -240,11 +241,27 @@ static volatile sig_atomic_t live_used[OFILE_LIVE];
 static pid_t live_owner;
 static bool live_armed;
 
-static void on_fatal(int sig)
+static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
+	pid_t pid = getpid();
 	int saved = errno;
 
-	if (getpid() == live_owner)
+	(void)uc;
+	/*
+	 * Sent from outside (kill, sigqueue) and taken by another thread
+	 * than the main one: only a fault or abort() can reach a thread of
+	 * ours (stops_thread_create() blocks the stop signals), and a kill of
+	 * those falls here when the main thread holds every signal while it
+	 * creates a temporary (live_mkstemp()). The main thread takes it
+	 * then, once it knows the new name.
+	 */
+	if ((si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL) &&
+	    si->si_pid != pid && pid == live_owner && syscall(SYS_gettid) != pid) {
+		syscall(SYS_tgkill, pid, pid, sig);
+		errno = saved;
+		return;
+	}
+	if (pid == live_owner)
 		for (int i = 0; i < OFILE_LIVE; i++)
 			if (live_used[i])
 				unlink(live[i]);
@@ -262,7 +279,8 @@ static void live_arm(void)
 	live_armed = true;
 	live_owner = getpid();
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_fatal;
+	sa.sa_sigaction = on_fatal;
+	sa.sa_flags = SA_SIGINFO;
 	sigfillset(&sa.sa_mask);
 	for (int sig = 1; sig < NSIG; sig++)
 		if (stops_fatal(sig) && !sigaction(sig, NULL, &old) &&
@@ -289,8 +307,9 @@ static int live_add(const char *name)
 }
 
 /*
- * mkostemp(@tmpl) and its slot (*@slot, -1 if untracked), with the fatal
- * signals held meanwhile: a signal after the file exists finds its name
+ * mkostemp(@tmpl) and its slot (*@slot, -1 if untracked), with every
+ * signal held meanwhile (a kill -SEGV as much as a SIGTERM): a signal after
+ * the file exists finds its name
  */
 static int live_mkstemp(char *tmpl, int *slot)
 {
@@ -298,7 +317,7 @@ static int live_mkstemp(char *tmpl, int *slot)
 	int fd, err;
 
 	live_arm();
-	stops_async_set(&all);
+	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	fd = mkostemp(tmpl, O_CLOEXEC);
 	err = errno;
