@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cmd/cmd.h"
 #include "cmd/sim_opts.h"
@@ -33,10 +34,8 @@ int sim_parse_rate(const char *what, const char *s, uint64_t *bps, struct bql_er
 		const char *sfx;
 		uint64_t mult;
 	} t[] = {
-		/* either case, as tc takes them: 10gbit, 100mbit */
-		{ "", 1 }, { "k", 1000 }, { "K", 1000 }, { "m", 1000000 }, { "M", 1000000 },
-		{ "g", 1000000000 }, { "G", 1000000000 },
-		{ "t", 1000000000000ull }, { "T", 1000000000000ull },
+		{ "", 1 }, { "k", 1000 }, { "m", 1000000 }, { "g", 1000000000 },
+		{ "t", 1000000000000ull },
 	};
 	uint64_t ip = 0, fp = 0, fscale = 1;
 	const char *p = s;
@@ -74,7 +73,8 @@ int sim_parse_rate(const char *what, const char *s, uint64_t *bps, struct bql_er
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		unsigned __int128 v;
 
-		if (strcmp(sfx, t[i].sfx))
+		/* either case, as tc takes them: 10gbit, 100mbit */
+		if (strcasecmp(sfx, t[i].sfx))
 			continue;
 		v = (unsigned __int128)ip * t[i].mult +
 		    (unsigned __int128)fp * t[i].mult / fscale;

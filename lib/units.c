@@ -201,17 +201,6 @@ static const struct {
 	{ "h", 3600000000000ull },
 };
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* the ns per unit of @sfx; 0: none such. "" is @bare_ns (the default unit). */
 static uint64_t time_unit(const char *sfx, uint64_t bare_ns)
 {
@@ -240,7 +229,7 @@ int units_parse_ms(const char *what, const char *s, uint64_t *out,
 		   struct bql_err *e)
 {
 	struct dec d;
-	uint64_t unit, g;
+	uint64_t unit;
 	int ret;
 
 	if (*s == '-')
@@ -254,12 +243,13 @@ int units_parse_ms(const char *what, const char *s, uint64_t *out,
 	if (!unit)
 		return bad_time_unit(e, what, s, d.suffix, "ms, s, us, min or h");
 	/*
-	 * unit / 10^6 in lowest terms: scale() multiplies before it divides,
-	 * and a needless factor would overflow its 128 bits where the value
-	 * itself is only not whole (1844...369.5095...: -EDOM, not -ERANGE)
+	 * unit / 10^6 in lowest terms (every unit divides a millisecond or is
+	 * a multiple of one): scale() multiplies before it divides, and a
+	 * needless factor would overflow its 128 bits where the value itself
+	 * is only not whole (1844...369.5095...: -EDOM, not -ERANGE)
 	 */
-	g = gcd_u64(unit, 1000000);
-	ret = scale(&d, unit / g, 1000000 / g, out);
+	ret = unit >= 1000000 ? scale(&d, unit / 1000000, 1, out)
+			      : scale(&d, 1, 1000000 / unit, out);
 	if (ret == -EDOM)
 		return bad(e, EINVAL, what, s, "not a whole number of milliseconds");
 	if (ret)

@@ -534,8 +534,13 @@ sim_one() {
 	cr=$(cpu_rss_best "$BQLTOOL sim -q $args")
 	sim_row "$label" "${cr% *}" "$n" "${cr#* }"
 	# the model's own warnings (ring-bound) under its row, not above the next
-	sed 's/^bqltool: /    /' "$err"
-	rm -f "$err"
+	sim_warnings "$err"
+}
+
+# sim_warnings FILE: sim's stderr, indented under the row it belongs to; FILE removed
+sim_warnings() {
+	sed 's/^bqltool: /    /' "$1"
+	rm -f "$1"
 }
 
 # sim_vs_replay TITLE MODEL REPLAY_OPTS [write]: the CPU of sim on MODEL
@@ -545,8 +550,7 @@ sim_vs_replay() {
 	local m=$2 rj=$3 lines n cs cr err="$BENCH_DIR/sim.err"
 	echo "$1"
 	"$BQLTOOL" sim -q $m --trace "$t" 2>"$err"
-	sed 's/^bqltool: /    /' "$err"
-	rm -f "$err"
+	sim_warnings "$err"
 	lines=$(wc -l <"$t")
 	n=$(grep -c ' Q ' "$t")
 	cs=$(cpu_rss_best "$BQLTOOL sim -q $m")
