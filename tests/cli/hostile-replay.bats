@@ -318,45 +318,19 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0
 	replay_killed $FATAL_SIGS
 }
 
-@test "signals: every fatal signal during sim leaves no temporary; an existing output is kept" {
+# sim_killed SIG...: sim writing --trace over an existing t.bqlt,
+# --timeline and --plot, killed by each SIG: the status says which, no
+# temporary or new output is left, the old trace is kept. KILLED_ENV and
+# KILLED_WAIT as for replay_killed.
+sim_killed() {
 	local sig pid rc
-	ulimit -c 0
 	echo old >t.bqlt
-	for sig in $FATAL_SIGS; do
-		"$BQLTOOL" sim -q --duration 600 --link 1G --trace t.bqlt --timeline t.csv \
-			--plot t.svg 3>&- &
-		pid=$!
-		wait_temps
-		kill -s "$sig" "$pid"
-		rc=0
-		wait "$pid" || rc=$?
-		[ "$rc" -eq $((128 + $(kill -l "$sig"))) ] || { echo "$sig: status $rc"; return 1; }
-		[ -z "$(temps)" ] || { echo "$sig: left $(temps)"; return 1; }
-		[ "$(cat t.bqlt)" = old ]
-		[ ! -e t.csv ] && [ ! -e t.svg ]
-	done
-}
-
-# slowtemp.so holds the creation of the .t.svg temporary (2 s): a fatal
-# signal sent then must still remove it. The timeline's writer thread runs
-# by then (2 CPUs and up); it used to take the signal while the main thread,
-# which held it, had not yet learnt the new temporary's name, and a SIGSEGV
-# sent by kill was not held at all: .t.svg.XXXXXX was left.
-@test "signals: a stop while a temporary is being created, with the timeline thread running, leaves nothing" {
-	local shim="$BUILD/tests/preload/slowtemp.so" sig pid rc
-	[ -f "$shim" ] || { echo "no $shim: make tools" >&2; return 1; }
-	ulimit -c 0
-	echo old >t.bqlt
-	# SEGV and ABRT as kill(1) sends them: not held as stops are, but the
-	# main thread holds every signal while it creates a temporary
-	for sig in USR1 TERM RTMIN SEGV ABRT; do
+	for sig in "$@"; do
 		rm -f cue
-		env LD_PRELOAD="$shim" SLOWTEMP_MATCH=.t.svg. SLOWTEMP_MARK=cue SLOWTEMP_MS=2000 \
-			ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0" \
-			"$BQLTOOL" sim -q --duration 600 --link 1G --trace t.bqlt --timeline t.csv \
-			--plot t.svg 3>&- &
+		env ${KILLED_ENV[@]+"${KILLED_ENV[@]}"} "$BQLTOOL" sim -q --duration 600 --link 1G \
+			--trace t.bqlt --timeline t.csv --plot t.svg 3>&- &
 		pid=$!
-		wait_file cue
+		${KILLED_WAIT:-wait_temps}
 		kill -s "$sig" "$pid"
 		rc=0
 		wait "$pid" || rc=$?
@@ -365,10 +339,29 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0
 		[ "$(cat t.bqlt)" = old ]
 		[ ! -e t.csv ] && [ ! -e t.svg ]
 	done
-	# replay, from a FIFO
+}
+
+@test "signals: every fatal signal during sim leaves no temporary; an existing output is kept" {
+	ulimit -c 0
+	sim_killed $FATAL_SIGS
+}
+
+# slowtemp.so holds the creation of the .t.svg temporary (2 s): a fatal
+# signal sent then must still remove it. The timeline's writer thread runs
+# by then (2 CPUs and up); it used to take the signal while the main thread,
+# which held it, had not yet learnt the new temporary's name, and a SIGSEGV
+# sent by kill was not held at all: .t.svg.XXXXXX was left.
+@test "signals: a stop while a temporary is being created, with the timeline thread running, leaves nothing" {
+	local shim="$BUILD/tests/preload/slowtemp.so"
+	[ -f "$shim" ] || { echo "no $shim: make tools" >&2; return 1; }
+	ulimit -c 0
 	local KILLED_ENV=(LD_PRELOAD="$shim" SLOWTEMP_MATCH=.t.svg. SLOWTEMP_MARK=cue
 			  SLOWTEMP_MS=2000 ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0")
 	local KILLED_WAIT="wait_file cue"
+	# SEGV and ABRT as kill(1) sends them: not held as stops are, but the
+	# main thread holds every signal while it creates a temporary
+	sim_killed USR1 TERM RTMIN SEGV ABRT
+	# replay, from a FIFO
 	replay_killed USR1 TERM RTMIN SEGV ABRT
 }
 
