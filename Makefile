@@ -8,6 +8,8 @@
 #   make deps            install the Debian packages the build and tests need
 #   make install / uninstall  PREFIX=/usr/local DESTDIR= (DOCDIR: README, examples/)
 #   make deb             the Debian package (debian/, dpkg-buildpackage), then lintian
+#   make fuzz            the libFuzzer harnesses (FUZZ_SECONDS each)
+#   make help            this list
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -42,6 +44,10 @@ BQL_CFLAGS := -std=c11 -D_GNU_SOURCE -DBQLTOOL_VERSION='"$(VERSION)"' \
 	$(WARNINGS) $(SANFLAGS) -I. -MMD -MP
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+# The libraries pkg-config cannot find (all of them without pkg-config):
+# a build without them stops before the compiler with what to do.
+PKG_MISSING := $(if $(PKG_LIBS),,$(shell for p in $(PKGS); do \
+	$(PKG_CONFIG) --exists $$p 2>/dev/null || echo $$p; done))
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 LDLIBS := $(PKG_LIBS) -lm -pthread
@@ -75,15 +81,18 @@ BIN := $(BUILD)/bqltool
 MANPAGES := $(sort $(wildcard man/*.[58]))
 
 .PHONY: all check check-unit check-cli check-integration check-man check-deps check-valgrind \
-	sanitize bench deps install uninstall clean tools deb
+	sanitize bench deps deps-list help install uninstall clean tools deb
 
 all: $(BIN) bqltool
+
+help:
+	@sed -n '/^#   make/s/^#   //p' $(firstword $(MAKEFILE_LIST))
 
 # ./bqltool is a link to the build in use, so README commands work as typed.
 bqltool: $(BIN)
 	$(Q)ln -sf $(BIN) bqltool
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c | pkgs-present
 	$(call quiet,CC,$<)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BQL_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
@@ -122,6 +131,13 @@ $(BUILD)/tests/preload/%.so: tests/preload/%.c
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) -shared -fPIC -o $@ $<
 
 tools: $(TOOL_BIN) $(PRELOAD_SO)
+
+.PHONY: pkgs-present
+pkgs-present:
+	@if [ -n "$(strip $(PKG_MISSING))" ]; then \
+		echo "make: libraries not found by pkg-config: $(strip $(PKG_MISSING))" >&2; \
+		echo "make: 'make deps' (as root) installs them; 'make deps all' builds too" >&2; \
+		exit 1; fi
 
 -include $(DQL_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d)
 
@@ -278,8 +294,27 @@ DEBS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libnl-genl-3-de
 	libclang-rt-dev ethtool curl procps prometheus prometheus-node-exporter \
 	debhelper dpkg-dev lintian
 
-deps:
+# `make deps all` (the README's first command) installs the packages while
+# make reads this file, as a makefile it remakes; make then starts again
+# and reads pkg-config's flags, HAVE_BPF and the rest with the packages in
+# place. Evaluated before the install, they would be empty for the build.
+DEPS_STAMP := $(BUILD)/.deps-installed
+ifneq ($(filter deps,$(MAKECMDGOALS)),)
+ifeq ($(MAKE_RESTARTS),)
+include $(DEPS_STAMP)
+endif
+endif
+.PHONY: FORCE
+$(DEPS_STAMP): FORCE
 	@tests/deps.sh $(DEBS)
+	@mkdir -p $(dir $@) && date +'# make deps ran %s' > $@
+
+deps:
+	@:
+
+# The packages `make deps` installs, one line (.ci/run removes them first).
+deps-list:
+	@echo $(DEBS)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 \
