@@ -33,6 +33,8 @@ SANFLAGS :=
 endif
 
 CC ?= cc
+empty :=
+space := $(empty) $(empty)
 PKG_CONFIG ?= pkg-config
 PKGS := libnl-3.0 libnl-route-3.0 libnl-genl-3.0 ncursesw json-c zlib libzstd
 
@@ -61,7 +63,7 @@ quiet =
 endif
 
 DQL_SRC := $(sort $(wildcard dql/*.c))
-LIB_SRC := $(sort $(wildcard lib/*.c))
+LIB_SRC := $(sort $(wildcard lib/*/*.c))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
@@ -142,9 +144,9 @@ pkgs-present:
 -include $(DQL_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d)
 
 # ---------------------------------------------------------------- BPF
-# record's programs (lib/bpf/record.bpf.c) are built from source: vmlinux.h
+# record's programs (lib/kernel/bpf/record.bpf.c) are built from source: vmlinux.h
 # from the running kernel's BTF, clang -target bpf, a bpftool skeleton
-# included by lib/recbpf.c. Without clang, bpftool, libbpf or kernel BTF the
+# included by lib/kernel/recbpf.c. Without clang, bpftool, libbpf or kernel BTF the
 # rest builds and `record` says it has no BPF support. NO_BPF=1 forces that.
 BPF_CLANG ?= clang
 BPFTOOL ?= $(or $(shell command -v bpftool 2>/dev/null),$(wildcard /usr/sbin/bpftool /sbin/bpftool))
@@ -164,7 +166,7 @@ $(BPF_DIR)/vmlinux.h:
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
-$(BPF_DIR)/record.bpf.o: lib/bpf/record.bpf.c lib/bpf/record.h $(BPF_DIR)/vmlinux.h
+$(BPF_DIR)/record.bpf.o: lib/kernel/bpf/record.bpf.c lib/kernel/bpf/record.h $(BPF_DIR)/vmlinux.h
 	$(call quiet,BPF,$<)
 	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BPF_DIR) -I. \
 		-Wall -Werror -c $< -o $@
@@ -173,8 +175,8 @@ $(BPF_SKEL): $(BPF_DIR)/record.bpf.o
 	$(call quiet,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name record_bpf > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/lib/recbpf.o: $(BPF_SKEL)
-$(BUILD)/lib/recbpf.o: BQL_CFLAGS += -DBQLTOOL_HAVE_BPF -I$(BPF_DIR)
+$(BUILD)/lib/kernel/recbpf.o: $(BPF_SKEL)
+$(BUILD)/lib/kernel/recbpf.o: BQL_CFLAGS += -DBQLTOOL_HAVE_BPF -I$(BPF_DIR)
 endif
 
 # ---------------------------------------------------------------- tests
@@ -194,13 +196,21 @@ check-integration: all tools
 check-man:
 	@tests/lint-man.sh $(MANPAGES)
 
-# The layering dql/ <- lib/ <- cmd/ has no back edges.
+# The layering has no back edges: each folder includes only those to its
+# left, dql/ <- lib/io/ <- lib/kernel/ <- lib/model/ <- cmd/ (README: Layout).
+LAYERS := dql lib/io lib/kernel lib/model cmd
 check-deps:
-	@if grep -nE '#include "(lib|cmd)/' dql/*.[ch] 2>/dev/null; then \
-		echo "check-deps: dql/ must not include lib/ or cmd/" >&2; exit 1; fi
-	@if grep -nE '#include "cmd/' lib/*.[ch] 2>/dev/null; then \
-		echo "check-deps: lib/ must not include cmd/" >&2; exit 1; fi
-	@echo "  DEPS    dql/ <- lib/ <- cmd/ ok"
+	@bad=0; above="$(LAYERS)"; \
+	for l in $(LAYERS); do \
+		above=$${above#$$l}; above=$${above# }; \
+		for u in $$above; do \
+			if grep -rnE --include="*.[ch]" "#include \"$$u/" $$l; then \
+				echo "check-deps: $$l/ must not include $$u/" >&2; bad=1; fi; \
+		done; \
+	done; \
+	if ls lib/*.[ch] 2>/dev/null; then echo "check-deps: lib/ holds sources only in its rooms" >&2; bad=1; fi; \
+	[ $$bad = 0 ]
+	@echo "  DEPS    $(subst $(space),/ <- ,$(LAYERS))/ ok"
 
 sanitize:
 	$(MAKE) --no-print-directory SANITIZE=1 check
@@ -255,7 +265,7 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIBS)
 	$(call quiet,FUZZLD,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS) $(LDLIBS)
 
--include $(wildcard $(FUZZ_DIR)/obj/*/*.d $(FUZZ_DIR)/*.d)
+-include $(wildcard $(FUZZ_DIR)/obj/*/*.d $(FUZZ_DIR)/obj/*/*/*.d $(FUZZ_DIR)/*.d)
 
 # fuzz_run NAME: replay its known crashers, then fuzz it (one shell line)
 fuzz_run = crashes=$$(ls tests/fuzz/crashes/$(1)-* 2>/dev/null || true); \

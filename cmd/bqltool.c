@@ -15,8 +15,8 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
-#include "lib/hz.h"
-#include "lib/netns.h"
+#include "lib/kernel/hz.h"
+#include "lib/kernel/netns.h"
 
 /*
  * Standard output must reach its file: a write error (a full disk,

@@ -20,15 +20,15 @@
 #include "cmd/opts.h"
 #include "cmd/common.h"
 #include "dql/dql.h"
-#include "lib/hz.h"
-#include "lib/nl.h"
-#include "lib/esc.h"
-#include "lib/out.h"
-#include "lib/qname.h"
-#include "lib/rules.h"
-#include "lib/sampler.h"
-#include "lib/sysfs.h"
-#include "lib/units.h"
+#include "lib/kernel/hz.h"
+#include "lib/kernel/nl.h"
+#include "lib/io/esc.h"
+#include "lib/io/out.h"
+#include "lib/io/qname.h"
+#include "lib/model/rules.h"
+#include "lib/kernel/sampler.h"
+#include "lib/kernel/sysfs.h"
+#include "lib/io/units.h"
 
 #define MAX_REASONS	10	/* more than the checks that can fire on one queue */
 #define SAMPLE_NS	(10ull * 1000 * 1000)	/* --interval: limit and inflight every 10 ms */
@@ -210,7 +210,7 @@ static const struct bnl_qdisc *queue_qdisc(const struct snap_dev *d, const struc
 	return NULL;
 }
 
-/* the findings that need the transmit path: qdisc, ring, coalescing (lib/rules.c) */
+/* the findings that need the transmit path: qdisc, ring, coalescing (lib/model/rules.c) */
 static void check_path(struct row *r, const struct snap_dev *d, const struct snap_queue *q,
 		       const struct snap_dev *d2, const struct snap_queue *q2)
 {

@@ -9,11 +9,11 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
-#include "lib/sysfs.h"
-#include "lib/bql.h"
-#include "lib/esc.h"
-#include "lib/netns.h"
-#include "lib/ofile.h"
+#include "lib/kernel/sysfs.h"
+#include "lib/kernel/bql.h"
+#include "lib/io/esc.h"
+#include "lib/kernel/netns.h"
+#include "lib/io/ofile.h"
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_show_entry,
@@ -65,7 +65,7 @@ const struct cmd_entry *cmd_find(const char *word, struct bql_err *e)
 /*
  * Every message is one line on stderr, and whatever it quotes (device
  * names, sysfs contents, profile keys, trace names, arguments) is escaped
- * for the terminal: lib/esc.h.
+ * for the terminal: lib/io/esc.h.
  */
 static void put_msg(const char *kind, const char *msg)
 {

@@ -4,8 +4,8 @@
 #define BQLTOOL_CMD_CMD_H
 
 #include "dql/err.h"
-#include "lib/ctx.h"
-#include "lib/ofile.h"
+#include "lib/io/ctx.h"
+#include "lib/io/ofile.h"
 
 enum {
 	CMD_WRITES	= 1u << 0,	/* changes kernel state */

@@ -5,10 +5,10 @@
 
 #include "cmd/cmd.h"
 #include "cmd/common.h"
-#include "lib/hz.h"
-#include "lib/netns.h"
-#include "lib/nl.h"
-#include "lib/out.h"
+#include "lib/kernel/hz.h"
+#include "lib/kernel/netns.h"
+#include "lib/kernel/nl.h"
+#include "lib/io/out.h"
 
 int cmd_select(struct bql_ctx *c, int argc, char **argv, struct cmd_state *st)
 {

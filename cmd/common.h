@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/ctx.h"
-#include "lib/sel.h"
-#include "lib/snapshot.h"
+#include "lib/io/ctx.h"
+#include "lib/kernel/sel.h"
+#include "lib/model/snapshot.h"
 
 struct bnl;
 

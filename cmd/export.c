@@ -17,7 +17,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "cmd/common.h"
-#include "lib/ofile.h"
+#include "lib/io/ofile.h"
 
 /*
  * The file name: bqltool.prom for the host, bqltool-netns-NS.prom under
@@ -45,7 +45,7 @@ static const char *export_name(const struct bql_ctx *c)
 #define EXPORT_FILE export_name(c)
 
 /*
- * Write the exposition to @o (lib/ofile.c: a temporary in DIR renamed over
+ * Write the exposition to @o (lib/io/ofile.c: a temporary in DIR renamed over
  * DIR/bqltool.prom, so the collector never reads half a file; the
  * temporary's name does not end in .prom, so the collector ignores it).
  */

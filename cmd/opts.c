@@ -7,7 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
-#include "lib/netns.h"
+#include "lib/kernel/netns.h"
 
 const struct option cmd_global_opts[] = {
 	{ "json",	no_argument,		NULL, 'j' },

@@ -9,7 +9,7 @@
 
 #include <getopt.h>
 
-#include "lib/ctx.h"
+#include "lib/io/ctx.h"
 
 /* codes of the long-only global options (short ones are their letter) */
 enum {

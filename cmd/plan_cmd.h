@@ -5,15 +5,15 @@
 
 #include <stdbool.h>
 
-#include "lib/ctx.h"
-#include "lib/plan.h"
+#include "lib/io/ctx.h"
+#include "lib/model/plan.h"
 
 /*
  * cmd_plan_commit - @p has been read (plan_read). Apply check's settings
- * rules (lib/rules.h) to the values the plan leaves: what check fails is
+ * rules (lib/model/rules.h) to the values the plan leaves: what check fails is
  * refused (exit 2) unless @force, warnings are printed. Then either print
  * old -> new (@dry_run) or take the write lock of the namespace
- * (lib/wlock.h: another writer is an error, or waited for with @wait),
+ * (lib/kernel/wlock.h: another writer is an error, or waited for with @wait),
  * read the old values again under it, check that every file can be written, write
  * all-or-nothing and print the changes. Failures are reported on stderr
  * (with any restore that failed too). Text lists the files that change

@@ -18,14 +18,14 @@
 #include "cmd/opts.h"
 #include "cmd/common.h"
 #include "cmd/plan_cmd.h"
-#include "lib/hz.h"
-#include "lib/ofile.h"
-#include "lib/out.h"
-#include "lib/qname.h"
-#include "lib/plan.h"
-#include "lib/profile.h"
-#include "lib/stops.h"
-#include "lib/sysfs.h"
+#include "lib/kernel/hz.h"
+#include "lib/io/ofile.h"
+#include "lib/io/out.h"
+#include "lib/io/qname.h"
+#include "lib/model/plan.h"
+#include "lib/model/profile.h"
+#include "lib/io/stops.h"
+#include "lib/kernel/sysfs.h"
 
 /* ------------------------------------------------------------ save */
 

@@ -9,8 +9,8 @@
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "dql/dql.h"
-#include "lib/esc.h"
-#include "lib/hz.h"
+#include "lib/io/esc.h"
+#include "lib/kernel/hz.h"
 
 enum prom_src {
 	SRC_RAW,	/* the sysfs value as is (bytes, count) */
@@ -142,7 +142,7 @@ static bool family_value(const struct prom_family *fam, const struct snap_queue 
 
 /*
  * Label values: \ " and newline as the text exposition format escapes
- * them, other controls and invalid UTF-8 as visible text (lib/esc.h): the
+ * them, other controls and invalid UTF-8 as visible text (lib/io/esc.h): the
  * exposition must be valid UTF-8 and may be read on a terminal.
  */
 static void put_label(FILE *f, const char *name, const char *v, bool first)

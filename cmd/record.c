@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * bqltool record SEL: capture a bqltrace v1 from the running kernel with
- * BPF (lib/recbpf.c, lib/bpf/record.bpf.c), written by lib/recwriter.c
+ * BPF (lib/kernel/recbpf.c, lib/kernel/bpf/record.bpf.c), written by lib/kernel/recwriter.c
  * through ofile (atomic -o FILE, .gz/.zst by name). This file: options,
  * the queues, the backend and its limits; the capture is record_cap.c.
  */
@@ -17,9 +17,9 @@
 #include "cmd/opts.h"
 #include "cmd/common.h"
 #include "cmd/record.h"
-#include "lib/bql.h"
-#include "lib/sysfs.h"
-#include "lib/units.h"
+#include "lib/kernel/bql.h"
+#include "lib/kernel/sysfs.h"
+#include "lib/io/units.h"
 
 /* ------------------------------------------------------------ set-up */
 

@@ -6,11 +6,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/ctx.h"
-#include "lib/ofile.h"
-#include "lib/recbpf.h"
-#include "lib/recwriter.h"
-#include "lib/spinner.h"
+#include "lib/io/ctx.h"
+#include "lib/io/ofile.h"
+#include "lib/kernel/recbpf.h"
+#include "lib/kernel/recwriter.h"
+#include "lib/io/spinner.h"
 
 #define REC_NPS		8
 

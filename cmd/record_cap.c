@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bqltool record, the capture: spinners, BPF (lib/recbpf.c), the trace
- * writer (lib/recwriter.c) into ofile, progress, the end and the report.
+ * bqltool record, the capture: spinners, BPF (lib/kernel/recbpf.c), the trace
+ * writer (lib/kernel/recwriter.c) into ofile, progress, the end and the report.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,8 +17,8 @@
 #include "cmd/cmd.h"
 #include "cmd/record.h"
 #include "dql/dql.h"
-#include "lib/esc.h"
-#include "lib/hz.h"
+#include "lib/io/esc.h"
+#include "lib/kernel/hz.h"
 
 #define POLL_MS		100
 #define FLUSH_NS	(1000ull * 1000 * 1000)
@@ -176,7 +176,7 @@ static void report(struct rec_run *r, const uint64_t *st)
 	for (unsigned int i = 0; i < r->n; i++) {
 		const struct recw_queue *q = &r->q[i];
 
-		/* a queue name is a device name: escaped (lib/esc.h) */
+		/* a queue name is a device name: escaped (lib/io/esc.h) */
 		fputs("bqltool: record: ", stderr);
 		esc_text_fputs(q->name, stderr);
 		if (r->backend == RECBPF_TP)

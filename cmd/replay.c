@@ -19,11 +19,11 @@
 #include "cmd/opts.h"
 #include "cmd/replay.h"
 #include "dql/dql.h"
-#include "lib/cpus.h"
-#include "lib/esc.h"
-#include "lib/ofile.h"
-#include "lib/tinput.h"
-#include "lib/units.h"
+#include "lib/io/cpus.h"
+#include "lib/io/esc.h"
+#include "lib/io/ofile.h"
+#include "lib/io/tinput.h"
+#include "lib/io/units.h"
 
 #define RBUF_SIZE	RX_LINE_MAX	/* read buffer: the longest line */
 #define RCHUNK		RX_READ		/* read at most this, so that the
@@ -156,7 +156,7 @@ int rx_feed_block(struct rx *x, struct rfile *f, const char *s, const char *end)
 }
 
 /*
- * "PATH: truncated gzip stream" from lib/tinput.c becomes "PATH:N: ...",
+ * "PATH: truncated gzip stream" from lib/io/tinput.c becomes "PATH:N: ...",
  * N the line being read when the input failed: the records before it
  * were replayed.
  */
@@ -231,7 +231,7 @@ static const struct replay_ops *rx_ops(const struct rx *x)
 }
 
 /*
- * Replay one file, plain or compressed (lib/tinput.c), reading big blocks
+ * Replay one file, plain or compressed (lib/io/tinput.c), reading big blocks
  * and splitting lines in place.
  */
 static int replay_file(struct rx *x, struct rfile *f, char *buf)
@@ -454,7 +454,7 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 
 /*
  * An output that would replace a trace being read destroys it; two
- * outputs on one file lose one of them (lib/ofile.c: ofile_clash()).
+ * outputs on one file lose one of them (lib/io/ofile.c: ofile_clash()).
  * Standard input can be read once: a second "-" would be an empty trace.
  */
 static int check_files(struct rx *x, int argc, char **argv)

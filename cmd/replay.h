@@ -14,7 +14,7 @@
 #include "cmd/put.h"
 #include "dql/replay.h"
 #include "dql/trace.h"
-#include "lib/ctx.h"
+#include "lib/io/ctx.h"
 
 struct ofile;
 struct tl_name;		/* replay_series.c: a queue's timeline text, made once */
@@ -56,7 +56,7 @@ struct mismatch {
 #define RPLOT_DRAW	8
 struct rplot {
 	struct svgplot *svg;
-	struct ofile *out;	/* lib/ofile.h */
+	struct ofile *out;	/* lib/io/ofile.h */
 	int *series;		/* per queue index q: [2q] limit, [2q + 1] inflight */
 	unsigned int nq;	/* queues in series[] */
 	uint64_t *count;	/* per queue: records seen */
@@ -87,7 +87,7 @@ struct rx {
 	struct rfile *files;
 	int nfiles;
 	const char *path;	/* file being replayed */
-	struct ofile *tl;	/* --timeline (lib/ofile.h) */
+	struct ofile *tl;	/* --timeline (lib/io/ofile.h) */
 	char *tl_buf;
 	size_t tl_len;
 	struct tl_name *tl_names;	/* per queue index */
@@ -126,7 +126,7 @@ int rx_replay_recs(struct rx *x, struct rfile *f, const struct bqlt_rec *recs,
 int rx_feed_block(struct rx *x, struct rfile *f, const char *s, const char *end);
 /* report a parse or replay error ("FILE:LINE: reason"); its exit status */
 int rx_trace_fail(struct rx *x, const struct bql_err *e);
-/* report a failed read (lib/tinput.c), at the line being read */
+/* report a failed read (lib/io/tinput.c), at the line being read */
 int rx_read_fail(struct rx *x, struct rfile *f, const struct bql_err *e);
 /* "FILE:LINE: line longer than RX_LINE_MAX bytes", LINE the next one */
 int rx_long_line(struct rx *x, struct rfile *f);

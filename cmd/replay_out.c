@@ -12,12 +12,12 @@
 #include "cmd/cmd.h"
 #include "cmd/replay.h"
 #include "dql/dql.h"
-#include "lib/esc.h"
-#include "lib/jsonw.h"
-#include "lib/out.h"
-#include "lib/qname.h"
-#include "lib/table.h"
-#include "lib/units.h"
+#include "lib/io/esc.h"
+#include "lib/io/jsonw.h"
+#include "lib/io/out.h"
+#include "lib/io/qname.h"
+#include "lib/io/table.h"
+#include "lib/io/units.h"
 
 static const char *kernel_label(const struct rx *x)
 {
@@ -95,7 +95,7 @@ static void whatif_text(char *buf, size_t n, const struct rx *x, const struct rf
 }
 
 /*
- * One queue's object, streamed (lib/jsonw.h): a json-c tree of 3e5 queues
+ * One queue's object, streamed (lib/io/jsonw.h): a json-c tree of 3e5 queues
  * took seconds and gigabytes; the bytes are those the tree printed. @file,
  * @kernel and @sem are the JSON strings, made once per file.
  */
@@ -107,7 +107,7 @@ static void json_queue(struct jsonw *w, const struct rfile *f, unsigned int i,
 
 	replay_queue_stats(&f->r, i, &st);
 	jsonw_obj_open(w, NULL);
-	/* name, and ifname + queue for DEV:tx-N (lib/qname.h) */
+	/* name, and ifname + queue for DEV:tx-N (lib/io/qname.h) */
 	qname_jsonw_trace(w, replay_queue_name(&f->r, i));
 	jsonw_raw(w, "file", file);
 	jsonw_u64(w, "hz", f->p.hz);
@@ -163,7 +163,7 @@ static void json_queue(struct jsonw *w, const struct rfile *f, unsigned int i,
 	jsonw_obj_close(w);
 }
 
-/* @s as a JSON string (lib/esc.h), malloc'd; NULL when out of memory */
+/* @s as a JSON string (lib/io/esc.h), malloc'd; NULL when out of memory */
 static char *json_string(const char *s)
 {
 	size_t n = strlen(s);
@@ -264,7 +264,7 @@ static int text_file(struct rx *x, const struct rfile *f)
 		}
 		table_cell(&t, 0, "%s", replay_queue_name(&f->r, i));
 		table_cell(&t, 1, "%" PRIu64, st.completions);
-		/* limits in the one human format (lib/units.c); -j has the bytes */
+		/* limits in the one human format (lib/io/units.c); -j has the bytes */
 		if (st.created)
 			table_cell(&t, 2, "%s", units_fmt_bytes(hb, sizeof(hb), st.limit_final));
 		else

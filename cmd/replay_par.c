@@ -31,9 +31,9 @@
 
 #include "cmd/cmd.h"
 #include "cmd/replay.h"
-#include "lib/cpus.h"
-#include "lib/stops.h"
-#include "lib/tinput.h"
+#include "lib/io/cpus.h"
+#include "lib/io/stops.h"
+#include "lib/io/tinput.h"
 
 #define PAR_CHUNK	(256u << 10)	/* bytes of lines per chunk, about */
 #define PAR_BACKOFF_MAX	256		/* chunks the threads rest, at most */

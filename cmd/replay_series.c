@@ -13,11 +13,11 @@
 
 #include "cmd/cmd.h"
 #include "cmd/replay.h"
-#include "lib/cpus.h"
-#include "lib/esc.h"
-#include "lib/ofile.h"
-#include "lib/stops.h"
-#include "lib/svgplot.h"
+#include "lib/io/cpus.h"
+#include "lib/io/esc.h"
+#include "lib/io/ofile.h"
+#include "lib/io/stops.h"
+#include "lib/io/svgplot.h"
 
 #define OBUF_SIZE	(1u << 20)	/* timeline buffer */
 #define OBUF_ROW	1024		/* room one timeline row needs at most */
@@ -25,7 +25,7 @@
 /* ------------------------------------------------------------ files */
 
 /*
- * Each output goes through lib/ofile.c: a temporary beside the target
+ * Each output goes through lib/io/ofile.c: a temporary beside the target
  * (through symlinks, keeping mode and owner) renamed only when the replay
  * succeeded, or a spool copied then to a FIFO, a device or /dev/stdout.
  */
@@ -258,7 +258,7 @@ static char *put_str(char *p, const char *s)
 /*
  * queue name as a CSV field: names have no blanks or C0 controls, but may
  * hold C1 controls or invalid UTF-8, written in their escaped form
- * (lib/esc.h) so the file is valid UTF-8 and safe to cat
+ * (lib/io/esc.h) so the file is valid UTF-8 and safe to cat
  */
 static char *put_csv_name(char *p, const char *raw)
 {
@@ -280,7 +280,7 @@ static char *put_csv_name(char *p, const char *raw)
 _Static_assert(ESC_MAX_PER_BYTE * BQLT_NAME_MAX + 3 + 6 * 20 + 80 <= OBUF_ROW,
 	       "a timeline row with the longest escaped name fits OBUF_ROW");
 
-/* a JSON string: valid UTF-8, controls escaped (lib/esc.h); fits OBUF_ROW */
+/* a JSON string: valid UTF-8, controls escaped (lib/io/esc.h); fits OBUF_ROW */
 static char *put_json_name(char *p, const char *s)
 {
 	return p + esc_json_str(p, ESC_MAX_PER_BYTE * BQLT_NAME_MAX + 3, s);

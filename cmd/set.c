@@ -18,14 +18,14 @@
 #include "cmd/common.h"
 #include "cmd/plan_cmd.h"
 #include "dql/dql.h"
-#include "lib/hz.h"
-#include "lib/out.h"
-#include "lib/qname.h"
-#include "lib/plan.h"
-#include "lib/rules.h"
-#include "lib/sysfs.h"
-#include "lib/units.h"
-#include "lib/wlock.h"
+#include "lib/kernel/hz.h"
+#include "lib/io/out.h"
+#include "lib/io/qname.h"
+#include "lib/model/plan.h"
+#include "lib/model/rules.h"
+#include "lib/kernel/sysfs.h"
+#include "lib/io/units.h"
+#include "lib/kernel/wlock.h"
 
 /* ------------------------------------------------ shared write path */
 
@@ -260,7 +260,7 @@ static int plan_print(struct bql_ctx *c, const struct plan *p, bool dry_run, boo
 }
 
 /*
- * The settings rules check applies (lib/rules.c), on each queue's values
+ * The settings rules check applies (lib/model/rules.c), on each queue's values
  * as the plan leaves them, for queues whose limit_min or limit_max the
  * plan writes: what check would fail is refused (exit 2) unless @force,
  * what it would warn about is a warning. One line per rule, naming the
@@ -448,7 +448,7 @@ static void report_failure(struct bql_ctx *c, const struct plan *p,
 }
 
 /*
- * The write lock (lib/wlock.h) for @p's writes, and the old values read
+ * The write lock (lib/kernel/wlock.h) for @p's writes, and the old values read
  * again under it: what another writer did before is the old value now.
  */
 static int plan_lock(struct bql_ctx *c, struct plan *p, const struct plan_opts *po,

@@ -12,12 +12,12 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "cmd/common.h"
-#include "lib/hz.h"
-#include "lib/out.h"
-#include "lib/qname.h"
-#include "lib/snapshot.h"
-#include "lib/table.h"
-#include "lib/units.h"
+#include "lib/kernel/hz.h"
+#include "lib/io/out.h"
+#include "lib/io/qname.h"
+#include "lib/model/snapshot.h"
+#include "lib/io/table.h"
+#include "lib/io/units.h"
 
 enum show_format { FMT_TEXT, FMT_JSON, FMT_PROMETHEUS };
 

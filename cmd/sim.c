@@ -19,8 +19,8 @@
 #include "cmd/sim.h"
 #include "cmd/sim_trace.h"
 #include "dql/replay.h"
-#include "lib/ofile.h"
-#include "lib/units.h"
+#include "lib/io/ofile.h"
+#include "lib/io/units.h"
 
 /* ------------------------------------------------------------ the trace */
 

@@ -9,7 +9,7 @@
 #include "cmd/replay.h"
 #include "cmd/sim_opts.h"
 #include "dql/sim.h"
-#include "lib/ctx.h"
+#include "lib/io/ctx.h"
 
 #define SIM_QNAME_MAX	20
 

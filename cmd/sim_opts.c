@@ -14,8 +14,8 @@
 #include "cmd/cmd.h"
 #include "cmd/sim_opts.h"
 #include "dql/dql.h"
-#include "lib/out.h"
-#include "lib/units.h"
+#include "lib/io/out.h"
+#include "lib/io/units.h"
 
 void sim_opts_init(struct sim_opts *o)
 {
@@ -42,7 +42,7 @@ int sim_parse_rate(const char *what, const char *s, uint64_t *bps, struct bql_er
 	char sfx[8];
 	size_t n;
 
-	if (*p == '+')	/* as every number typed (lib/units.h) */
+	if (*p == '+')	/* as every number typed (lib/io/units.h) */
 		p++;
 	if (*p < '0' || *p > '9')
 		goto bad;
@@ -95,7 +95,7 @@ bad:
 
 /*
  * A time that must be positive unless @zero_ok, at most @max_ns, which
- * @max names ("1 h"); NULL: lib/units.c's own cap of a day. The message
+ * @max names ("1 h"); NULL: lib/io/units.c's own cap of a day. The message
  * names the option's own limit, whether the value is above it or above
  * what units_parse_sec_ns() takes at all.
  */

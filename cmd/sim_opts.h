@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "dql/sim.h"
-#include "lib/ctx.h"
+#include "lib/io/ctx.h"
 
 enum {
 	SO_TRAFFIC = 400,

@@ -8,10 +8,10 @@
 
 #include "cmd/cmd.h"
 #include "cmd/sim.h"
-#include "lib/out.h"
-#include "lib/qname.h"
-#include "lib/table.h"
-#include "lib/units.h"
+#include "lib/io/out.h"
+#include "lib/io/qname.h"
+#include "lib/io/table.h"
+#include "lib/io/units.h"
 
 static void json_delay(struct bql_ctx *c, const char *key, const struct sim_hist *h)
 {

@@ -12,7 +12,7 @@
 
 #include "cmd/put.h"
 #include "cmd/sim_trace.h"
-#include "lib/ofile.h"
+#include "lib/io/ofile.h"
 
 #define TBUF_SIZE	(1u << 20)
 #define TBUF_ROW	512		/* room one line needs at most */

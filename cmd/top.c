@@ -2,8 +2,8 @@
 /*
  * bqltool top [SEL...]: options, then the live view (top_live.c, drawn by
  * top_view.c and top_draw.c) or the batch stream (-b: text blocks or
- * NDJSON, top_batch.c). Sampling is lib/sampler.c, rows, sorting and
- * flags lib/topmodel.c.
+ * NDJSON, top_batch.c). Sampling is lib/kernel/sampler.c, rows, sorting and
+ * flags lib/model/topmodel.c.
  */
 #include <getopt.h>
 #include <locale.h>
@@ -16,9 +16,9 @@
 #include "cmd/opts.h"
 #include "cmd/common.h"
 #include "cmd/top.h"
-#include "lib/netns.h"
-#include "lib/sampler.h"
-#include "lib/topmodel.h"
+#include "lib/kernel/netns.h"
+#include "lib/kernel/sampler.h"
+#include "lib/model/topmodel.h"
 
 /* ------------------------------------------------------------ options */
 

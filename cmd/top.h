@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/ctx.h"
-#include "lib/sampler.h"
+#include "lib/io/ctx.h"
+#include "lib/kernel/sampler.h"
 
 #define NS_PER_SEC	1000000000ull
 #define MIN_DELAY_NS	10000000ull	/* 0.01 s */

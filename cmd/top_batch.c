@@ -18,12 +18,12 @@
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "cmd/top.h"
-#include "lib/hz.h"
-#include "lib/out.h"
-#include "lib/qname.h"
-#include "lib/sampler.h"
-#include "lib/table.h"
-#include "lib/units.h"
+#include "lib/kernel/hz.h"
+#include "lib/io/out.h"
+#include "lib/io/qname.h"
+#include "lib/kernel/sampler.h"
+#include "lib/io/table.h"
+#include "lib/io/units.h"
 
 static volatile sig_atomic_t top_stop;
 

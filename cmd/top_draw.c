@@ -15,9 +15,9 @@
 #include "cmd/top_view.h"
 #include "cmd/top_view_int.h"
 #include "dql/dql.h"
-#include "lib/bql.h"
-#include "lib/esc.h"
-#include "lib/units.h"
+#include "lib/kernel/bql.h"
+#include "lib/io/esc.h"
+#include "lib/io/units.h"
 
 static void pen_on(int pair, attr_t mono)
 {
@@ -143,7 +143,7 @@ static void make_layout(struct layout *l, int cols, bool qstats, bool qdiscs, bo
 
 static void put_cell(const struct layout *l, int y, int v, const char *raw)
 {
-	char s[4 * 64 + 1];	/* a cell escaped (lib/esc.h): names are bytes */
+	char s[4 * 64 + 1];	/* a cell escaped (lib/io/esc.h): names are bytes */
 	int w = l->w[v], len;
 
 	esc_text(s, sizeof(s), raw);
@@ -376,7 +376,7 @@ static int vcol_of(enum tm_col c)
 #define HDR_MAX_FIELDS	8
 
 struct hdr_line {
-	char text[HDR_MAX_FIELDS][4 * 160 + 1];	/* escaped: lib/esc.h */
+	char text[HDR_MAX_FIELDS][4 * 160 + 1];	/* escaped: lib/io/esc.h */
 	int prio[HDR_MAX_FIELDS];
 	int n;
 };
@@ -462,7 +462,7 @@ static void hidden_note(char *buf, size_t n, const struct topmodel *m)
 static void draw_header(const struct tv_frame *f, const struct layout *l)
 {
 	const struct topmodel *m = f->m;
-	char iv[32], tbuf[32], note[128], shown[4 * 320 + 1];	/* escaped: lib/esc.h */
+	char iv[32], tbuf[32], note[128], shown[4 * 320 + 1];	/* escaped: lib/io/esc.h */
 	time_t t = (time_t)(f->real_ns / 1000000000ull);
 	int sv = vcol_of(m->sort);
 	struct hdr_line h;

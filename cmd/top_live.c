@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * bqltool top's live view loop: samples at the -d rate, redraws at most
- * TOP_FRAME_NS apart, answers keys at once. The model is lib/topmodel.c,
+ * TOP_FRAME_NS apart, answers keys at once. The model is lib/model/topmodel.c,
  * the screen top_view.c and top_draw.c.
  */
 #include <stdio.h>
@@ -12,9 +12,9 @@
 #include "cmd/cmd.h"
 #include "cmd/top.h"
 #include "cmd/top_view.h"
-#include "lib/hz.h"
-#include "lib/sampler.h"
-#include "lib/topmodel.h"
+#include "lib/kernel/hz.h"
+#include "lib/kernel/sampler.h"
+#include "lib/model/topmodel.h"
 
 
 static const uint64_t steps_ns[] = {

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/topmodel.h"
+#include "lib/model/topmodel.h"
 
 /* tv_getkey answers: a character (1..255) or one of these */
 enum {

@@ -24,13 +24,13 @@
 #include "cmd/tune.h"
 #include "dql/replay.h"
 #include "dql/trace.h"
-#include "lib/cpus.h"
-#include "lib/nl.h"
-#include "lib/nl_ethtool.h"
-#include "lib/plan.h"
-#include "lib/stops.h"
-#include "lib/sysfs.h"
-#include "lib/units.h"
+#include "lib/io/cpus.h"
+#include "lib/kernel/nl.h"
+#include "lib/kernel/nl_ethtool.h"
+#include "lib/model/plan.h"
+#include "lib/io/stops.h"
+#include "lib/kernel/sysfs.h"
+#include "lib/io/units.h"
 
 #define MAX_THREADS	256
 /*
@@ -902,7 +902,7 @@ enum {
 
 /*
  * A fraction in (0, 1] (--keep), or in [0, 1] with @zero_ok (--min-gain):
- * a plain decimal like every number typed (lib/units.c), no sign or
+ * a plain decimal like every number typed (lib/io/units.c), no sign or
  * exponent. @dflt is the option's default, shown as an example.
  */
 static int parse_fraction(struct tx *x, const char *opt, const char *arg, bool zero_ok,

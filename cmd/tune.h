@@ -10,7 +10,7 @@
 #include "cmd/tune_dev.h"
 #include "dql/tune.h"
 #include "dql/tune_fit.h"
-#include "lib/ctx.h"
+#include "lib/io/ctx.h"
 
 /* how late interrupts may come before a setting starves the link */
 struct tune_margin {
@@ -93,7 +93,7 @@ struct tx {
 int tx_model_from_device(struct tx *x, const struct sel_result *t);
 /*
  * tx_limit_floor - x->floor: the lowest limit_max that check's rules
- * (lib/rules.h rules_limit_max_floor) accept on every selected device, so
+ * (lib/model/rules.h rules_limit_max_floor) accept on every selected device, so
  * that the advice for SEL, printed or applied, is never one they flag.
  */
 void tx_limit_floor(struct tx *x, const struct sel_result *t);

@@ -15,11 +15,11 @@
 
 #include "cmd/cmd.h"
 #include "cmd/tune.h"
-#include "lib/nl.h"
-#include "lib/nl_ethtool.h"
-#include "lib/nl_qdisc.h"
-#include "lib/rules.h"
-#include "lib/sysfs.h"
+#include "lib/kernel/nl.h"
+#include "lib/kernel/nl_ethtool.h"
+#include "lib/kernel/nl_qdisc.h"
+#include "lib/model/rules.h"
+#include "lib/kernel/sysfs.h"
 
 /* the qdisc kinds a sparse flow does not queue behind bulk traffic in */
 static const char *const fq_kinds[] = { "fq_codel", "fq", "cake", "fq_pie", "sfq", NULL };

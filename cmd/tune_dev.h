@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "dql/tune.h"
-#include "lib/sel.h"
+#include "lib/kernel/sel.h"
 
 /* one selected device as tune_dev.c read it; 0 / has_* false: not reported */
 struct tx_dev {

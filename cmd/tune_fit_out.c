@@ -12,8 +12,8 @@
 #include "cmd/cmd.h"
 #include "cmd/sim_opts.h"
 #include "cmd/tune.h"
-#include "lib/out.h"
-#include "lib/units.h"
+#include "lib/io/out.h"
+#include "lib/io/units.h"
 
 /* what does not fit, as words (the keys of TUNE_MISFIT_*) */
 static const struct { unsigned int bit; const char *key; } misfits[] = {

@@ -11,9 +11,9 @@
 #include "cmd/cmd.h"
 #include "cmd/tune.h"
 #include "dql/dql.h"
-#include "lib/out.h"
-#include "lib/table.h"
-#include "lib/units.h"
+#include "lib/io/out.h"
+#include "lib/io/table.h"
+#include "lib/io/units.h"
 
 const char *tune_qdisc_name(enum tune_qdisc q)
 {

@@ -143,7 +143,7 @@ void tune_fold(struct tune_result *agg, const struct tune_result *r,
  * twice the highest limit the defaults reached, and no cap, each with
  * hold_time 100 and 20 ms (a run lasts TUNE_HOLDS hold times: 1000 ms
  * comes in the refinement). @floor: the lowest limit_max the advice may
- * have (the rules check applies to the device, lib/rules.h; 0: none).
+ * have (the rules check applies to the device, lib/model/rules.h; 0: none).
  * Returns the count (at most @max).
  */
 unsigned int tune_coarse(const struct sim_config *cfg, const struct tune_result *base,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Every output file is written in full or not at all (issue #10, class 1):
 # replay --timeline/--plot, save -o, export --textfile go through
-# lib/ofile.c. A failed run leaves an existing target (or a symlink's
+# lib/io/ofile.c. A failed run leaves an existing target (or a symlink's
 # target) untouched; a dangling symlink gets its target created and is
 # kept; an existing file keeps its mode and owner; a FIFO, a device or
 # standard output gets data only after success; write errors are named.

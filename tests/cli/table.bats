@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Text tables (lib/table.c) print every cell whole: queue names may be
+# Text tables (lib/io/table.c) print every cell whole: queue names may be
 # up to 128 bytes in a trace, and two that differ only past byte 47 were
 # once printed alike (cells were cut at 47 bytes).
 bats_require_minimum_version 1.5.0

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/profile.h"
+#include "lib/model/profile.h"
 
 static void check_vals(const struct profile_vals *v)
 {

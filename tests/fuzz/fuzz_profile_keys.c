@@ -20,8 +20,8 @@
 
 #include <json-c/json.h>
 
-#include "lib/jscan.h"
-#include "lib/profile.h"
+#include "lib/io/jscan.h"
+#include "lib/model/profile.h"
 
 struct gen {
 	const uint8_t *d;

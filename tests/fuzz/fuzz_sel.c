@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/sel.h"
+#include "lib/kernel/sel.h"
 
 #define MAX_ARGS	16
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "lib/units.h"
+#include "lib/io/units.h"
 
 /* ------------------------------------------------------------ bignum */
 

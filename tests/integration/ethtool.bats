@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# lib/nl_ethtool.c against the real kernel, through tests/tools/ethtool_get:
+# lib/kernel/nl_ethtool.c against the real kernel, through tests/tools/ethtool_get:
 # the host's eth0 read only, compared with what ethtool(8) prints; and in a
 # namespace of the test's own an ifb (no ring, no coalescing: a clear error,
 # never a crash) and a device deleted under the caller (-ENODEV).

@@ -7,7 +7,7 @@ bats_require_minimum_version 1.5.0
 load netns
 load capture
 
-# record's BPF program names (lib/bpf/record.bpf.c), as bpftool shows them
+# record's BPF program names (lib/kernel/bpf/record.bpf.c), as bpftool shows them
 REC_PROGS='^(rec_trap|rec_xmit|rec_fexit_compl|rec_fentry_comp|rec_fexit_reset|find_dql|rec_tp_start|rec_tp_xmit|rec_tp_napi)$'
 
 setup_file() {

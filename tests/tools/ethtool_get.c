@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ethtool_get: drive lib/nl_ethtool.c for tests/integration/ethtool.bats.
+ * ethtool_get: drive lib/kernel/nl_ethtool.c for tests/integration/ethtool.bats.
  *   usage: ethtool_get [-w] DEV|-i IFINDEX [ring|coalesce]
  * Prints, with only the fields the driver reported:
  *   ring tx=N tx_max=N
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/nl.h"
-#include "lib/nl_ethtool.h"
+#include "lib/kernel/nl.h"
+#include "lib/kernel/nl_ethtool.h"
 
 static void put(const char *name, unsigned int present, unsigned int bit,
 		unsigned long v)

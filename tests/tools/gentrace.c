@@ -28,7 +28,7 @@
 
 #include "dql/dql.h"
 #include "dql/trace.h"
-#include "lib/ofile.h"
+#include "lib/io/ofile.h"
 
 #define RING		1024		/* NIC descriptors per queue */
 #define STEP_NS		10000u		/* simulation step: 10 us */

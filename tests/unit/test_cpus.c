@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests for lib/cpus.c: the CPUs this process may run on. Linked with
+ * Unit tests for lib/io/cpus.c: the CPUs this process may run on. Linked with
  * -Wl,--wrap=sched_getaffinity (test_cpus.ldflags): the wrapper passes
  * through, or plays a kernel with more CPUs than a cpu_set_t holds, or
  * one that refuses.
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "lib/cpus.h"
+#include "lib/io/cpus.h"
 
 enum fake { REAL, BIG, REFUSE };
 

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "lib/esc.h"
+#include "lib/io/esc.h"
 
 static const struct {
 	const char *in, *text;

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "lib/hz.h"
+#include "lib/kernel/hz.h"
 
 static void test_from_config(void **state)
 {

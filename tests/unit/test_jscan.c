@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "lib/jscan.h"
-#include "lib/profile.h"
+#include "lib/io/jscan.h"
+#include "lib/model/profile.h"
 
 static const struct {
 	const char *json, *msg;	/* msg NULL: accepted */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/jsonw.c against lib/out.c: the same document, built by the same
+ * lib/io/jsonw.c against lib/io/out.c: the same document, built by the same
  * calls through both (out_* builds a json-c tree and prints it), must be
  * the same bytes, plain and pretty: nesting, empty containers, null,
  * numbers from 0 to UINT64_MAX, pre-formatted doubles, and strings with
@@ -21,9 +21,9 @@
 
 #include <json-c/json.h>
 
-#include "lib/esc.h"
-#include "lib/jsonw.h"
-#include "lib/out.h"
+#include "lib/io/esc.h"
+#include "lib/io/jsonw.h"
+#include "lib/io/out.h"
 
 /* one document, as calls to both writers: a tiny driver */
 enum op { O_OBJ, O_ARR, O_CLOSE_OBJ, O_CLOSE_ARR, O_U64, O_STR, O_NULL, O_NUM, O_FLUSH };

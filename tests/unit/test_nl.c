@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/nl.c: the NLE->errno table and the qstats parser on hand-built
+ * lib/kernel/nl.c: the NLE->errno table and the qstats parser on hand-built
  * messages, then read-only checks against the live host (lo, eth0), each
  * compared with sysfs. Live tests skip with a reason where they can't run.
  */
@@ -23,7 +23,7 @@
 #include <netlink/errno.h>
 #include <netlink/genl/genl.h>
 
-#include "lib/nl.h"
+#include "lib/kernel/nl.h"
 
 #define SYS_NET "/sys/class/net"
 #define STABLE_IFF (IFF_UP | IFF_BROADCAST | IFF_LOOPBACK | IFF_NOARP | \

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/nl_ethtool.c: both parsers on replies built with libnl (every field,
+ * lib/kernel/nl_ethtool.c: both parsers on replies built with libnl (every field,
  * absent ones, unknown ids, wrong sizes, booleans), then the request's
  * error paths on a real handle (family cached absent, no genl socket) and
  * read-only live checks on lo. Live tests skip with a reason.
@@ -21,9 +21,9 @@
 #include <netlink/socket.h>
 #include <netlink/genl/genl.h>
 
-#include "lib/nl.h"
-#include "lib/nl_ethtool.h"
-#include "lib/nl_int.h"
+#include "lib/kernel/nl.h"
+#include "lib/kernel/nl_ethtool.h"
+#include "lib/kernel/nl_int.h"
 
 /* the kernel's ids (include/uapi/linux/ethtool_netlink*.h), spelled out */
 enum { RINGS_REPLY = 16, COAL_REPLY = 20, RINGS_GET = 15 };

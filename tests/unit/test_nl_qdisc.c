@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests for lib/nl_qdisc.c: which qdisc feeds which TX queue, tc's handle names. */
+/* Unit tests for lib/kernel/nl_qdisc.c: which qdisc feeds which TX queue, tc's handle names. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "lib/nl_qdisc.h"
+#include "lib/kernel/nl_qdisc.h"
 
 #define ROOT BNL_TC_H_ROOT
 

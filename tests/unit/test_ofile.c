@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/ofile.c: a target is written in full or not at all. New files get
+ * lib/io/ofile.c: a target is written in full or not at all. New files get
  * the umask, existing ones keep mode and owner; symlinks (dangling too)
  * are kept and their target written; FIFOs, devices and standard output
  * get data only at commit; abort and write errors (RLIMIT_FSIZE, a full
@@ -28,8 +28,8 @@
 
 #include <cmocka.h>
 
-#include "lib/ofile.h"
-#include "lib/tinput.h"
+#include "lib/io/ofile.h"
+#include "lib/io/tinput.h"
 #include "tests/unit/tmptree.h"
 
 static char dir[64];

@@ -14,7 +14,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/out.h"
+#include "lib/io/out.h"
 
 #include "tests/unit/jsonfail.h"
 

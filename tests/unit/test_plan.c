@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/plan.c: kernel validation per HZ (100, 250, 300, 1000), ms <-> jiffies
+ * lib/model/plan.c: kernel validation per HZ (100, 250, 300, 1000), ms <-> jiffies
  * round trips, then writes on a temp tree with write(2) failing at every
  * position (-Wl,--wrap=write): the tree must be byte-identical afterwards.
  */
@@ -22,7 +22,7 @@
 #include "tests/unit/tmptree.h"
 
 #include "dql/dql.h"
-#include "lib/plan.h"
+#include "lib/model/plan.h"
 
 /* ------------------------------------------------ write(2) fault injection */
 

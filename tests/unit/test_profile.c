@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/profile.c: every way a profile can be malformed, truncated, of the
+ * lib/model/profile.c: every way a profile can be malformed, truncated, of the
  * wrong version or wrongly typed (errors name the JSON path), the
  * save -> parse round trip, "all" vs per-queue, and reading files.
  */
@@ -19,7 +19,7 @@
 #include <json-c/json.h>
 
 #include "dql/dql.h"
-#include "lib/profile.h"
+#include "lib/model/profile.h"
 
 #include "tests/unit/jsonfail.h"
 
@@ -275,7 +275,7 @@ static void test_to_json_nomem(void **state)
 	profile_free(&p);
 }
 
-/* (writing a profile is lib/ofile.c's, tested in test_ofile.c) */
+/* (writing a profile is lib/io/ofile.c's, tested in test_ofile.c) */
 static void test_read_file(void **state)
 {
 	char dir[] = "/tmp/bqlt-prof-XXXXXX", path[256], big[256];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/qname.c: which names are DEV:tx-N, and the keys both writers (out_*
+ * lib/io/qname.c: which names are DEV:tx-N, and the keys both writers (out_*
  * and jsonw) give a queue: the same bytes, hostile names escaped.
  */
 #include <setjmp.h>
@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "lib/jsonw.h"
-#include "lib/out.h"
-#include "lib/qname.h"
+#include "lib/io/jsonw.h"
+#include "lib/io/out.h"
+#include "lib/io/qname.h"
 
 #define N(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -138,7 +138,7 @@ static void test_trace(void **state)
 		{ "sim:tx-12", "{\"name\":\"sim:tx-12\",\"ifname\":\"sim\",\"queue\":12,\"limit\":1514}\n" },
 		{ "q19999", "{\"name\":\"q19999\",\"limit\":1514}\n" },
 		{ "eth0:tx-01", "{\"name\":\"eth0:tx-01\",\"limit\":1514}\n" },
-		/* hostile bytes: escaped in name and ifname alike (lib/esc.h) */
+		/* hostile bytes: escaped in name and ifname alike (lib/io/esc.h) */
 		{ "c\xc2\x9b" "31m:tx-1",
 		  "{\"name\":\"c\\u009b31m:tx-1\",\"ifname\":\"c\\u009b31m\",\"queue\":1,\"limit\":1514}\n" },
 		{ "b\xff\xfe:tx-2",

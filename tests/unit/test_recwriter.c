@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests for record's writer (lib/recwriter.c). A kernel model
+ * Unit tests for record's writer (lib/kernel/recwriter.c). A kernel model
  * (dql/dql.c, exact to the kernel) runs dql_queued/dql_completed; its
  * post-call states become the events the BPF programs would send, some
  * of them lost on purpose; the trace written must then replay with every
@@ -21,7 +21,7 @@
 #include "dql/dql.h"
 #include "dql/replay.h"
 #include "dql/trace.h"
-#include "lib/recwriter.h"
+#include "lib/kernel/recwriter.h"
 
 #define HZ	250
 
@@ -126,7 +126,7 @@ struct model {
 	struct recw w;
 	struct recw_queue q;
 	struct buf out;
-	/* the tracepoint programs' per-queue state (lib/bpf/record.bpf.c observe()) */
+	/* the tracepoint programs' per-queue state (lib/kernel/bpf/record.bpf.c observe()) */
 	bool armed;
 	uint32_t last_limit, last_nc, last_nq;
 	uint64_t last_j;
@@ -559,7 +559,7 @@ static void test_footer(void **state)
 /* ------------------------------------------------------------ tracepoint backend */
 
 /*
- * What observe() in lib/bpf/record.bpf.c does at a tracepoint: send the
+ * What observe() in lib/kernel/bpf/record.bpf.c does at a tracepoint: send the
  * whole state when limit or num_completed (num_queued with --queued) moved
  * since the last observation, with the jiffies before that observation.
  */

@@ -2,7 +2,7 @@
 /*
  * replay --timeline's row writer (cmd/replay_series.c, included here): the
  * digits eight at a time and the per-queue cache of escaped names must give
- * the bytes printf and lib/esc.h give: numbers at 0, every power of ten and
+ * the bytes printf and lib/io/esc.h give: numbers at 0, every power of ten and
  * its neighbours, UINT32_MAX, UINT64_MAX and random; rows in CSV and JSON
  * lines for names needing CSV quoting, JSON escaping, C1 controls and
  * invalid UTF-8, the longest name, every event kind; the cache rebuilt when

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests for lib/rules.c's transmit-path findings, against hand
+ * Unit tests for lib/model/rules.c's transmit-path findings, against hand
  * computations: one interrupt's worth of bytes at line rate, a ring's time
  * on the wire, a FIFO in front of BQL.
  */
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "lib/rules.h"
+#include "lib/model/rules.h"
 
 static struct rules_path_in base(void)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/sampler.c on temp trees whose values change between ticks, with an
+ * lib/kernel/sampler.c on temp trees whose values change between ticks, with an
  * injected clock: values, rates, counter wraps and resets, devices
  * appearing, vanishing and being replaced, queue count changes,
  * selectors, history rings, bad values, and files opened once.
@@ -22,7 +22,7 @@
 
 #include "tests/unit/tmptree.h"
 
-#include "lib/sampler.h"
+#include "lib/kernel/sampler.h"
 
 static char root[256];
 static struct bql_ctx ctx;

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "lib/sel.h"
+#include "lib/kernel/sel.h"
 
 /* ---------------------------------------------------------- parsing */
 

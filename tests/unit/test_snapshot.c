@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "lib/sel.h"
-#include "lib/snapshot.h"
-#include "lib/sysfs.h"
+#include "lib/kernel/sel.h"
+#include "lib/model/snapshot.h"
+#include "lib/kernel/sysfs.h"
 #include "tests/unit/tmptree.h"
 
 static char root[64];

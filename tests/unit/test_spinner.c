@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests for lib/spinner.c: the CPU list parser, and the loops' life. */
+/* Unit tests for lib/io/spinner.c: the CPU list parser, and the loops' life. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "lib/spinner.h"
+#include "lib/io/spinner.h"
 
 static void test_cpu_list(void **state)
 {

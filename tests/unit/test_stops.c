@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "lib/stops.h"
+#include "lib/io/stops.h"
 
 /* signal(7): every signal whose default action is Term or Core */
 static void test_fatal_list(void **state)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests for the SVG chart writer (lib/svgplot.c): well-formed XML
+ * Unit tests for the SVG chart writer (lib/io/svgplot.c): well-formed XML
  * (xmllint when installed), escaping, and downsampling that keeps every
  * series' extremes as exact points of its polyline.
  */
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "lib/svgplot.h"
+#include "lib/io/svgplot.h"
 
 /* The whole document of @p as a malloc'd string. */
 static char *render(struct svgplot *p)
@@ -157,7 +157,7 @@ static void test_escaping(void **state)
 	svg = render(p);
 	assert_non_null(strstr(svg, "<title>a&lt;b &amp; &quot;c&quot; &apos;d&apos;</title>"));
 	assert_non_null(strstr(svg, ">x&gt;y</text>"));
-	/* controls in their escaped form, as on a terminal (lib/esc.h) */
+	/* controls in their escaped form, as on a terminal (lib/io/esc.h) */
 	assert_non_null(strstr(svg, ">\\x01ctl</text>"));
 	assert_non_null(strstr(svg, "data-name=\"q&amp;&lt;&gt;\""));
 	assert_null(strstr(svg, "q&<>"));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The numbers lib/svgplot.c (included here) writes without printf must be
+ * The numbers lib/io/svgplot.c (included here) writes without printf must be
  * printf's bytes: fmt_f2() against "%.2f" (exact ties to even, their
  * neighbours one ulp away, 0, -0, tiny, subnormal, the 1e13 edge, huge,
  * inf, NaN, and millions of random values of every magnitude), fmt_num()
@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "lib/svgplot.c"
+#include "lib/io/svgplot.c"
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 
@@ -58,7 +58,7 @@ static void check_f2(double v)
 	nf2++;
 }
 
-/* lib/svgplot.c's put_num() before it was made without printf */
+/* lib/io/svgplot.c's put_num() before it was made without printf */
 static void ref_num(char *buf, size_t n, double v)
 {
 	snprintf(buf, n, "%.15g", v);

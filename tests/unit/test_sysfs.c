@@ -19,8 +19,8 @@
 
 #include "tests/unit/tmptree.h"
 
-#include "lib/bql.h"
-#include "lib/sysfs.h"
+#include "lib/kernel/bql.h"
+#include "lib/kernel/sysfs.h"
 
 static char root[256];
 static struct bql_ctx ctx;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/tinput.c: plain, gzip and zstd input read back whole whatever the
+ * lib/io/tinput.c: plain, gzip and zstd input read back whole whatever the
  * read size; concatenated members and frames; truncated, corrupt and
  * trailing-garbage streams named as such; empty input; stdin (a file and
  * a pipe); missing files and directories.
@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "lib/tinput.h"
+#include "lib/io/tinput.h"
 #include "tests/unit/tmptree.h"
 
 static char dir[64];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/topmodel.c: rows built from a sampler over a temp tree (aggregates,
+ * lib/model/topmodel.c: rows built from a sampler over a temp tree (aggregates,
  * expand/collapse, idle devices, sorting, filtering), and the queue flags
  * (pinned, at limit_min, oscillating, stall) on hand-made histories.
  */
@@ -17,7 +17,7 @@
 
 #include "tests/unit/tmptree.h"
 
-#include "lib/topmodel.h"
+#include "lib/model/topmodel.h"
 
 static char root[256];
 static struct bql_ctx ctx;

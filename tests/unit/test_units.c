@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/units.c parsing: every byte and time suffix, the boundaries set
+ * lib/io/units.c parsing: every byte and time suffix, the boundaries set
  * cares about (0, 2^32-1, DQL_MAX_LIMIT and one more, 2^64-1), overflow,
  * negatives and garbage, with messages that name the value.
  */
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "dql/dql.h"
-#include "lib/units.h"
+#include "lib/io/units.h"
 
 struct ucase {
 	const char *in;
