@@ -169,5 +169,20 @@ int rx_outputs_open(struct rx *x);
 /* @ok: keep the files (the replay succeeded) or remove them */
 int rx_outputs_close(struct rx *x, bool ok);
 void rx_on_event(void *arg, const struct replay_event *ev);
+/*
+ * replay_series.c: an output file through lib/io/ofile.c; errors are
+ * reported (cmd_fail) and returned. rx_out_end() puts a finished file in
+ * place (@keep) or drops it, the target untouched.
+ */
+int rx_out_open(struct rx *x, struct ofile **o, const char *path, unsigned int flags);
+int rx_out_finish(struct rx *x, struct ofile *o);
+int rx_out_end(struct rx *x, struct ofile **o, bool keep);
+
+/* replay_plot.c: --plot's chart (x->plot), drawn as the events come */
+int rx_plot_open(struct rx *x);
+void rx_plot_event(struct rx *x, const struct replay_event *ev);
+/* the chart written to its file, not yet put in place (rx_out_end) */
+int rx_plot_finish(struct rx *x);
+void rx_plot_free(struct rx *x);
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * replay --timeline's row writer (cmd/replay_series.c, included here): the
- * digits eight at a time and the per-queue cache of escaped names must give
+ * replay --timeline's row writer (cmd/replay_series.c, included here with
+ * cmd/replay_plot.c, which it calls): the digits eight at a time and the per-queue cache of escaped names must give
  * the bytes printf and lib/io/esc.h give: numbers at 0, every power of ten and
  * its neighbours, UINT32_MAX, UINT64_MAX and random; rows in CSV and JSON
  * lines for names needing CSV quoting, JSON escaping, C1 controls and
@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "cmd/replay_series.c"
+#include "cmd/replay_plot.c"
 
 /* cmd/cmd.c's, which the file calls on failures these tests do not reach */
 int cmd_fail(const struct bql_ctx *c, const char *fmt, ...)
