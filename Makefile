@@ -6,7 +6,8 @@
 #   make check SANITIZE=1 / make sanitize   the same under ASan+UBSan (build-san/)
 #   make bench           speed and memory figures (never asserted by tests)
 #   make deps            install the Debian packages the build and tests need
-#   make install / uninstall  PREFIX=/usr/local DESTDIR= (DOCDIR: README, examples/)
+#   make install / uninstall  PREFIX=/usr/local DESTDIR= (DOCDIR: README, examples/;
+#                        PKGDATADIR: Prometheus rules, Grafana dashboard)
 #   make deb             the Debian package (debian/, dpkg-buildpackage), then lintian
 #   make fuzz            the libFuzzer harnesses (FUZZ_SECONDS each)
 #   make help            this list
@@ -23,6 +24,8 @@ FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 UDEVDIR ?= $(PREFIX)/lib/udev/rules.d
 DOCDIR ?= $(DATADIR)/doc/bqltool
+# the fleet view: contrib/prometheus/ and contrib/grafana/ (bqltool-export(8))
+PKGDATADIR ?= $(DATADIR)/bqltool
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
@@ -346,6 +349,10 @@ install: all
 	for e in examples/*; do install -m 0644 $$e $(DESTDIR)$(DOCDIR)/examples/; done
 	[ ! -f contrib/90-bqltool.rules ] || { install -d $(DESTDIR)$(UDEVDIR) && \
 		install -m 0644 contrib/90-bqltool.rules $(DESTDIR)$(UDEVDIR)/; }
+	install -D -m 0644 contrib/prometheus/bqltool.rules.yml \
+		$(DESTDIR)$(PKGDATADIR)/prometheus/bqltool.rules.yml
+	install -D -m 0644 contrib/grafana/bqltool-dashboard.json \
+		$(DESTDIR)$(PKGDATADIR)/grafana/bqltool-dashboard.json
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/bqltool $(DESTDIR)$(BASHCOMPDIR)/bqltool \
@@ -355,6 +362,9 @@ uninstall:
 		$(DESTDIR)$(SYSTEMDDIR)/bqltool-export.service $(DESTDIR)$(SYSTEMDDIR)/bqltool-export.timer \
 		$(DESTDIR)$(SYSTEMDDIR)/bqltool-export@.service $(DESTDIR)$(SYSTEMDDIR)/bqltool-export@.timer
 	rm -rf $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(PKGDATADIR)/prometheus/bqltool.rules.yml \
+		$(DESTDIR)$(PKGDATADIR)/grafana/bqltool-dashboard.json
+	rmdir $(DESTDIR)$(PKGDATADIR)/prometheus $(DESTDIR)$(PKGDATADIR)/grafana $(DESTDIR)$(PKGDATADIR) 2>/dev/null || true
 	for m in $(notdir $(filter %.8,$(MANPAGES))); do rm -f $(DESTDIR)$(MANDIR)/man8/$$m; done
 	for m in $(notdir $(filter %.5,$(MANPAGES))); do rm -f $(DESTDIR)$(MANDIR)/man5/$$m; done
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # make install: the binary, man pages, completions, the systemd units that
-# the man pages describe (bqltool-export(8)'s timer included) and examples/
-# under the documentation directory; make uninstall removes them.
+# the man pages describe (bqltool-export(8)'s timer included), examples/
+# under the documentation directory and the fleet view (Prometheus rules,
+# Grafana dashboard) under share/bqltool; make uninstall removes them.
 bats_require_minimum_version 1.5.0
 load helpers
 
@@ -29,7 +30,24 @@ setup() {
 		"$DEST/usr/lib/systemd/system/bqltool-export.service"
 	grep -q '^ExecStart=bqltool -n %i export --textfile ' \
 		"$DEST/usr/lib/systemd/system/bqltool-export@.service"
+	# the fleet view, where bqltool-export(8) says it is
+	cmp "$REPO/contrib/prometheus/bqltool.rules.yml" "$DEST/usr/share/bqltool/prometheus/bqltool.rules.yml"
+	cmp "$REPO/contrib/grafana/bqltool-dashboard.json" "$DEST/usr/share/bqltool/grafana/bqltool-dashboard.json"
+	grep -qF '/usr/share/bqltool/prometheus/bqltool.rules.yml' "$REPO/man/bqltool-export.8" ||
+		fail "bqltool-export(8) does not name the installed rules file"
 	run make -s -C "$REPO" uninstall DESTDIR="$DEST" PREFIX=/usr $SAN
 	assert_success
 	[ -z "$(find "$DEST" -type f)" ] || fail "left behind: $(find "$DEST" -type f)"
+	[ ! -e "$DEST/usr/share/bqltool" ] || fail "share/bqltool left behind"
+}
+
+@test "make install honours PKGDATADIR (and DATADIR) for the fleet view" {
+	run make -s -C "$REPO" install DESTDIR="$DEST" PREFIX=/opt/b DATADIR=/opt/b/data $SAN
+	assert_success
+	[ -f "$DEST/opt/b/data/bqltool/prometheus/bqltool.rules.yml" ]
+	[ -f "$DEST/opt/b/data/bqltool/grafana/bqltool-dashboard.json" ]
+	run make -s -C "$REPO" install DESTDIR="$DEST" PREFIX=/opt/b PKGDATADIR=/srv/bql $SAN
+	assert_success
+	[ -f "$DEST/srv/bql/prometheus/bqltool.rules.yml" ]
+	[ -f "$DEST/srv/bql/grafana/bqltool-dashboard.json" ]
 }
