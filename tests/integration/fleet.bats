@@ -325,6 +325,19 @@ ns_dev_all() {
 
 # ---- recording rules and alerts, as Prometheus loaded them -------------------
 
+@test "fleet: Prometheus and both node_exporters listen on 127.0.0.1 only" {
+	local p pid
+	for p in prometheus ne-a ne-b; do
+		pid=$(cat "$F/$p.pid")
+		run ss -Hltnp
+		assert_success
+		got=$(grep "pid=$pid," <<<"$output" | awk '{ print $4 }')
+		[ -n "$got" ] || fail "$p (pid $pid) listens nowhere: $output"
+		run grep -v '^127\.0\.0\.1:' <<<"$got"
+		assert_output ""
+	done
+}
+
 @test "fleet: Prometheus loaded every rule of the file, and each evaluates without error" {
 	run api rules
 	assert_success
