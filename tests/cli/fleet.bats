@@ -122,6 +122,10 @@ metrics() {
 	run jq -r '.templating.list[] | select(.type == "query") |
 		select(.allValue != ".*" or .includeAll != true or .multi != true) | .name' "$DASH"
 	assert_output ""
+	# the query Grafana runs is the one it shows (the string form every
+	# Grafana version reads)
+	run jq -r '.templating.list[] | select(.type == "query") | select(.query != .definition) | .name' "$DASH"
+	assert_output ""
 	# each query variable narrows by the ones before it
 	run jq -r '.templating.list[] | select(.name == "queue") | .definition' "$DASH"
 	assert_output --partial 'instance=~"$instance",netns=~"$netns",device=~"$device"'
