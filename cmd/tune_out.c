@@ -23,7 +23,9 @@ const char *tune_qdisc_name(enum tune_qdisc q)
 /* throughput against the defaults' on the model (runs of different lengths) */
 static double ratio(const struct tx *x, const struct tune_result *r)
 {
-	return x->base.throughput_bps > 0 ? r->throughput_bps / x->base.throughput_bps : 1.0;
+	double base = x->eng.base.throughput_bps;
+
+	return base > 0 ? r->throughput_bps / base : 1.0;
 }
 
 static void json_settings(struct bql_ctx *c, const struct tune_settings *s)
@@ -169,22 +171,22 @@ static void json_report(struct tx *x)
 		}
 		out_close_obj(c);
 	}
-	if (x->floor) {
+	if (x->eng.floor) {
 		out_open_obj(c, "limit_max_floor");
-		out_u64(c, OUT_JSON, "bytes", NULL, x->floor);
+		out_u64(c, OUT_JSON, "bytes", NULL, x->eng.floor);
 		out_str(c, OUT_JSON, "ifname", NULL, x->floor_dev);
 		out_str(c, OUT_JSON, "rule", NULL, x->floor_rule);
 		out_close_obj(c);
 	}
 	out_open_obj(c, "qdisc");
-	out_str(c, OUT_JSON, "kind", NULL, tune_qdisc_name(x->qdisc));
+	out_str(c, OUT_JSON, "kind", NULL, tune_qdisc_name(x->eng.qdisc));
 	out_bool(c, OUT_JSON, "given", NULL, x->qdisc_given);
 	out_str(c, OUT_JSON, "latency", NULL,
-		x->qdisc == TUNE_QDISC_FIFO ? "qdisc+ring" : "ring");
+		x->eng.qdisc == TUNE_QDISC_FIFO ? "qdisc+ring" : "ring");
 	out_close_obj(c);
 	out_open_arr(c, "ensemble");
-	for (unsigned int i = 0; i < x->nmem; i++) {
-		const struct tune_member *m = &x->mem[i];
+	for (unsigned int i = 0; i < x->eng.nmem; i++) {
+		const struct tune_member *m = &x->eng.mem[i];
 		char d[160];
 
 		out_open_obj(c, NULL);
@@ -194,35 +196,35 @@ static void json_report(struct tx *x)
 		out_u64(c, OUT_JSON, "nqueues_busy", NULL, m->busy);
 		out_s64(c, OUT_JSON, "load_pct", NULL, m->load_pct);
 		out_u64(c, OUT_JSON, "seed", NULL, cfg->seed + m->seed_add);
-		json_result(x, "defaults", &x->base_m[i]);
+		json_result(x, "defaults", &x->eng.base_m[i]);
 		out_close_obj(c);
 	}
 	out_close_arr(c);
-	out_u64(c, OUT_JSON, "simulations", NULL, x->sims);
-	out_u64(c, OUT_JSON, "work_events_planned", NULL, x->work);
-	out_dbl_fixed(c, "keep", x->keep, 4);
-	out_dbl_fixed(c, "min_gain", x->min_gain, 4);
-	json_result(x, "baseline", &x->base);
-	json_result(x, "recommended", x->pick < 0 ? &x->base : &x->res[x->pick]);
-	out_bool(c, OUT_JSON, "keep_defaults", NULL, x->pick < 0);
+	out_u64(c, OUT_JSON, "simulations", NULL, x->eng.sims);
+	out_u64(c, OUT_JSON, "work_events_planned", NULL, x->eng.work);
+	out_dbl_fixed(c, "keep", x->eng.keep, 4);
+	out_dbl_fixed(c, "min_gain", x->eng.min_gain, 4);
+	json_result(x, "baseline", &x->eng.base);
+	json_result(x, "recommended", x->eng.pick < 0 ? &x->eng.base : &x->eng.res[x->eng.pick]);
+	out_bool(c, OUT_JSON, "keep_defaults", NULL, x->eng.pick < 0);
 	out_str(c, OUT_JSON, "reason", NULL, x->reason);
-	out_str(c, OUT_JSON, "answer", NULL, x->pick < 0 ? "keep the defaults" : x->command);
+	out_str(c, OUT_JSON, "answer", NULL, x->eng.pick < 0 ? "keep the defaults" : x->command);
 	out_open_arr(c, "why");
 	for (unsigned int i = 0; i < x->nwhy; i++)
 		out_str(c, OUT_JSON, NULL, NULL, x->why[i]);
 	out_close_arr(c);
-	if (x->have_margin) {
+	if (x->eng.have_margin) {
 		out_open_obj(c, "margin");
-		json_margin(c, "defaults", &x->margin[0]);
-		if (x->best >= 0)
-			json_margin(c, x->pick < 0 ? "best" : "recommended", &x->margin[1]);
+		json_margin(c, "defaults", &x->eng.margin[0]);
+		if (x->eng.best >= 0)
+			json_margin(c, x->eng.pick < 0 ? "best" : "recommended", &x->eng.margin[1]);
 		out_close_obj(c);
 	}
 	out_open_arr(c, "candidates");
-	for (unsigned int i = 0; i < x->nres; i++)
-		json_result(x, NULL, &x->res[i]);
+	for (unsigned int i = 0; i < x->eng.nres; i++)
+		json_result(x, NULL, &x->eng.res[i]);
 	out_close_arr(c);
-	if (x->pick < 0)
+	if (x->eng.pick < 0)
 		out_null(c, "command");
 	else
 		out_str(c, OUT_JSON, "command", NULL, x->command);
@@ -291,7 +293,7 @@ static void text_answer(struct tx *x)
 {
 	struct bql_ctx *c = x->c;
 
-	if (x->pick < 0) {
+	if (x->eng.pick < 0) {
 		out_text(c, "keep the defaults: %s\n", x->reason);
 	} else {
 		out_text(c, "recommended (*): %s\n", x->reason);
@@ -315,7 +317,7 @@ static void text_report(struct tx *x)
 		 sim_fmt_rate(a, sizeof(a), (double)cfg->link_bps), cfg->nqueues,
 		 cfg->nqueues == 1 ? "" : "s", cfg->ring, cfg->coalesce_usecs, cfg->coalesce_frames,
 		 cfg->napi_budget, cfg->hz, sim_fmt_ns(b, sizeof(b), cfg->duration_ns), cfg->seed,
-		 x->qdisc == TUNE_QDISC_FIFO ? "FIFO" : x->qdisc == TUNE_QDISC_FQ ?
+		 x->eng.qdisc == TUNE_QDISC_FIFO ? "FIFO" : x->eng.qdisc == TUNE_QDISC_FQ ?
 		 "flow-isolating" : "unknown (assumed flow-isolating)",
 		 x->qdisc_given ? "" : "");
 	out_text(c, "traffic: %s\n", sim_fmt_traffic(tr, sizeof(tr), cfg));
@@ -371,40 +373,43 @@ static void text_report(struct tx *x)
 				 x->dev_eth_note[0] ? ": " : "", x->dev_eth_note);
 		out_nl(c);
 	}
-	if (x->floor)
+	if (x->eng.floor)
 		out_text(c, "limit_max at least %" PRIu32 " bytes, %s of %s, below which check warns\n",
-			 x->floor, !strcmp(x->floor_rule, "limit-max-below-frame") ?
+			 x->eng.floor, !strcmp(x->floor_rule, "limit-max-below-frame") ?
 			 "one full-size frame (MTU + 14)" :
 			 "one TX interrupt's worth at line rate (tx-usecs, tx-frames)",
 			 x->floor_dev);
 	out_text(c, "each setting is judged in %u conditions, each run at least %u hold times, throughput against the defaults' in the same:\n",
-		 x->nmem, TUNE_HOLDS);
-	for (unsigned int i = 0; i < x->nmem; i++) {
+		 x->eng.nmem, TUNE_HOLDS);
+	for (unsigned int i = 0; i < x->eng.nmem; i++) {
 		char m[160];
 
-		out_text(c, "  [%u] %s\n", i + 1, tune_member_fmt(m, sizeof(m), cfg, &x->mem[i]));
+		out_text(c, "  [%u] %s\n", i + 1,
+			 tune_member_fmt(m, sizeof(m), cfg, &x->eng.mem[i]));
 	}
 	out_text(c, "baseline (kernel defaults: limit_min 0, limit_max max, hold_time 1000 ms): %s, ring delay p50 %s, p99 %s, worst p99 %s%s\n",
-		 sim_fmt_rate(a, sizeof(a), x->base.throughput_bps),
-		 sim_fmt_ns(b, sizeof(b), x->base.p50), sim_fmt_ns(d, sizeof(d), x->base.p99),
-		 sim_fmt_ns(tr, sizeof(tr), x->base.worst_lat),
-		 x->qdisc == TUNE_QDISC_FIFO ? " (qdisc + ring)" : "");
-	shown = c->verbose || x->nres <= SHOWN ? x->nres : SHOWN;
+		 sim_fmt_rate(a, sizeof(a), x->eng.base.throughput_bps),
+		 sim_fmt_ns(b, sizeof(b), x->eng.base.p50),
+		 sim_fmt_ns(d, sizeof(d), x->eng.base.p99),
+		 sim_fmt_ns(tr, sizeof(tr), x->eng.base.worst_lat),
+		 x->eng.qdisc == TUNE_QDISC_FIFO ? " (qdisc + ring)" : "");
+	shown = c->verbose || x->eng.nres <= SHOWN ? x->eng.nres : SHOWN;
 	out_text(c, "%u candidates (%u in the sweep, %u refining), %u simulations, %u thread%s; %u shown%s; ok = throughput at least %.1f%% of the defaults' in every condition ([N]: the first it fails)\n\n",
-		 x->nres, x->ncoarse, x->nres - x->ncoarse, x->sims, x->threads,
-		 x->threads == 1 ? "" : "s", shown, shown < x->nres ? " (-v: all)" : "",
-		 x->keep * 100);
-	order = malloc((x->nres ? x->nres : 1) * sizeof(*order));
+		 x->eng.nres, x->eng.ncoarse, x->eng.nres - x->eng.ncoarse, x->eng.sims,
+		 x->eng.threads,
+		 x->eng.threads == 1 ? "" : "s", shown, shown < x->eng.nres ? " (-v: all)" : "",
+		 x->eng.keep * 100);
+	order = malloc((x->eng.nres ? x->eng.nres : 1) * sizeof(*order));
 	table_init(&t, NCOLS, 1u << 0, 2);
 	if (order && !table_row(&t)) {
 		for (int k = 0; k < NCOLS; k++)
 			table_cell(&t, k, "%s", cols[k]);
-		row(x, &t, &x->base, "default");
-		for (unsigned int i = 0; i < x->nres; i++)
+		row(x, &t, &x->eng.base, "default");
+		for (unsigned int i = 0; i < x->eng.nres; i++)
 			order[i] = i;
-		qsort_r(order, x->nres, sizeof(*order), cand_cmp, x->res);
+		qsort_r(order, x->eng.nres, sizeof(*order), cand_cmp, x->eng.res);
 		for (unsigned int i = 0; i < shown; i++)
-			row(x, &t, &x->res[order[i]], (int)order[i] == x->pick ? "*" : "");
+			row(x, &t, &x->eng.res[order[i]], (int)order[i] == x->eng.pick ? "*" : "");
 		table_print(&t, c->out);
 	}
 	table_free(&t);
