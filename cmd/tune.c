@@ -4,8 +4,8 @@
  * latency/throughput goal by simulating candidates on all cores (the
  * engine: lib/model/tune_eval.c over dql/tune.c, dql/sim.c). Here: the
  * options, the model from them, a trace (--from) or the live device
- * (read-only), the advice in words, and --apply through set's
- * all-or-nothing path. The report is in tune_out.c.
+ * (read-only), and --apply through set's all-or-nothing path. The advice
+ * in words and the report are in tune_out.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -311,159 +311,6 @@ static int search(struct tx *x)
 	return 0;
 }
 
-/* ------------------------------------------------------------ the advice */
-
-/* a limit_max in the one human format ("8.87 KiB"), or "max" */
-static void fmt_cap(char *buf, size_t n, uint32_t v)
-{
-	if (v == DQL_MAX_LIMIT)
-		snprintf(buf, n, "max");
-	else
-		units_fmt_bytes(buf, n, v);
-}
-
-/* "starves the link once interrupts are more than 23 us late" */
-static void fmt_margin(char *buf, size_t n, const struct tune_margin *m, const char *verb_fail,
-		       const char *verb_hold)
-{
-	char a[32];
-
-	if (m->beyond)
-		snprintf(buf, n, "%s with interrupts up to %u us late", verb_hold,
-			 tune_late_us[TUNE_NLATE - 1]);
-	else if (!m->held_ns)
-		snprintf(buf, n, "%s already when interrupts come %u us late", verb_fail,
-			 tune_late_us[0]);
-	else
-		snprintf(buf, n, "%s once interrupts are more than %s late", verb_fail,
-			 sim_fmt_ns(a, sizeof(a), m->held_ns));
-}
-
-#define WHY(...) do { \
-		if (x->nwhy < sizeof(x->why) / sizeof(x->why[0])) \
-			snprintf(x->why[x->nwhy++], sizeof(x->why[0]), __VA_ARGS__); \
-	} while (0)
-
-/* the candidate that shows what would starve the link: the highest cap below @r's that failed */
-static const struct tune_result *starving(const struct tx *x, const struct tune_result *r)
-{
-	const struct tune_result *s = NULL;
-
-	for (unsigned int i = 0; i < x->eng.nres; i++) {
-		const struct tune_result *c = &x->eng.res[i];
-
-		if (c->feasible || c->set.limit_max >= r->set.limit_max)
-			continue;
-		if (!s || c->set.limit_max > s->set.limit_max ||
-		    (c->set.limit_max == s->set.limit_max && c->set.hold_time == r->set.hold_time))
-			s = c;
-	}
-	return s;
-}
-
-static void why_starve(struct tx *x, const struct tune_result *s, const char *lead)
-{
-	char a[32], m[160];
-
-	fmt_cap(a, sizeof(a), s->set.limit_max);
-	WHY("%s (limit_max %s, hold_time %" PRIu32 " ms) starves the link: %.1f%% of the defaults' throughput with %s",
-	    lead, a, s->set.hold_time, 100 * s->worst_ratio,
-	    tune_member_fmt(m, sizeof(m), &x->o.cfg, &x->eng.mem[s->worst_ratio_member]));
-}
-
-static void why_qdisc(struct tx *x, const struct tune_result *r)
-{
-	char a[32], b[32];
-
-	if (x->eng.qdisc == TUNE_QDISC_FIFO)
-		WHY("behind a FIFO qdisc a sparse flow waits for the qdisc's backlog (p99 %s) and the ring (p99 %s): a smaller limit moves the queue from the ring into the qdisc; a flow-isolating qdisc cuts the wait to the ring's (tc qdisc replace dev %s root fq_codel)",
-		    sim_fmt_ns(a, sizeof(a), r->qdisc_p99), sim_fmt_ns(b, sizeof(b), r->p99),
-		    x->from_device ? x->dev : "DEV");
-	else if (x->eng.qdisc == TUNE_QDISC_FQ)
-		WHY("behind a flow-isolating qdisc (fq_codel, fq, cake) a sparse flow waits for the ring only: the ring delay is the latency that counts");
-	else
-		WHY("the qdisc is not known (give --qdisc): assumed flow-isolating, as fq_codel, so that a sparse flow waits for the ring only; behind a FIFO the qdisc's backlog (p99 %s) adds to it",
-		    sim_fmt_ns(a, sizeof(a), r->qdisc_p99));
-}
-
-static void advise(struct tx *x)
-{
-	const struct tune_engine *e = &x->eng;
-	const char *what = e->qdisc == TUNE_QDISC_FIFO ? "qdisc + ring delay" : "ring delay";
-	const struct tune_margin *md = &e->margin[0], *mb = &e->margin[1];
-	char a[32], b[32], d[32], m1[160], m2[160];
-
-	x->command[0] = '\0';
-	x->nwhy = 0;
-	if (e->pick < 0) {
-		snprintf(x->reason, sizeof(x->reason),
-			 "no setting cuts the kernel defaults' worst p99 %s of %s by %.0f%% (and %s) with throughput within %.1f%% of theirs in each of %u conditions",
-			 what, sim_fmt_ns(a, sizeof(a), e->base.worst_lat), e->min_gain * 100,
-			 sim_fmt_ns(b, sizeof(b), tune_min_gain_ns(&x->o.cfg)), (1 - e->keep) * 100,
-			 e->nmem);
-		if (e->qdisc == TUNE_QDISC_FIFO && e->base.qdisc_p99 > e->base.p99)
-			WHY("the qdisc, not BQL, holds the queue: behind a FIFO the p99 qdisc delay is %s against %s in the ring; change the qdisc (tc qdisc replace dev %s root fq_codel)",
-			    sim_fmt_ns(a, sizeof(a), e->base.qdisc_p99),
-			    sim_fmt_ns(b, sizeof(b), e->base.p99), x->from_device ? x->dev : "DEV");
-		if (e->best >= 0) {
-			const struct tune_result *r = &e->res[e->best];
-
-			fmt_cap(d, sizeof(d), r->set.limit_max);
-			WHY("the best setting that keeps the throughput everywhere (limit_max %s, hold_time %" PRIu32 " ms) cuts the worst p99 %s only from %s to %s",
-			    d, r->set.hold_time, what, sim_fmt_ns(a, sizeof(a), e->base.worst_lat),
-			    sim_fmt_ns(b, sizeof(b), r->worst_lat));
-			const struct tune_result *s = starving(x, r);
-
-			if (s)
-				why_starve(x, s, "a lower cap");
-		} else {
-			/* every candidate failed somewhere: show the one that came closest */
-			const struct tune_result *s = NULL;
-
-			for (unsigned int i = 0; i < e->nres; i++)
-				if (!s || e->res[i].worst_ratio > s->worst_ratio)
-					s = &e->res[i];
-			if (s)
-				why_starve(x, s, "every setting tried starves the link somewhere; the closest");
-		}
-		if (e->have_margin) {
-			fmt_margin(m1, sizeof(m1), md, "starve the link", "hold");
-			WHY("margin: the defaults %s", m1);
-		}
-		why_qdisc(x, &e->base);
-		return;
-	}
-	{
-		const struct tune_result *r = &e->res[e->pick], *s = starving(x, r);
-		double lat_ns = (double)r->set.limit_max * 8e9 / (double)x->o.cfg.link_bps;
-
-		snprintf(x->reason, sizeof(x->reason),
-			 "worst p99 %s %s -> %s over %u conditions, throughput at least %.1f%% of the defaults' in each",
-			 what, sim_fmt_ns(a, sizeof(a), e->base.worst_lat),
-			 sim_fmt_ns(b, sizeof(b), r->worst_lat), e->nmem, 100 * r->worst_ratio);
-		snprintf(x->command, sizeof(x->command),
-			 "bqltool set %s limit_min=%" PRIu32 " limit_max=%" PRIu32 " hold_time=%" PRIu32,
-			 x->sel ? x->sel : "DEV", r->set.limit_min, r->set.limit_max, r->set.hold_time);
-		if (r->set.limit_max != DQL_MAX_LIMIT)
-			WHY("the cap limits the ring delay: limit_max %s is %s of the link per queue, where the defaults let DQL grow to %s",
-			    units_fmt_bytes(d, sizeof(d), r->set.limit_max),
-			    sim_fmt_ns(a, sizeof(a), (uint64_t)lat_ns),
-			    units_fmt_bytes(b, sizeof(b), e->base.peak_limit));
-		else
-			WHY("hold_time %" PRIu32 " ms lets DQL shrink the limit sooner after a burst (peak %s, the defaults' %s)",
-			    r->set.hold_time, units_fmt_bytes(a, sizeof(a), r->peak_limit),
-			    units_fmt_bytes(b, sizeof(b), e->base.peak_limit));
-		if (s)
-			why_starve(x, s, "a lower cap");
-		if (e->have_margin) {
-			fmt_margin(m1, sizeof(m1), mb, "starves the link", "holds");
-			fmt_margin(m2, sizeof(m2), md, "starve the link", "hold");
-			WHY("margin: it %s; the defaults %s", m1, m2);
-		}
-		why_qdisc(x, r);
-	}
-}
-
 /* --apply: the recommendation through set's all-or-nothing path */
 static int apply(struct tx *x, const struct sel_result *t)
 {
@@ -671,7 +518,7 @@ static int tune_run(struct bql_ctx *c, int argc, char **argv)
 	ret = search(x);
 	if (ret)
 		goto out;
-	advise(x);
+	tx_advise(x);
 	tx_quote_command(x);
 	ret = tx_report(x);
 	if (!ret && x->apply) {

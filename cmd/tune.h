@@ -77,7 +77,8 @@ void tx_quote_command(struct tx *x);
 void tx_json_fit(struct tx *x);
 void tx_text_fit(struct tx *x);
 
-/* tune_out.c: the report, text or JSON */
+/* tune_out.c: the advice in words (x->reason, x->why, x->command), then the report */
+void tx_advise(struct tx *x);
 int tx_report(struct tx *x);
 const char *tune_qdisc_name(enum tune_qdisc q);
 
