@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* bqltool tune: the report (model, candidates, choice, command), text or JSON. */
+/*
+ * bqltool tune: the advice in words (why this setting, or the defaults, and
+ * their margins), then the report (model, candidates, choice, command), text
+ * or JSON.
+ */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,7 +27,9 @@ const char *tune_qdisc_name(enum tune_qdisc q)
 /* throughput against the defaults' on the model (runs of different lengths) */
 static double ratio(const struct tx *x, const struct tune_result *r)
 {
-	return x->base.throughput_bps > 0 ? r->throughput_bps / x->base.throughput_bps : 1.0;
+	double base = x->eng.base.throughput_bps;
+
+	return base > 0 ? r->throughput_bps / base : 1.0;
 }
 
 static void json_settings(struct bql_ctx *c, const struct tune_settings *s)
@@ -169,22 +175,22 @@ static void json_report(struct tx *x)
 		}
 		out_close_obj(c);
 	}
-	if (x->floor) {
+	if (x->eng.floor) {
 		out_open_obj(c, "limit_max_floor");
-		out_u64(c, OUT_JSON, "bytes", NULL, x->floor);
+		out_u64(c, OUT_JSON, "bytes", NULL, x->eng.floor);
 		out_str(c, OUT_JSON, "ifname", NULL, x->floor_dev);
 		out_str(c, OUT_JSON, "rule", NULL, x->floor_rule);
 		out_close_obj(c);
 	}
 	out_open_obj(c, "qdisc");
-	out_str(c, OUT_JSON, "kind", NULL, tune_qdisc_name(x->qdisc));
+	out_str(c, OUT_JSON, "kind", NULL, tune_qdisc_name(x->eng.qdisc));
 	out_bool(c, OUT_JSON, "given", NULL, x->qdisc_given);
 	out_str(c, OUT_JSON, "latency", NULL,
-		x->qdisc == TUNE_QDISC_FIFO ? "qdisc+ring" : "ring");
+		x->eng.qdisc == TUNE_QDISC_FIFO ? "qdisc+ring" : "ring");
 	out_close_obj(c);
 	out_open_arr(c, "ensemble");
-	for (unsigned int i = 0; i < x->nmem; i++) {
-		const struct tune_member *m = &x->mem[i];
+	for (unsigned int i = 0; i < x->eng.nmem; i++) {
+		const struct tune_member *m = &x->eng.mem[i];
 		char d[160];
 
 		out_open_obj(c, NULL);
@@ -194,35 +200,35 @@ static void json_report(struct tx *x)
 		out_u64(c, OUT_JSON, "nqueues_busy", NULL, m->busy);
 		out_s64(c, OUT_JSON, "load_pct", NULL, m->load_pct);
 		out_u64(c, OUT_JSON, "seed", NULL, cfg->seed + m->seed_add);
-		json_result(x, "defaults", &x->base_m[i]);
+		json_result(x, "defaults", &x->eng.base_m[i]);
 		out_close_obj(c);
 	}
 	out_close_arr(c);
-	out_u64(c, OUT_JSON, "simulations", NULL, x->sims);
-	out_u64(c, OUT_JSON, "work_events_planned", NULL, x->work);
-	out_dbl_fixed(c, "keep", x->keep, 4);
-	out_dbl_fixed(c, "min_gain", x->min_gain, 4);
-	json_result(x, "baseline", &x->base);
-	json_result(x, "recommended", x->pick < 0 ? &x->base : &x->res[x->pick]);
-	out_bool(c, OUT_JSON, "keep_defaults", NULL, x->pick < 0);
+	out_u64(c, OUT_JSON, "simulations", NULL, x->eng.sims);
+	out_u64(c, OUT_JSON, "work_events_planned", NULL, x->eng.work);
+	out_dbl_fixed(c, "keep", x->eng.keep, 4);
+	out_dbl_fixed(c, "min_gain", x->eng.min_gain, 4);
+	json_result(x, "baseline", &x->eng.base);
+	json_result(x, "recommended", x->eng.pick < 0 ? &x->eng.base : &x->eng.res[x->eng.pick]);
+	out_bool(c, OUT_JSON, "keep_defaults", NULL, x->eng.pick < 0);
 	out_str(c, OUT_JSON, "reason", NULL, x->reason);
-	out_str(c, OUT_JSON, "answer", NULL, x->pick < 0 ? "keep the defaults" : x->command);
+	out_str(c, OUT_JSON, "answer", NULL, x->eng.pick < 0 ? "keep the defaults" : x->command);
 	out_open_arr(c, "why");
 	for (unsigned int i = 0; i < x->nwhy; i++)
 		out_str(c, OUT_JSON, NULL, NULL, x->why[i]);
 	out_close_arr(c);
-	if (x->have_margin) {
+	if (x->eng.have_margin) {
 		out_open_obj(c, "margin");
-		json_margin(c, "defaults", &x->margin[0]);
-		if (x->best >= 0)
-			json_margin(c, x->pick < 0 ? "best" : "recommended", &x->margin[1]);
+		json_margin(c, "defaults", &x->eng.margin[0]);
+		if (x->eng.best >= 0)
+			json_margin(c, x->eng.pick < 0 ? "best" : "recommended", &x->eng.margin[1]);
 		out_close_obj(c);
 	}
 	out_open_arr(c, "candidates");
-	for (unsigned int i = 0; i < x->nres; i++)
-		json_result(x, NULL, &x->res[i]);
+	for (unsigned int i = 0; i < x->eng.nres; i++)
+		json_result(x, NULL, &x->eng.res[i]);
 	out_close_arr(c);
-	if (x->pick < 0)
+	if (x->eng.pick < 0)
 		out_null(c, "command");
 	else
 		out_str(c, OUT_JSON, "command", NULL, x->command);
@@ -291,7 +297,7 @@ static void text_answer(struct tx *x)
 {
 	struct bql_ctx *c = x->c;
 
-	if (x->pick < 0) {
+	if (x->eng.pick < 0) {
 		out_text(c, "keep the defaults: %s\n", x->reason);
 	} else {
 		out_text(c, "recommended (*): %s\n", x->reason);
@@ -315,7 +321,7 @@ static void text_report(struct tx *x)
 		 sim_fmt_rate(a, sizeof(a), (double)cfg->link_bps), cfg->nqueues,
 		 cfg->nqueues == 1 ? "" : "s", cfg->ring, cfg->coalesce_usecs, cfg->coalesce_frames,
 		 cfg->napi_budget, cfg->hz, sim_fmt_ns(b, sizeof(b), cfg->duration_ns), cfg->seed,
-		 x->qdisc == TUNE_QDISC_FIFO ? "FIFO" : x->qdisc == TUNE_QDISC_FQ ?
+		 x->eng.qdisc == TUNE_QDISC_FIFO ? "FIFO" : x->eng.qdisc == TUNE_QDISC_FQ ?
 		 "flow-isolating" : "unknown (assumed flow-isolating)",
 		 x->qdisc_given ? "" : "");
 	out_text(c, "traffic: %s\n", sim_fmt_traffic(tr, sizeof(tr), cfg));
@@ -371,44 +377,191 @@ static void text_report(struct tx *x)
 				 x->dev_eth_note[0] ? ": " : "", x->dev_eth_note);
 		out_nl(c);
 	}
-	if (x->floor)
+	if (x->eng.floor)
 		out_text(c, "limit_max at least %" PRIu32 " bytes, %s of %s, below which check warns\n",
-			 x->floor, !strcmp(x->floor_rule, "limit-max-below-frame") ?
+			 x->eng.floor, !strcmp(x->floor_rule, "limit-max-below-frame") ?
 			 "one full-size frame (MTU + 14)" :
 			 "one TX interrupt's worth at line rate (tx-usecs, tx-frames)",
 			 x->floor_dev);
 	out_text(c, "each setting is judged in %u conditions, each run at least %u hold times, throughput against the defaults' in the same:\n",
-		 x->nmem, TUNE_HOLDS);
-	for (unsigned int i = 0; i < x->nmem; i++) {
+		 x->eng.nmem, TUNE_HOLDS);
+	for (unsigned int i = 0; i < x->eng.nmem; i++) {
 		char m[160];
 
-		out_text(c, "  [%u] %s\n", i + 1, tune_member_fmt(m, sizeof(m), cfg, &x->mem[i]));
+		out_text(c, "  [%u] %s\n", i + 1,
+			 tune_member_fmt(m, sizeof(m), cfg, &x->eng.mem[i]));
 	}
 	out_text(c, "baseline (kernel defaults: limit_min 0, limit_max max, hold_time 1000 ms): %s, ring delay p50 %s, p99 %s, worst p99 %s%s\n",
-		 sim_fmt_rate(a, sizeof(a), x->base.throughput_bps),
-		 sim_fmt_ns(b, sizeof(b), x->base.p50), sim_fmt_ns(d, sizeof(d), x->base.p99),
-		 sim_fmt_ns(tr, sizeof(tr), x->base.worst_lat),
-		 x->qdisc == TUNE_QDISC_FIFO ? " (qdisc + ring)" : "");
-	shown = c->verbose || x->nres <= SHOWN ? x->nres : SHOWN;
+		 sim_fmt_rate(a, sizeof(a), x->eng.base.throughput_bps),
+		 sim_fmt_ns(b, sizeof(b), x->eng.base.p50),
+		 sim_fmt_ns(d, sizeof(d), x->eng.base.p99),
+		 sim_fmt_ns(tr, sizeof(tr), x->eng.base.worst_lat),
+		 x->eng.qdisc == TUNE_QDISC_FIFO ? " (qdisc + ring)" : "");
+	shown = c->verbose || x->eng.nres <= SHOWN ? x->eng.nres : SHOWN;
 	out_text(c, "%u candidates (%u in the sweep, %u refining), %u simulations, %u thread%s; %u shown%s; ok = throughput at least %.1f%% of the defaults' in every condition ([N]: the first it fails)\n\n",
-		 x->nres, x->ncoarse, x->nres - x->ncoarse, x->sims, x->threads,
-		 x->threads == 1 ? "" : "s", shown, shown < x->nres ? " (-v: all)" : "",
-		 x->keep * 100);
-	order = malloc((x->nres ? x->nres : 1) * sizeof(*order));
+		 x->eng.nres, x->eng.ncoarse, x->eng.nres - x->eng.ncoarse, x->eng.sims,
+		 x->eng.threads,
+		 x->eng.threads == 1 ? "" : "s", shown, shown < x->eng.nres ? " (-v: all)" : "",
+		 x->eng.keep * 100);
+	order = malloc((x->eng.nres ? x->eng.nres : 1) * sizeof(*order));
 	table_init(&t, NCOLS, 1u << 0, 2);
 	if (order && !table_row(&t)) {
 		for (int k = 0; k < NCOLS; k++)
 			table_cell(&t, k, "%s", cols[k]);
-		row(x, &t, &x->base, "default");
-		for (unsigned int i = 0; i < x->nres; i++)
+		row(x, &t, &x->eng.base, "default");
+		for (unsigned int i = 0; i < x->eng.nres; i++)
 			order[i] = i;
-		qsort_r(order, x->nres, sizeof(*order), cand_cmp, x->res);
+		qsort_r(order, x->eng.nres, sizeof(*order), cand_cmp, x->eng.res);
 		for (unsigned int i = 0; i < shown; i++)
-			row(x, &t, &x->res[order[i]], (int)order[i] == x->pick ? "*" : "");
+			row(x, &t, &x->eng.res[order[i]], (int)order[i] == x->eng.pick ? "*" : "");
 		table_print(&t, c->out);
 	}
 	table_free(&t);
 	free(order);
+}
+
+/* ------------------------------------------------------------ the advice */
+
+/* "starves the link once interrupts are more than 23 us late" */
+static void fmt_margin(char *buf, size_t n, const struct tune_margin *m, const char *verb_fail,
+		       const char *verb_hold)
+{
+	char a[32];
+
+	if (m->beyond)
+		snprintf(buf, n, "%s with interrupts up to %u us late", verb_hold,
+			 tune_late_us[TUNE_NLATE - 1]);
+	else if (!m->held_ns)
+		snprintf(buf, n, "%s already when interrupts come %u us late", verb_fail,
+			 tune_late_us[0]);
+	else
+		snprintf(buf, n, "%s once interrupts are more than %s late", verb_fail,
+			 sim_fmt_ns(a, sizeof(a), m->held_ns));
+}
+
+#define WHY(...) do { \
+		if (x->nwhy < sizeof(x->why) / sizeof(x->why[0])) \
+			snprintf(x->why[x->nwhy++], sizeof(x->why[0]), __VA_ARGS__); \
+	} while (0)
+
+/* the candidate that shows what would starve the link: the highest cap below @r's that failed */
+static const struct tune_result *starving(const struct tx *x, const struct tune_result *r)
+{
+	const struct tune_result *s = NULL;
+
+	for (unsigned int i = 0; i < x->eng.nres; i++) {
+		const struct tune_result *c = &x->eng.res[i];
+
+		if (c->feasible || c->set.limit_max >= r->set.limit_max)
+			continue;
+		if (!s || c->set.limit_max > s->set.limit_max ||
+		    (c->set.limit_max == s->set.limit_max && c->set.hold_time == r->set.hold_time))
+			s = c;
+	}
+	return s;
+}
+
+static void why_starve(struct tx *x, const struct tune_result *s, const char *lead)
+{
+	char a[32], m[160];
+
+	fmt_limit(a, sizeof(a), s->set.limit_max);
+	WHY("%s (limit_max %s, hold_time %" PRIu32 " ms) starves the link: %.1f%% of the defaults' throughput with %s",
+	    lead, a, s->set.hold_time, 100 * s->worst_ratio,
+	    tune_member_fmt(m, sizeof(m), &x->o.cfg, &x->eng.mem[s->worst_ratio_member]));
+}
+
+static void why_qdisc(struct tx *x, const struct tune_result *r)
+{
+	char a[32], b[32];
+
+	if (x->eng.qdisc == TUNE_QDISC_FIFO)
+		WHY("behind a FIFO qdisc a sparse flow waits for the qdisc's backlog (p99 %s) and the ring (p99 %s): a smaller limit moves the queue from the ring into the qdisc; a flow-isolating qdisc cuts the wait to the ring's (tc qdisc replace dev %s root fq_codel)",
+		    sim_fmt_ns(a, sizeof(a), r->qdisc_p99), sim_fmt_ns(b, sizeof(b), r->p99),
+		    x->from_device ? x->dev : "DEV");
+	else if (x->eng.qdisc == TUNE_QDISC_FQ)
+		WHY("behind a flow-isolating qdisc (fq_codel, fq, cake) a sparse flow waits for the ring only: the ring delay is the latency that counts");
+	else
+		WHY("the qdisc is not known (give --qdisc): assumed flow-isolating, as fq_codel, so that a sparse flow waits for the ring only; behind a FIFO the qdisc's backlog (p99 %s) adds to it",
+		    sim_fmt_ns(a, sizeof(a), r->qdisc_p99));
+}
+
+void tx_advise(struct tx *x)
+{
+	const struct tune_engine *e = &x->eng;
+	const char *what = e->qdisc == TUNE_QDISC_FIFO ? "qdisc + ring delay" : "ring delay";
+	const struct tune_margin *md = &e->margin[0], *mb = &e->margin[1];
+	char a[32], b[32], d[32], m1[160], m2[160];
+
+	x->command[0] = '\0';
+	x->nwhy = 0;
+	if (e->pick < 0) {
+		snprintf(x->reason, sizeof(x->reason),
+			 "no setting cuts the kernel defaults' worst p99 %s of %s by %.0f%% (and %s) with throughput within %.1f%% of theirs in each of %u conditions",
+			 what, sim_fmt_ns(a, sizeof(a), e->base.worst_lat), e->min_gain * 100,
+			 sim_fmt_ns(b, sizeof(b), tune_min_gain_ns(&x->o.cfg)), (1 - e->keep) * 100,
+			 e->nmem);
+		if (e->qdisc == TUNE_QDISC_FIFO && e->base.qdisc_p99 > e->base.p99)
+			WHY("the qdisc, not BQL, holds the queue: behind a FIFO the p99 qdisc delay is %s against %s in the ring; change the qdisc (tc qdisc replace dev %s root fq_codel)",
+			    sim_fmt_ns(a, sizeof(a), e->base.qdisc_p99),
+			    sim_fmt_ns(b, sizeof(b), e->base.p99), x->from_device ? x->dev : "DEV");
+		if (e->best >= 0) {
+			const struct tune_result *r = &e->res[e->best];
+
+			fmt_limit(d, sizeof(d), r->set.limit_max);
+			WHY("the best setting that keeps the throughput everywhere (limit_max %s, hold_time %" PRIu32 " ms) cuts the worst p99 %s only from %s to %s",
+			    d, r->set.hold_time, what, sim_fmt_ns(a, sizeof(a), e->base.worst_lat),
+			    sim_fmt_ns(b, sizeof(b), r->worst_lat));
+			const struct tune_result *s = starving(x, r);
+
+			if (s)
+				why_starve(x, s, "a lower cap");
+		} else {
+			/* every candidate failed somewhere: show the one that came closest */
+			const struct tune_result *s = NULL;
+
+			for (unsigned int i = 0; i < e->nres; i++)
+				if (!s || e->res[i].worst_ratio > s->worst_ratio)
+					s = &e->res[i];
+			if (s)
+				why_starve(x, s, "every setting tried starves the link somewhere; the closest");
+		}
+		if (e->have_margin) {
+			fmt_margin(m1, sizeof(m1), md, "starve the link", "hold");
+			WHY("margin: the defaults %s", m1);
+		}
+		why_qdisc(x, &e->base);
+		return;
+	}
+	{
+		const struct tune_result *r = &e->res[e->pick], *s = starving(x, r);
+		double lat_ns = (double)r->set.limit_max * 8e9 / (double)x->o.cfg.link_bps;
+
+		snprintf(x->reason, sizeof(x->reason),
+			 "worst p99 %s %s -> %s over %u conditions, throughput at least %.1f%% of the defaults' in each",
+			 what, sim_fmt_ns(a, sizeof(a), e->base.worst_lat),
+			 sim_fmt_ns(b, sizeof(b), r->worst_lat), e->nmem, 100 * r->worst_ratio);
+		snprintf(x->command, sizeof(x->command),
+			 "bqltool set %s limit_min=%" PRIu32 " limit_max=%" PRIu32 " hold_time=%" PRIu32,
+			 x->sel ? x->sel : "DEV", r->set.limit_min, r->set.limit_max, r->set.hold_time);
+		if (r->set.limit_max != DQL_MAX_LIMIT)
+			WHY("the cap limits the ring delay: limit_max %s is %s of the link per queue, where the defaults let DQL grow to %s",
+			    units_fmt_bytes(d, sizeof(d), r->set.limit_max),
+			    sim_fmt_ns(a, sizeof(a), (uint64_t)lat_ns),
+			    units_fmt_bytes(b, sizeof(b), e->base.peak_limit));
+		else
+			WHY("hold_time %" PRIu32 " ms lets DQL shrink the limit sooner after a burst (peak %s, the defaults' %s)",
+			    r->set.hold_time, units_fmt_bytes(a, sizeof(a), r->peak_limit),
+			    units_fmt_bytes(b, sizeof(b), e->base.peak_limit));
+		if (s)
+			why_starve(x, s, "a lower cap");
+		if (e->have_margin) {
+			fmt_margin(m1, sizeof(m1), mb, "starves the link", "holds");
+			fmt_margin(m2, sizeof(m2), md, "starve the link", "hold");
+			WHY("margin: it %s; the defaults %s", m1, m2);
+		}
+		why_qdisc(x, r);
+	}
 }
 
 int tx_report(struct tx *x)

@@ -4,8 +4,8 @@
  * settings to simulate (a coarse sweep, then a refinement around the best),
  * one evaluation (a sim run, callable from any thread) and the choice; the
  * model fitted from a replayed trace is in tune_fit.h. No I/O, no threads:
- * the caller runs the evaluations, in parallel or not; the results are the
- * same.
+ * the caller runs the evaluations, in parallel or not (lib/model/tune_eval.c
+ * does, over the ensemble); the results are the same.
  */
 #ifndef BQLTOOL_DQL_TUNE_H
 #define BQLTOOL_DQL_TUNE_H

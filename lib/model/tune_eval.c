@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tune's engine: candidates judged over an ensemble, margins, the work
+ * budget, on a pool of threads (tune_eval.h). It lives in lib/, not beside
+ * dql/tune.c: dql/ is single-threaded pure computation, while this starts
+ * threads and sizes them by the CPUs this process may use (lib/io/cpus.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dql/dql.h"
+#include "lib/io/cpus.h"
+#include "lib/io/stops.h"
+#include "lib/model/tune_eval.h"
+
+/*
+ * The margin's ladder: a coarse ladder is climbed RUNGS rungs at a time,
+ * for the recommendation and the defaults together, then the step between
+ * the last rung held and the first failed is split in SPLIT + 1.
+ */
+const unsigned int tune_late_us[TUNE_NLATE] = { 10, 20, 40, 80, 160, 320, 640, 1000 };
+#define NLATE	TUNE_NLATE
+#define RUNGS	4
+#define SPLIT	3
+
+void tune_engine_init(struct tune_engine *e, const struct sim_config *cfg)
+{
+	int ncpu = cpus_usable();
+
+	memset(e, 0, sizeof(*e));
+	e->cfg = cfg;
+	e->keep = TUNE_KEEP_DEFAULT;
+	e->min_gain = TUNE_MIN_GAIN_DEFAULT;
+	e->qdisc = TUNE_QDISC_UNKNOWN;
+	e->threads = ncpu > TUNE_MAX_THREADS ? TUNE_MAX_THREADS : (unsigned int)ncpu;
+	e->pick = e->best = -1;
+}
+
+void tune_engine_free(struct tune_engine *e)
+{
+	free(e->res);
+	e->res = NULL;
+	e->nres = e->ncoarse = 0;
+}
+
+/* ------------------------------------------------------------ the threads */
+
+/*
+ * One simulation: a setting in a member of the ensemble (or at a lateness
+ * of the margin ladder: then @m carries it).
+ */
+struct job {
+	struct tune_settings set;
+	struct tune_member m;
+	bool model_duration;		/* the margin: runs as long as the model's */
+	uint32_t win_hold;		/* runs as long as for this hold time (0: set's) */
+	struct tune_result r;
+};
+
+struct batch {
+	struct tune_engine *e;
+	struct job *j;
+	unsigned int n;
+	atomic_uint next, done;
+};
+
+static void job_run(const struct tune_engine *e, struct job *j)
+{
+	struct sim_config c;
+
+	tune_member_cfg(e->cfg, &j->m, j->win_hold ? j->win_hold : j->set.hold_time, &c);
+	if (j->model_duration)
+		c.duration_ns = tune_whole_periods(&c, e->cfg->duration_ns);
+	tune_eval(&c, &j->set, &j->r);
+}
+
+static void *worker(void *arg)
+{
+	struct batch *b = arg;
+	unsigned int i;
+
+	while ((i = atomic_fetch_add(&b->next, 1)) < b->n) {
+		job_run(b->e, &b->j[i]);
+		atomic_fetch_add(&b->done, 1);
+	}
+	return NULL;
+}
+
+/*
+ * Run @n jobs on up to e->threads threads (the results do not depend on
+ * how many). A job that ran out of memory while others ran is run again
+ * alone; one that still cannot run fails the search: a simulation that
+ * cannot run is never a candidate.
+ */
+static int run_jobs(struct tune_engine *e, struct job *j, unsigned int n, struct bql_err *err)
+{
+	pthread_t th[TUNE_MAX_THREADS];
+	unsigned int nt = e->threads ? e->threads : 1, started = 0, i;
+	struct batch b = { .e = e, .j = j, .n = n };
+	pthread_attr_t attr;
+	bool attr_ok;
+	int ret = 0;
+
+	if (nt > TUNE_MAX_THREADS)
+		nt = TUNE_MAX_THREADS;
+	if (nt > n)
+		nt = n;
+	/* a simulation needs little stack: 256 threads must not cost 2 GB of it */
+	attr_ok = !pthread_attr_init(&attr) && !pthread_attr_setstacksize(&attr, 1u << 20);
+	for (i = 1; i < nt; i++) {
+		ret = stops_thread_create(&th[started], attr_ok ? &attr : NULL, worker, &b);
+		if (ret)
+			break;
+		started++;
+	}
+	if (attr_ok)
+		pthread_attr_destroy(&attr);
+	if (ret && !e->thread_note) {
+		e->thread_note = true;
+		if (e->ops && e->ops->threads_short)
+			e->ops->threads_short(e->ops_arg, started + 1, nt, ret);
+	}
+	if (e->ops && e->ops->progress) {
+		/* the calling thread works too, and draws the progress between jobs */
+		while ((i = atomic_fetch_add(&b.next, 1)) < n) {
+			job_run(e, &j[i]);
+			e->ops->progress(e->ops_arg, e, atomic_fetch_add(&b.done, 1) + 1, n);
+		}
+	} else {
+		worker(&b);
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	e->sims += n;
+	for (i = 0; i < n; i++) {
+		if (j[i].r.err == -ENOMEM)
+			job_run(e, &j[i]);	/* alone now */
+		if (j[i].r.err) {
+			char a[64], m[160];
+
+			return bql_err_set(err, -j[i].r.err,
+					   "cannot simulate limit_min=%" PRIu32 " limit_max=%s hold_time=%" PRIu32 " (%s): %s",
+					   j[i].set.limit_min,
+					   j[i].set.limit_max == DQL_MAX_LIMIT ? "max" :
+					   (snprintf(a, sizeof(a), "%" PRIu32, j[i].set.limit_max), a),
+					   j[i].set.hold_time,
+					   tune_member_fmt(m, sizeof(m), e->cfg, &j[i].m),
+					   j[i].r.err == -ENOMEM ? "out of memory" : strerror(-j[i].r.err));
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ the ensemble */
+
+/* the window of runs of hold time @hold, -1 if none yet */
+static int win_find(const struct tune_engine *e, uint32_t hold)
+{
+	for (unsigned int w = 0; w < e->nwin; w++)
+		if (e->win_hold[w] == hold)
+			return (int)w;
+	return -1;
+}
+
+/*
+ * The defaults over the runs of every hold time of @set not yet seen, in
+ * every member: a setting's throughput is judged against the defaults'
+ * over as long a run of the same arrivals, so that runs of a few packets
+ * (light traffic, short hold times) compare like with like. A run of 5
+ * hold times of traffic at its rate carries that rate only within the
+ * noise of its packets; the defaults run 5 s.
+ */
+static int eval_windows(struct tune_engine *e, const struct tune_settings *set, unsigned int n,
+			struct bql_err *err)
+{
+	struct job j[TUNE_MAX_MEMBERS];
+	int ret;
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t hold = set[i].hold_time;
+
+		if (win_find(e, hold) >= 0)
+			continue;
+		if (e->nwin == TUNE_MAX_WINDOWS)
+			return bql_err_set(err, E2BIG, "more than %u hold times to judge",
+					   TUNE_MAX_WINDOWS);
+		memset(j, 0, sizeof(j));
+		for (unsigned int mi = 0; mi < e->nmem; mi++) {
+			tune_defaults(&j[mi].set);
+			j[mi].m = e->mem[mi];
+			j[mi].win_hold = hold;
+		}
+		ret = run_jobs(e, j, e->nmem, err);
+		if (ret)
+			return ret;
+		for (unsigned int mi = 0; mi < e->nmem; mi++)
+			e->base_w[e->nwin][mi] = j[mi].r;
+		e->win_hold[e->nwin++] = hold;
+	}
+	return 0;
+}
+
+int tune_engine_eval(struct tune_engine *e, const struct tune_settings *set, unsigned int n,
+		     struct tune_result *agg, struct bql_err *err)
+{
+	struct job *j = calloc(n ? n : 1, sizeof(*j));
+	unsigned int *idx = calloc(n ? n : 1, sizeof(*idx));
+	int ret = 0;
+
+	if (!j || !idx) {
+		free(j);
+		free(idx);
+		return bql_err_set(err, ENOMEM, "out of memory");
+	}
+	ret = eval_windows(e, set, n, err);
+	for (unsigned int mi = 0; mi < e->nmem && !ret; mi++) {
+		unsigned int k = 0;
+
+		for (unsigned int i = 0; i < n; i++) {
+			if (mi && !agg[i].feasible)
+				continue;
+			idx[k] = i;
+			j[k].set = set[i];
+			j[k].m = e->mem[mi];
+			k++;
+		}
+		if (!k)
+			break;
+		ret = run_jobs(e, j, k, err);
+		for (unsigned int i = 0; i < k && !ret; i++)
+			tune_fold(&agg[idx[i]], &j[i].r,
+				  &e->base_w[win_find(e, j[i].set.hold_time)][mi], mi, e->keep,
+				  e->qdisc);
+	}
+	free(j);
+	free(idx);
+	return ret;
+}
+
+int tune_engine_base(struct tune_engine *e, struct bql_err *err)
+{
+	struct job j[TUNE_MAX_MEMBERS];
+	int ret;
+
+	e->nmem = tune_ensemble(e->cfg, e->mem, TUNE_MAX_MEMBERS);
+	memset(j, 0, sizeof(j));
+	for (unsigned int mi = 0; mi < e->nmem; mi++) {
+		tune_defaults(&j[mi].set);
+		j[mi].m = e->mem[mi];
+	}
+	ret = run_jobs(e, j, e->nmem, err);
+	if (ret)
+		return ret;
+	for (unsigned int mi = 0; mi < e->nmem; mi++) {
+		e->base_m[mi] = e->base_w[0][mi] = j[mi].r;
+		tune_fold(&e->base, &j[mi].r, &j[mi].r, mi, e->keep, e->qdisc);
+	}
+	e->win_hold[0] = j[0].set.hold_time;
+	e->nwin = 1;
+	e->base.feasible = true;
+	return 0;
+}
+
+/* ------------------------------------------------------------ the margin */
+
+static bool holds_at(const struct tune_engine *e, const struct job *j)
+{
+	double ratio = e->margin_ref > 0 ? j->r.throughput_bps / e->margin_ref : 1;
+
+	return ratio >= e->keep;
+}
+
+static void late_job(struct job *j, const struct tune_settings *s, uint64_t late_ns)
+{
+	memset(j, 0, sizeof(*j));
+	j->set = *s;
+	j->m.irq_late_ns = late_ns;
+	j->m.irq_jitter_ns = late_ns / 2;
+	j->model_duration = true;
+}
+
+int tune_engine_margins(struct tune_engine *e, const struct tune_settings *s, unsigned int ns,
+			struct tune_margin *out, struct bql_err *err)
+{
+	struct job j[2 * RUNGS];
+	struct tune_settings def;
+	uint64_t fail_ns[2] = { 0, 0 };
+	unsigned int base = 0, n, k, r;
+	int ret;
+
+	if (ns > 2)
+		return bql_err_set(err, EINVAL, "the margins of %u settings: 2 at most", ns);
+	for (k = 0; k < ns; k++)
+		out[k] = (struct tune_margin){ 0 };
+	/*
+	 * Runs of the model's duration, shorter than the ensemble's for the
+	 * defaults: DQL grows its limit at once when starved, it only shrinks
+	 * after hold times, so a short run flatters the defaults, never the
+	 * recommendation. The reference is the defaults on the model, as long.
+	 */
+	tune_defaults(&def);
+	late_job(&j[0], &def, 0);
+	ret = run_jobs(e, j, 1, err);
+	if (ret)
+		return ret;
+	e->margin_ref = j[0].r.throughput_bps;
+	for (; base < NLATE; base += RUNGS) {
+		for (n = 0, k = 0; k < ns; k++)
+			for (r = base; !out[k].known && r < base + RUNGS && r < NLATE; r++)
+				late_job(&j[n++], &s[k], tune_late_us[r] * 1000ull);
+		if (!n)
+			break;
+		ret = run_jobs(e, j, n, err);
+		if (ret)
+			return ret;
+		for (n = 0, k = 0; k < ns; k++) {
+			unsigned int end = base + RUNGS < NLATE ? base + RUNGS : NLATE, first = n;
+
+			if (out[k].known)
+				continue;
+			n += end - base;	/* this setting's rungs of the round */
+			for (r = base; r < end; r++) {
+				if (!holds_at(e, &j[first + r - base])) {
+					out[k].known = true;
+					fail_ns[k] = tune_late_us[r] * 1000ull;
+					break;
+				}
+				out[k].held_ns = tune_late_us[r] * 1000ull;
+			}
+		}
+	}
+	/* between the last rung held and the first failed */
+	for (n = 0, k = 0; k < ns; k++) {
+		if (!out[k].known) {
+			out[k].known = out[k].beyond = true;
+			continue;
+		}
+		for (r = 1; r <= SPLIT; r++)
+			late_job(&j[n++], &s[k], out[k].held_ns +
+				 (fail_ns[k] - out[k].held_ns) * r / (SPLIT + 1));
+	}
+	if (!n)
+		return 0;
+	ret = run_jobs(e, j, n, err);
+	if (ret)
+		return ret;
+	for (n = 0, k = 0; k < ns; k++) {
+		bool failed = false;
+
+		if (out[k].beyond)
+			continue;
+		for (r = 1; r <= SPLIT; r++, n++)
+			if (!failed && holds_at(e, &j[n]))
+				out[k].held_ns = j[n].m.irq_late_ns;
+			else
+				failed = true;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ the budget */
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+int tune_engine_plan(struct tune_engine *e)
+{
+	/*
+	 * settings per hold time: defaults + refinements at 1000, the sweep
+	 * at 100, 20, each with the defaults over as long a run
+	 */
+	static const struct { uint32_t hold; unsigned int n; } plan[] = {
+		{ 1000, 1 + 1 }, { 100, 1 + 13 + 2 * 7 }, { 20, 1 + 13 },
+	};
+	struct sim_config c;
+	uint64_t w = 0;
+
+	e->nmem = tune_ensemble(e->cfg, e->mem, TUNE_MAX_MEMBERS);
+	for (unsigned int mi = 0; mi < e->nmem; mi++)
+		for (size_t k = 0; k < sizeof(plan) / sizeof(plan[0]); k++) {
+			tune_member_cfg(e->cfg, &e->mem[mi], plan[k].hold, &c);
+			w = sat_add(w, sat_mul(sim_work_estimate(&c), plan[k].n));
+		}
+	w = sat_add(w, sat_mul(sim_work_estimate(e->cfg), 1 + 2 * (NLATE + SPLIT)));
+	e->work = w;
+	return w <= TUNE_WORK_MAX ? 0 : -E2BIG;
+}
+
+/* ------------------------------------------------------------ the search */
+
+int tune_engine_search(struct tune_engine *e, struct bql_err *err)
+{
+	struct tune_settings set[TUNE_MAX_CAND];
+	unsigned int n;
+	int ret;
+
+	tune_engine_free(e);
+	e->res = calloc(TUNE_MAX_CAND, sizeof(*e->res));
+	if (!e->res)
+		return bql_err_set(err, ENOMEM, "out of memory");
+	e->stage = "the defaults";
+	ret = tune_engine_base(e, err);
+	if (ret)
+		return ret;
+	n = tune_coarse(e->cfg, &e->base, e->floor, set, TUNE_MAX_CAND);
+	e->stage = "the sweep";
+	ret = tune_engine_eval(e, set, n, e->res, err);
+	if (ret)
+		return ret;
+	e->nres = e->ncoarse = n;
+	/* two rounds of refinement around the best so far */
+	e->stage = "refining";
+	for (int round = 0; round < 2; round++) {
+		n = tune_refine(e->res, e->nres, e->floor, set, TUNE_MAX_CAND - e->nres);
+		if (!n)
+			break;
+		ret = tune_engine_eval(e, set, n, e->res + e->nres, err);
+		if (ret)
+			return ret;
+		e->nres += n;
+	}
+	if (tune_hold_default(e->res, e->nres, &set[0])) {
+		ret = tune_engine_eval(e, set, 1, e->res + e->nres, err);
+		if (ret)
+			return ret;
+		e->nres++;
+	}
+	e->pick = tune_pick(e->res, e->nres, &e->base, e->min_gain,
+			    tune_min_gain_ns(e->cfg), &e->best);
+	/* the margins of the recommendation (or the best) and of the defaults */
+	{
+		struct tune_settings ms[2];
+		unsigned int nm = 0;
+
+		tune_defaults(&ms[nm++]);
+		if (e->best >= 0)
+			ms[nm++] = e->res[e->best].set;
+		e->stage = "the margin";
+		ret = tune_engine_margins(e, ms, nm, e->margin, err);
+		e->have_margin = !ret;
+	}
+	return ret;
+}
