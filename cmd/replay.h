@@ -53,9 +53,17 @@ struct mismatch {
  * RPLOT_DRAW busiest of them (most records) are drawn, plus the total
  * inflight of every queue when there are more than RPLOT_DRAW.
  */
+/* a span of a --plot's time axis (sim's stalls and --at
+ * changes, a trace's P records), with its label */
+struct rx_mark {
+	uint64_t t_ns, len_ns;
+	char label[96];
+};
+
 #define RPLOT_TRACK	64
 #define RPLOT_DRAW	8
 #define RPLOT_NS	4	/* per queue: group, limit, inflight, recorded limit */
+#define RPLOT_MARKS	16	/* P records marked (at distinct times), at most */
 struct rplot {
 	struct svgplot *svg;
 	struct ofile *out;	/* lib/io/ofile.h */
@@ -69,15 +77,13 @@ struct rplot {
 	bool whatif;		/* the limits are a what-if's (rx_whatif()) */
 	bool observed;		/* a C record carried the recorded limit= */
 	unsigned int nseen, drawn;	/* queues with records, and drawn */
+	struct rx_mark pmark[RPLOT_MARKS];	/* the trace's settings changes */
+	unsigned int npmarks;
+	uint64_t nptimes;	/* distinct times of P records */
+	uint64_t plast;		/* the time of the last P record */
 	uint64_t t0;		/* t_ns of the first record: x = 0 */
 	bool started;
 	int err;		/* out of memory while plotting */
-};
-
-/* a span of a --plot's time axis (sim's stalls, --at changes), with its label */
-struct rx_mark {
-	uint64_t t_ns, len_ns;
-	char label[96];
 };
 
 struct rx {
@@ -85,7 +91,7 @@ struct rx {
 	/* options */
 	const char *timeline, *plot_path;
 	const char *plot_title;	/* NULL: "bqltool replay: TRACE" */
-	const struct rx_mark *marks;	/* spans of time marked on the plot */
+	const struct rx_mark *marks;	/* spans of time marked (NULL: P records) */
 	unsigned int nmarks;
 	/* another command's callbacks for the replay (NULL: replay's own) */
 	const struct replay_ops *ops;

@@ -5,6 +5,7 @@
  * --timeline (replay_series.c) and put in place with it, all or nothing.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,26 @@ static int plot_count(struct rplot *pl, const struct replay_event *ev)
 	return 0;
 }
 
+/*
+ * A P record (settings written) of the trace, a mark on the time axis: the
+ * first RPLOT_MARKS distinct times, one mark for the queues written at once.
+ */
+static void plot_setting(struct rplot *pl, const struct replay_event *ev)
+{
+	struct rx_mark *m;
+
+	if (pl->nptimes && pl->plast == ev->t_ns)
+		return;
+	pl->nptimes++;
+	pl->plast = ev->t_ns;
+	if (pl->npmarks == RPLOT_MARKS)
+		return;
+	m = &pl->pmark[pl->npmarks++];
+	m->t_ns = ev->t_ns;
+	m->len_ns = 0;
+	snprintf(m->label, sizeof(m->label), "settings written (line %" PRIu64 ")", ev->line);
+}
+
 /* x: seconds since the first record (negative for an earlier t_ns) */
 void rx_plot_event(struct rx *x, const struct replay_event *ev)
 {
@@ -148,6 +169,8 @@ void rx_plot_event(struct rx *x, const struct replay_event *ev)
 	t = ev->t_ns >= pl->t0 ? (double)(ev->t_ns - pl->t0) / 1e9
 			       : -((double)(pl->t0 - ev->t_ns) / 1e9);
 	svgplot_point(pl->svg, pl->agg, t, (double)pl->total);
+	if (ev->kind == BQLT_P && !x->marks)
+		plot_setting(pl, ev);
 	if (ev->queue >= RPLOT_TRACK)
 		return;		/* counted and in the total, not drawn alone */
 	if (ev->queue >= pl->nq || pl->series[RPLOT_NS * ev->queue] < 0) {
@@ -244,6 +267,10 @@ static int plot_words(struct rx *x)
 	if (pl->nseen > pl->drawn && n < sizeof(title))
 		snprintf(title + n, sizeof(title) - n, ": the %u busiest of %u queues%s, and the total",
 			 pl->drawn, pl->nseen, pl->nseen > RPLOT_TRACK ? " (of the first 64 declared)" : "");
+	n = strlen(title);
+	if (!x->marks && pl->nptimes > RPLOT_MARKS)
+		snprintf(title + n, sizeof(title) - n, " (the first %u of %" PRIu64 " settings changes marked)",
+			 RPLOT_MARKS, pl->nptimes);
 	ret = svgplot_set_title(pl->svg, title);
 	if (!ret && pl->whatif)
 		ret = svgplot_set_note(pl->svg, pl->observed ?
@@ -252,8 +279,8 @@ static int plot_words(struct rx *x)
 			"The what-if limits are DQL's over the recorded completions; the inflight is "
 			"the recorded traffic, which did not react to them. The trace records no "
 			"limit= to draw beside them.");
-	for (unsigned int i = 0; i < x->nmarks && !ret; i++) {
-		const struct rx_mark *m = &x->marks[i];
+	for (unsigned int i = 0; i < (x->marks ? x->nmarks : pl->npmarks) && !ret; i++) {
+		const struct rx_mark *m = x->marks ? &x->marks[i] : &pl->pmark[i];
 		double a = m->t_ns >= pl->t0 ? (double)(m->t_ns - pl->t0) / 1e9
 					     : -((double)(pl->t0 - m->t_ns) / 1e9);
 

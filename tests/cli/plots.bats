@@ -123,6 +123,24 @@ trace12() {
 	[ "$(grep -c '<line class="mark"' a.svg)" = 1 ]
 }
 
+@test "plots: a trace's settings changes (P records) are marked on the time axis" {
+	bqx replay -q --plot p.svg "$EXAMPLES/decay.bqlt"
+	assert_success
+	facts p.svg
+	[ "$(grep -c '<line class="mark"' p.svg)" = 1 ]
+	[ "$(grep -c '>settings written (line 22)</text>' p.svg)" = 2 ]	# in the panel and the legend
+	# many: the first 16 distinct times, and the title says so
+	awk 'BEGIN { print "bqltrace 1"; print "queue a"; print "queue b"; t = 0
+		for (i = 0; i < 40; i++) { t += 1000000; print t, "a P limit_max=" 20000 + i; print t, "b P limit_max=9000"
+			print t + 10, "a Q 1514"; print t + 500, "a C 1514" } }' >p.bqlt
+	bqx replay -q --plot m.svg p.bqlt
+	assert_success
+	facts m.svg
+	[ "$(fact panels)" = 2 ]	# b has settings and no traffic
+	[ "$(grep -c '<line class="mark"' m.svg)" = 32 ]	# in each panel
+	grep -q '(the first 16 of 40 settings changes marked)</title>' m.svg
+}
+
 @test "plots: small inflight gets byte ticks (no 0.2 KiB), short traces ms or us" {
 	awk 'BEGIN { print "bqltrace 1"; print "queue q"; t = 0
 		for (i = 0; i < 200; i++) { t += 30000; print t, "q Q 300"; t += 40000; print t, "q C 300" } }' >small.bqlt
