@@ -234,6 +234,16 @@ static int plot_choose(struct rx *x)
 		drawn++;
 	}
 	keep[pl->agg_group] = nseen > drawn;
+	/* a drawn queue without a limit had no completion: say so, not a flat 0 */
+	for (q = 0; q < pl->nq; q++) {
+		const int *ser = pl->series + RPLOT_NS * q;
+
+		if (ser[RP_GROUP] >= 0 && keep[ser[RP_GROUP]] && !svgplot_count(pl->svg, ser[RP_LIMIT]) &&
+		    svgplot_group_note(pl->svg, ser[RP_GROUP], "no completions")) {
+			free(keep);
+			return -ENOMEM;
+		}
+	}
 	svgplot_keep(pl->svg, keep);
 	free(keep);
 	pl->nseen = nseen;

@@ -120,11 +120,19 @@ int svgplot_group(struct svgplot *p, const char *name, unsigned int flags)
 	p->g = ng;
 	ng = &p->g[p->ng];
 	ng->name = dup_or_empty(name);
+	ng->note = NULL;
 	if (!ng->name)
 		return -ENOMEM;
 	ng->flags = flags;
 	ng->colour = (flags & SVGPLOT_TOTAL) ? -1 : p->ncolours++;
 	return p->ng++;
+}
+
+int svgplot_group_note(struct svgplot *p, int g, const char *note)
+{
+	if (g < 0 || g >= p->ng)
+		return -EINVAL;
+	return replace(&p->g[g].note, note);
 }
 
 int svgplot_series(struct svgplot *p, int g, enum svgplot_kind kind, const char *name)
@@ -177,6 +185,7 @@ void svgplot_keep(struct svgplot *p, const bool *keep)
 		gmap[i] = keep[i] ? n : -1;
 		if (!keep[i]) {
 			free(p->g[i].name);
+			free(p->g[i].note);
 			continue;
 		}
 		p->g[n++] = p->g[i];
@@ -331,8 +340,10 @@ void svgplot_free(struct svgplot *p)
 		free(p->s[i].name);
 		free(p->s[i].b);
 	}
-	for (int i = 0; i < p->ng; i++)
+	for (int i = 0; i < p->ng; i++) {
 		free(p->g[i].name);
+		free(p->g[i].note);
+	}
 	for (int i = 0; i < p->nmarks; i++)
 		free(p->mark[i].label);
 	for (int i = 0; i <= SVGPLOT_NKINDS; i++)

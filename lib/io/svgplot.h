@@ -92,6 +92,11 @@ int svgplot_set_note(struct svgplot *p, const char *note);
  */
 int svgplot_group(struct svgplot *p, const char *name, unsigned int flags);
 /*
+ * svgplot_group_note - a remark on group @g (copied), e.g. "no completions":
+ * in the middle of its panel, or after its name in the legend. 0 or -ENOMEM.
+ */
+int svgplot_group_note(struct svgplot *p, int g, const char *note);
+/*
  * svgplot_keep - keep only the groups whose @keep[index] is true (one bool
  * per group) and their series, freeing the others; groups and series are
  * renumbered in their order. Colours stay with their groups.
@@ -150,7 +155,7 @@ double svgplot_text_width(const char *s, double size);
  * svgplot_write - the whole SVG document to @f
  *
  * A LINE or REF series is one <polyline class="series" data-name="NAME">,
- * a BAND one <polygon class="band" data-name="NAME">; each has a data-xy
+ * a BAND one <path class="band" data-name="NAME">; each has a data-xy
  * attribute with its points in data units, exactly, in arrival order, so
  * plotted values can be read back from the file. Every text is a <text>
  * with x, y, font-size and text-anchor attributes, inside the canvas and

@@ -505,12 +505,18 @@ static int put_panel(const struct svgplot *p, FILE *f, const struct layout *L, i
 	}
 	fputs("</g>\n", f);
 	/* the panel's title: its group, in its colour */
-	if (pn->group >= 0)
-		ret = put_text_fit(f, pn->left, pn->top - 6, F_PANEL, "start",
-				   sp_colour(&p->g[pn->group]), p->g[pn->group].name, pn->w);
-	else if (L->empty)
+	if (pn->group >= 0) {
+		const struct sp_group *g = &p->g[pn->group];
+
+		ret = put_text_fit(f, pn->left, pn->top - 6, F_PANEL, "start", sp_colour(g),
+				   g->name, pn->w);
+		if (!ret && g->note)
+			ret = put_text_fit(f, pn->left + pn->w / 2, pn->top + pn->h / 2 + 4, F_PANEL,
+					   "middle", "#777777", g->note, pn->w - 8);
+	} else if (L->empty) {
 		put_text(f, pn->left + pn->w / 2, pn->top + pn->h / 2, 14, "middle", "#777777",
 			 "no data");
+	}
 	/* marks' labels in the top row, where they fit */
 	for (int m = 0; m < p->nmarks && pn->first_row && !ret; m++) {
 		char line[256];

@@ -47,6 +47,7 @@ struct sp_series {
 
 struct sp_group {
 	char *name;
+	char *note;		/* svgplot_group_note(), or NULL */
 	unsigned int flags;
 	int colour;		/* palette index; -1: the total's grey */
 };

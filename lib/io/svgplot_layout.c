@@ -294,9 +294,15 @@ static int make_keys(const struct svgplot *p, const struct layout *L, const bool
 			continue;
 		for (int g = 0; g < p->ng; g++)
 			n += has[g] && !(p->g[g].flags & SVGPLOT_TOTAL);
-		for (int g = 0; g < p->ng && n > 1 && !ret; g++)
-			if (has[g] && !(p->g[g].flags & SVGPLOT_TOTAL))
-				ret = add_key(k, nk, KEY_GROUP, sp_colour(&p->g[g]), p->g[g].name, room);
+		for (int g = 0; g < p->ng && n > 1 && !ret; g++) {
+			char name[1024];
+
+			if (!has[g] || (p->g[g].flags & SVGPLOT_TOTAL))
+				continue;
+			snprintf(name, sizeof(name), "%s%s%s%s", p->g[g].name, p->g[g].note ? " (" : "",
+				 p->g[g].note ? p->g[g].note : "", p->g[g].note ? ")" : "");
+			ret = add_key(k, nk, KEY_GROUP, sp_colour(&p->g[g]), name, room);
+		}
 	}
 	for (int i = 0; i < p->ns; i++)
 		if (p->s[i].count) {
@@ -429,7 +435,7 @@ int sp_lay_out(const struct svgplot *p, struct layout *L, const bool *has,
 		col_gap = lw + 6 + 24;
 	/* x: a first guess of the plot's width, then its labels' room */
 	plot_w = (L->width - left - MARGIN - 20 - (cols - 1) * col_gap) / cols;
-	axis_fit(&L->x, xr[0], xr[1], (int)fmax(2, plot_w / 110), false, p->x_time, plot_w, 40);
+	axis_fit(&L->x, xr[0], xr[1], (int)fmax(4, plot_w / 110), false, p->x_time, plot_w, 40);
 	for (;;) {
 		double spacing;
 

@@ -427,18 +427,21 @@ static void test_keep(void **state)
 	svgplot_free(p);
 }
 
-/* @n groups peaking at @peak(i): how many panels */
-static int panels_of(int n, double (*peak)(int), bool total, char **out)
+/* @n groups peaking at @peak(i), the first with @note: how many panels */
+static int panels_of(int n, double (*peak)(int), bool total, const char *note, char **out)
 {
 	struct svgplot *p = svgplot_new("panels", "time", "bytes");
 	char name[32], *svg;
 	int np;
 
+	assert_int_equal(svgplot_group_note(p, 0, "idle"), -EINVAL);	/* no group yet */
 	for (int i = 0; i < n; i++) {
 		int s;
 
 		snprintf(name, sizeof(name), "ens1f0:tx-%d", i);
 		s = svgplot_series(p, svgplot_group(p, name, 0), SVGPLOT_LINE, name);
+		if (!i && note)
+			assert_int_equal(svgplot_group_note(p, 0, note), 0);
 		svgplot_point(p, s, 0, 0);
 		svgplot_point(p, s, 1, peak(i));
 	}
@@ -478,15 +481,22 @@ static void test_panels(void **state)
 	char *svg;
 
 	(void)state;
-	assert_int_equal(panels_of(1, same, false, NULL), 1);
-	assert_int_equal(panels_of(3, same, false, &svg), 1);
+	assert_int_equal(panels_of(1, same, false, NULL, NULL), 1);
+	assert_int_equal(panels_of(3, same, false, NULL, &svg), 1);
 	/* overlaid: the legend names each group in its colour */
 	assert_non_null(strstr(svg, "fill=\"#2ca02c\">ens1f0:tx-2</text>"));
 	free(svg);
-	assert_int_equal(panels_of(2, tenfold, false, NULL), 2);
-	assert_int_equal(panels_of(5, same, false, NULL), 5);
-	assert_int_equal(panels_of(3, same, true, NULL), 2);
-	assert_int_equal(panels_of(8, same, true, &svg), 9);
+	/* a group's note: in the middle of its panel, or after its name in the legend */
+	assert_int_equal(panels_of(2, same, false, "idle", &svg), 1);
+	assert_non_null(strstr(svg, ">ens1f0:tx-0 (idle)</text>"));
+	free(svg);
+	assert_int_equal(panels_of(1, same, false, "idle", &svg), 1);
+	assert_non_null(strstr(svg, "fill=\"#777777\">idle</text>"));
+	free(svg);
+	assert_int_equal(panels_of(2, tenfold, false, NULL, NULL), 2);
+	assert_int_equal(panels_of(5, same, false, NULL, NULL), 5);
+	assert_int_equal(panels_of(3, same, true, NULL, NULL), 2);
+	assert_int_equal(panels_of(8, same, true, NULL, &svg), 9);
 	for (int i = 0; i < 8; i++) {
 		static const char *const c[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
 						 "#9467bd", "#8c564b", "#e377c2", "#bcbd22" };
@@ -497,7 +507,7 @@ static void test_panels(void **state)
 	}
 	free(svg);
 	/* 64 queues: the canvas grows, every panel has its name */
-	assert_int_equal(panels_of(64, same, false, &svg), 64);
+	assert_int_equal(panels_of(64, same, false, NULL, &svg), 64);
 	assert_true(atoi(strstr(svg, "height=\"") + 8) >= 32 * 90);
 	assert_non_null(strstr(svg, ">ens1f0:tx-63</text>"));
 	free(svg);
