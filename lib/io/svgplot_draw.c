@@ -150,7 +150,7 @@ static void put_text(FILE *f, double x, double y, double size, const char *ancho
 static int put_text_fit(FILE *f, double x, double y, double size, const char *anchor,
 			const char *fill, const char *s, double width)
 {
-	char line[1024];
+	char line[SP_LINE];
 	int ret = sp_fit_line(s, size, width, line, sizeof(line));
 
 	if (!ret)
@@ -519,7 +519,7 @@ static int put_panel(const struct svgplot *p, FILE *f, const struct layout *L, i
 	}
 	/* marks' labels in the top row, where they fit */
 	for (int m = 0; m < p->nmarks && pn->first_row && !ret; m++) {
-		char line[256];
+		char line[SP_LINE];
 		double x = px_x(&sc, p->mark[m].x0) + 3, w;
 
 		ret = sp_fit_line(p->mark[m].label, F_MARK, right - x - 2, line, sizeof(line));
@@ -630,7 +630,7 @@ int svgplot_write(struct svgplot *p, FILE *f, struct bql_err *e)
 			   L->xlabel_y, F_LABEL, "middle", NULL, xlabel, L->width - 2 * MARGIN);
 	mid = (L->pn[0].top + L->pn[L->npanels - 1].top + L->pn[L->npanels - 1].h) / 2;
 	if (!ret && p->ylabel[0]) {
-		char line[256];
+		char line[SP_LINE];
 
 		ret = sp_fit_line(p->ylabel, F_LABEL, L->pn[L->npanels - 1].top +
 			       L->pn[L->npanels - 1].h - L->pn[0].top, line, sizeof(line));

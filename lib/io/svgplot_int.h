@@ -132,12 +132,15 @@ struct layout {
 	int npanels;
 };
 
+/* the longest line of text drawn, in bytes */
+#define SP_LINE		1024
+
 /* a legend entry: a sample and its text */
 enum { KEY_GROUP = SVGPLOT_NKINDS + 1, KEY_SPAN, KEY_LINE };
 struct key {
 	int kind;		/* enum svgplot_kind, SVGPLOT_NKINDS (hatched), KEY_* */
 	const char *colour;
-	char text[256];		/* printed form, shortened to fit */
+	char text[SP_LINE];	/* printed form, shortened to fit */
 	double x, y, w;		/* sample's left, text baseline, whole width */
 };
 #define MAX_KEYS	(MAX_PANELS + SVGPLOT_NKINDS + 1 + SP_MAX_MARKS)

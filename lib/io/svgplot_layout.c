@@ -249,14 +249,22 @@ static bool want_panels(const struct svgplot *p, const bool *has)
 /* @s printed and fitted on one line of @width at @size into @out */
 int sp_fit_line(const char *s, double size, double width, char *out, size_t n)
 {
-	char *t = sp_printed(s), buf[1024];
+	char *t = sp_printed(s), buf[SP_LINE];
 
 	if (!t)
 		return -ENOMEM;
 	if (!sp_wrap(t, size, width, 1, buf, sizeof(buf)))
 		buf[0] = '\0';
-	snprintf(out, n, "%s", buf);
 	free(t);
+	if (strlen(buf) >= n) {
+		/* cut short: at a character's start, never inside one */
+		size_t k = n - 1;
+
+		while (k && (buf[k] & 0xc0) == 0x80)
+			k--;
+		buf[k] = '\0';
+	}
+	snprintf(out, n, "%s", buf);
 	return 0;
 }
 

@@ -204,6 +204,26 @@ static void test_escaping(void **state)
 	xml_check(svg);
 	free(svg);
 	svgplot_free(p);
+
+	/* long names of wide characters: shortened, never inside a character */
+	{
+		char wide[2 * 400 + 1] = "";
+
+		for (int i = 0; i < 400; i++)
+			strcat(wide, "\xc3\xa9");
+		p = svgplot_new(wide, wide, wide);
+		for (int i = 0; i < 2; i++) {
+			s = svgplot_series(p, svgplot_group(p, wide, 0), SVGPLOT_BAND, wide);
+			svgplot_point(p, s, 1, 1);
+		}
+		assert_int_equal(svgplot_legend(p, SVGPLOT_BAND, wide), 0);
+		assert_int_equal(svgplot_mark(p, 1, 1, wide), 0);
+		svg = render(p);
+		assert_true(strstr(svg, "\xe2\x80\xa6") != NULL);	/* the title's ellipsis */
+		xml_check(svg);
+		free(svg);
+		svgplot_free(p);
+	}
 }
 
 /* xorshift: reproducible noise without libc's rand() state */
