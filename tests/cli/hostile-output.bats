@@ -559,6 +559,9 @@ hostile_trace() {
 	xmllint --noout "$BATS_TEST_TMPDIR/p.svg"
 	clean "$(cat "$BATS_TEST_TMPDIR/p.svg")"
 	grep -q 'data-name="c\\u009b31m limit"' "$BATS_TEST_TMPDIR/p.svg"
+	# the panels' titles are the names in their printed form
+	grep -q '>c\\u009b31m</text>' "$BATS_TEST_TMPDIR/p.svg"
+	grep -q '>b\\xff\\xfe</text>' "$BATS_TEST_TMPDIR/p.svg"
 }
 
 @test "hostile trace: a verify mismatch names the queue escaped" {
@@ -710,8 +713,9 @@ many_queue_trace() {
 	bqx replay --plot "$BATS_TEST_TMPDIR/p.svg" "$T"
 	assert_success
 	xmllint --noout "$BATS_TEST_TMPDIR/p.svg"
-	n=$(grep -c '<polyline class="series"' "$BATS_TEST_TMPDIR/p.svg")
-	[ "$n" = 17 ]
+	# 8 queues: a limit line and an inflight band each; the total's band
+	[ "$(grep -c '<polyline class="series"' "$BATS_TEST_TMPDIR/p.svg")" = 8 ]
+	[ "$(grep -c '<path class="band"' "$BATS_TEST_TMPDIR/p.svg")" = 9 ]
 	grep -q 'data-name="total inflight"' "$BATS_TEST_TMPDIR/p.svg"
 	grep -q 'data-name="q3 limit"' "$BATS_TEST_TMPDIR/p.svg"
 	grep -q 'the 8 busiest of 2000 queues (of the first 64 declared), and the total' "$BATS_TEST_TMPDIR/p.svg"
@@ -723,7 +727,8 @@ many_queue_trace() {
 	many_queue_trace 8
 	bqx replay --plot "$BATS_TEST_TMPDIR/p.svg" "$T"
 	assert_success
-	[ "$(grep -c '<polyline class="series"' "$BATS_TEST_TMPDIR/p.svg")" = 16 ]
+	[ "$(grep -c '<polyline class="series"' "$BATS_TEST_TMPDIR/p.svg")" = 8 ]
+	[ "$(grep -c '<path class="band"' "$BATS_TEST_TMPDIR/p.svg")" = 8 ]
 	! grep -q 'total inflight' "$BATS_TEST_TMPDIR/p.svg"
 	assert_equal "$stderr" ""
 }

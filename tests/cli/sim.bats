@@ -145,7 +145,9 @@ verify() {
 	head -1 "$d/s.csv" | grep -qx 'line,t_ns,queue,event,bytes,inflight,limit'
 	cmp "$d/s.csv" "$d/r.csv"
 	grep -q '<svg' "$d/s.svg"
-	grep -q 'sim:tx-0 limit' "$d/s.svg"
+	# both flows hash to tx-1; idle tx-0 has an inflight (0) and no limit
+	grep -q 'data-name="sim:tx-1 limit"' "$d/s.svg"
+	grep -q 'data-name="sim:tx-0 inflight"' "$d/s.svg"
 	"$BQLTOOL" sim -q --duration 0.05 --timeline "$d/a.jsonl" --all-events
 	head -1 "$d/a.jsonl" | jq -e '.event == "R"'
 }
