@@ -554,7 +554,7 @@ out:
 const struct cmd_entry cmd_tune_entry = {
 	.name = "tune",
 	.synopsis = "tune [SEL] [--from TRACE] [--keep FRACTION] [--min-gain FRACTION] "
-		    "[--threads N] [--qdisc KIND] [--apply] [--force] [MODEL OPTIONS]",
+		    "[--threads N] [--qdisc KIND] [--margin TIME] [--stall TIME:DURATION]... [--apply] [--force] [MODEL OPTIONS]",
 	.summary = "Recommend limit_min, limit_max and hold_time for a latency goal, by simulation",
 	.help = "  --from TRACE         fit the model (link rate, completion batches and\n"
 		"                       intervals, offered load, packet sizes, queues) from a\n"

@@ -357,7 +357,12 @@ const char *tx_late_why(const struct tx *x, char *buf, size_t n)
 
 	switch (e->late_from) {
 	case TUNE_LATE_HALF_DEFAULTS:
-		snprintf(buf, n, "half of the %s the defaults hold", fmt_held(a, sizeof(a), &e->margin[0]));
+		if (e->margin[0].beyond)
+			snprintf(buf, n, "half of the %s ceiling, which the defaults hold",
+				 sim_fmt_ns(a, sizeof(a), TUNE_MARGIN_CEIL_NS));
+		else
+			snprintf(buf, n, "half of the %s the defaults hold",
+				 fmt_held(a, sizeof(a), &e->margin[0]));
 		break;
 	case TUNE_LATE_MEASURED:
 		snprintf(buf, n, "twice this host's measured interrupt delay, p99.9 %s",
@@ -464,6 +469,9 @@ static void text_report(struct tx *x)
 		if (f->link_ok)
 			out_text(c, "fitted from %s: link %s (over %" PRIu64 " busy intervals)", x->from,
 				 sim_fmt_rate(a, sizeof(a), (double)f->link_bps), f->busy_intervals);
+		else if (x->o.link_given)
+			out_text(c, "fitted from %s: link rate not observable (--link %s)", x->from,
+				 sim_fmt_rate(a, sizeof(a), (double)cfg->link_bps));
 		else
 			out_text(c, "fitted from %s: link rate not observable (assumed %s)", x->from,
 				 sim_fmt_rate(a, sizeof(a), (double)cfg->link_bps));
@@ -619,6 +627,12 @@ static void why_qdisc(struct tx *x, const struct tune_result *r)
 		    sim_fmt_ns(a, sizeof(a), r->qdisc_p99));
 }
 
+/* the lower worst latency of two candidates short of the margin */
+static bool better_short(const struct tune_result *a, const struct tune_result *b)
+{
+	return a->worst_lat < b->worst_lat;
+}
+
 /* the row of the frontier that cuts the latency most, if it cuts more than @than */
 static const struct tune_frontier *lowest_cut(const struct tx *x, uint64_t than)
 {
@@ -683,14 +697,29 @@ void tx_advise(struct tx *x)
 			WHY("no admissible setting cuts the worst p99 %s at all: the defaults are the best that holds the margin",
 			    what);
 		} else {
-			/* every candidate failed somewhere: show the one that came closest */
-			const struct tune_result *c = NULL;
+			/*
+			 * every candidate failed somewhere: the margin's checks on
+			 * the model, or a condition of the ensemble (the closest)
+			 */
+			const struct tune_result *c = NULL, *sh = NULL;
 
-			for (unsigned int i = 0; i < e->nres; i++)
-				if (!c || e->res[i].worst_ratio > c->worst_ratio)
+			for (unsigned int i = 0; i < e->nres; i++) {
+				if (e->res[i].short_margin && (!sh || better_short(&e->res[i], sh)))
+					sh = &e->res[i];
+				if (!e->res[i].short_margin && !e->res[i].margin_unmeasured &&
+				    (!c || e->res[i].worst_ratio > c->worst_ratio))
 					c = &e->res[i];
-			if (c)
+			}
+			if (sh) {
+				fmt_limit(d, sizeof(d), sh->set.limit_max);
+				WHY("%u setting%s kept the throughput in every condition but not on the model with interrupts %s late; the best of them (limit_max %s, hold_time %" PRIu32 " ms, worst p99 %s) holds %s",
+				    e->nshort, e->nshort == 1 ? "" : "s", l, d, sh->set.hold_time,
+				    sim_fmt_ns(a, sizeof(a), sh->worst_lat),
+				    sh->margin_held_ns ? sim_fmt_ns(b, sizeof(b), sh->margin_held_ns) :
+				    "less than 10 us");
+			} else if (c) {
 				why_starve(x, c, "every setting tried starves the link somewhere; the closest");
+			}
 		}
 		why_risk(x, e->base.worst_lat);
 		if (e->have_margin) {
@@ -728,9 +757,11 @@ void tx_advise(struct tx *x)
 			    units_fmt_bytes(a, sizeof(a), r->peak_limit),
 			    units_fmt_bytes(m1, sizeof(m1), e->base.peak_limit));
 		else
-			WHY("hold_time %" PRIu32 " ms lets DQL shrink the limit sooner after a burst (peak %s, the defaults' %s)",
-			    r->set.hold_time, units_fmt_bytes(a, sizeof(a), r->peak_limit),
-			    units_fmt_bytes(b, sizeof(b), e->base.peak_limit));
+			WHY("hold_time %" PRIu32 " ms lets DQL shrink the limit sooner after a stall or a burst has grown it: a mean limit of %s against the defaults' %s (both up to %s), with no cap to starve late interrupts",
+			    r->set.hold_time, units_fmt_bytes(a, sizeof(a), (uint64_t)r->mean_limit),
+			    units_fmt_bytes(b, sizeof(b), (uint64_t)e->base.mean_limit),
+			    units_fmt_bytes(d, sizeof(d), r->peak_limit > e->base.peak_limit ?
+					    r->peak_limit : e->base.peak_limit));
 		{
 			const struct tune_result *lo = starving(x, r);
 

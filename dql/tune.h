@@ -67,6 +67,7 @@ struct tune_result {
 	int worst_ratio_member;
 	int fail_member;		/* the first member below keep, -1: none */
 	bool short_margin;		/* held the ensemble, not the engine's lateness on the model */
+	uint64_t margin_held_ns;	/* ... where it held up to this lateness */
 	bool margin_unmeasured;		/* held the ensemble; tune gave up before its margin */
 };
 

@@ -663,6 +663,7 @@ int tune_engine_search(struct tune_engine *e, struct bql_err *err)
 			break;
 		e->res[e->best].feasible = false;
 		e->res[e->best].short_margin = true;
+		e->res[e->best].margin_held_ns = e->margin[1].held_ns;
 		if (++e->nshort == TUNE_REPICK_MAX) {
 			/* keep the defaults rather than measure on: the rest unmeasured */
 			for (unsigned int i = 0; i < e->nres; i++)
