@@ -715,8 +715,7 @@ void tx_advise(struct tx *x)
 				WHY("%u setting%s kept the throughput in every condition but not on the model with interrupts %s late; the best of them (limit_max %s, hold_time %" PRIu32 " ms, worst p99 %s) holds %s",
 				    e->nshort, e->nshort == 1 ? "" : "s", l, d, sh->set.hold_time,
 				    sim_fmt_ns(a, sizeof(a), sh->worst_lat),
-				    sh->margin_held_ns ? sim_fmt_ns(b, sizeof(b), sh->margin_held_ns) :
-				    "less than 10 us");
+				    (snprintf(m2, sizeof(m2), "less than %s", l), m2));
 			} else if (c) {
 				why_starve(x, c, "every setting tried starves the link somewhere; the closest");
 			}

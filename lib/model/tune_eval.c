@@ -21,16 +21,17 @@
 /*
  * The margin's ladder: a coarse ladder is climbed RUNGS rungs at a time,
  * for every setting measured together, then the step between the last
- * rung held and the first failed is split in SPLIT + 1, SPLIT_ROUNDS times
- * (5 ms to 2.56 ms: a resolution of 152 us; 20 to 40 us: 1.25 us).
+ * rung held and the first failed is halved SPLIT_ROUNDS times (a bisection:
+ * 2.56 to 5 ms to 305 us; 20 to 40 us to 2.5 us). A bisection runs one
+ * simulation a setting per round: fewer in all than splits in parallel.
  */
 const unsigned int tune_late_us[TUNE_NLATE] = {
 	10, 20, 40, 80, 160, 320, 640, 1280, 2560, TUNE_MARGIN_CEIL_NS / 1000,
 };
 #define NLATE	TUNE_NLATE
 #define RUNGS	5
-#define SPLIT	3
-#define SPLIT_ROUNDS	2
+#define SPLIT	1
+#define SPLIT_ROUNDS	3
 #define SPLIT_MIN_NS	4000ull		/* a step this fine is not split again */
 
 void tune_engine_init(struct tune_engine *e, const struct sim_config *cfg)
@@ -252,13 +253,24 @@ int tune_engine_base(struct tune_engine *e, struct bql_err *err)
 	struct job j[TUNE_MAX_MEMBERS];
 	int ret;
 
+	unsigned int first = 0;
+
 	e->nmem = tune_ensemble(e->cfg, e->late_ns, e->mem, TUNE_MAX_MEMBERS);
 	memset(j, 0, sizeof(j));
 	for (unsigned int mi = 0; mi < e->nmem; mi++) {
 		tune_defaults(&j[mi].set);
 		j[mi].m = e->mem[mi];
 	}
-	ret = run_jobs(e, j, e->nmem, err);
+	/*
+	 * The model (member 0) is the run the defaults' margin took as its
+	 * reference, the same configuration: taken, not run again.
+	 */
+	for (unsigned int i = 0; i < e->nmref; i++)
+		if (e->mref_hold[i] == j[0].set.hold_time) {
+			j[0].r = e->mref_r[i];
+			first = 1;
+		}
+	ret = run_jobs(e, j + first, e->nmem - first, err);
 	if (ret)
 		return ret;
 	for (unsigned int mi = 0; mi < e->nmem; mi++) {
@@ -344,6 +356,7 @@ static int margin_refs(struct tune_engine *e, const struct tune_settings *s, uns
 		return ret;
 	for (unsigned int i = 0; i < n; i++) {
 		e->mref_hold[e->nmref] = j[i].win_hold;
+		e->mref_r[e->nmref] = j[i].r;
 		e->mref[e->nmref++] = j[i].r.throughput_bps;
 		if (j[i].win_hold == 1000)
 			e->margin_ref = j[i].r.throughput_bps;
@@ -351,46 +364,57 @@ static int margin_refs(struct tune_engine *e, const struct tune_settings *s, uns
 	return 0;
 }
 
-int tune_engine_margins(struct tune_engine *e, const struct tune_settings *s, unsigned int ns,
-			struct tune_margin *out, struct bql_err *err)
+int tune_engine_margins_from(struct tune_engine *e, const struct tune_settings *s,
+			     unsigned int ns, const uint64_t *from_ns, struct tune_margin *out,
+			     struct bql_err *err)
 {
 	struct job j[TUNE_MARGIN_MAX * RUNGS];
 	uint64_t fail_ns[TUNE_MARGIN_MAX] = { 0 };
-	unsigned int base = 0, n, k, r;
+	unsigned int next[TUNE_MARGIN_MAX], took[TUNE_MARGIN_MAX], n, k, r;
 	int ret;
 
 	if (ns > TUNE_MARGIN_MAX)
 		return bql_err_set(err, EINVAL, "the margins of %u settings: %u at most", ns,
 				   TUNE_MARGIN_MAX);
-	for (k = 0; k < ns; k++)
+	for (k = 0; k < ns; k++) {
 		out[k] = (struct tune_margin){ 0 };
+		/* a lateness known to hold: the ladder starts above it */
+		out[k].held_ns = from_ns ? from_ns[k] : 0;
+		for (next[k] = 0; next[k] < NLATE &&
+		     tune_late_us[next[k]] * 1000ull <= out[k].held_ns; next[k]++)
+			;
+	}
 	ret = margin_refs(e, s, ns, err);
 	if (ret)
 		return ret;
-	for (; base < NLATE; base += RUNGS) {
-		for (n = 0, k = 0; k < ns; k++)
-			for (r = base; !out[k].known && r < base + RUNGS && r < NLATE; r++)
+	/* the ladder, up to RUNGS rungs of each setting at a time */
+	for (;;) {
+		for (n = 0, k = 0; k < ns; k++) {
+			took[k] = 0;
+			for (r = next[k]; !out[k].known && r < next[k] + RUNGS && r < NLATE; r++, took[k]++)
 				late_job(&j[n++], &s[k], tune_late_us[r] * 1000ull);
+		}
 		if (!n)
 			break;
 		ret = run_jobs(e, j, n, err);
 		if (ret)
 			return ret;
 		for (n = 0, k = 0; k < ns; k++) {
-			unsigned int end = base + RUNGS < NLATE ? base + RUNGS : NLATE, first = n;
+			unsigned int first = n;
 
-			if (out[k].known)
-				continue;
-			n += end - base;	/* this setting's rungs of the round */
-			for (r = base; r < end; r++) {
-				if (!holds_at(e, &j[first + r - base])) {
+			n += took[k];
+			for (r = 0; r < took[k]; r++) {
+				if (!holds_at(e, &j[first + r])) {
 					out[k].known = true;
-					fail_ns[k] = tune_late_us[r] * 1000ull;
-					out[k].fail_ratio = late_ratio(e, &j[first + r - base]);
+					fail_ns[k] = j[first + r].m.irq_late_ns;
+					out[k].fail_ratio = late_ratio(e, &j[first + r]);
 					break;
 				}
-				out[k].held_ns = tune_late_us[r] * 1000ull;
+				out[k].held_ns = j[first + r].m.irq_late_ns;
 			}
+			next[k] += took[k];
+			if (next[k] >= NLATE && !out[k].known)
+				out[k].known = out[k].beyond = true;
 		}
 	}
 	for (k = 0; k < ns; k++)
@@ -432,6 +456,12 @@ int tune_engine_margins(struct tune_engine *e, const struct tune_settings *s, un
 		}
 	}
 	return 0;
+}
+
+int tune_engine_margins(struct tune_engine *e, const struct tune_settings *s, unsigned int ns,
+			struct tune_margin *out, struct bql_err *err)
+{
+	return tune_engine_margins_from(e, s, ns, NULL, out, err);
 }
 
 /*
@@ -597,6 +627,7 @@ int tune_engine_search(struct tune_engine *e, struct bql_err *err)
 {
 	struct tune_settings set[TUNE_MAX_CAND], def;
 	unsigned int n;
+	struct job j;
 	int ret;
 
 	tune_engine_free(e);
@@ -656,14 +687,24 @@ int tune_engine_search(struct tune_engine *e, struct bql_err *err)
 				    tune_min_gain_ns(e->cfg), &e->best);
 		if (e->best < 0)
 			break;
-		ret = tune_engine_margins(e, &e->res[e->best].set, 1, &e->margin[1], err);
+		/* first the required lateness alone; then, if it holds, the ladder above it */
+		ret = margin_refs(e, &e->res[e->best].set, 1, err);
 		if (ret)
 			return ret;
-		if (e->margin[1].beyond || e->margin[1].held_ns >= e->late_ns)
+		late_job(&j, &e->res[e->best].set, e->late_ns);
+		ret = run_jobs(e, &j, 1, err);
+		if (ret)
+			return ret;
+		if (holds_at(e, &j)) {
+			ret = tune_engine_margins_from(e, &e->res[e->best].set, 1, &e->late_ns,
+						       &e->margin[1], err);
+			if (ret)
+				return ret;
 			break;
+		}
 		e->res[e->best].feasible = false;
 		e->res[e->best].short_margin = true;
-		e->res[e->best].margin_held_ns = e->margin[1].held_ns;
+		e->res[e->best].margin_held_ns = 0;	/* less than late_ns: not measured */
 		if (++e->nshort == TUNE_REPICK_MAX) {
 			/* keep the defaults rather than measure on: the rest unmeasured */
 			for (unsigned int i = 0; i < e->nres; i++)

@@ -41,8 +41,8 @@
 extern const unsigned int tune_late_us[TUNE_NLATE];
 /* the most settings one tune_engine_margins() call measures */
 #define TUNE_MARGIN_MAX		8
-/* the frontier: the defaults, the best and up to 3 settings that cut more */
-#define TUNE_FRONTIER_MAX	5
+/* the frontier: the defaults, the best and up to 2 settings that cut more */
+#define TUNE_FRONTIER_MAX	4
 /* the best settings found short of the required margin before tune gives up */
 #define TUNE_REPICK_MAX		3
 
@@ -170,6 +170,7 @@ struct tune_engine {
 	double margin_ref;
 	uint32_t mref_hold[TUNE_MAX_WINDOWS];	/* the defaults' throughput, no lateness, */
 	double mref[TUNE_MAX_WINDOWS];		/* ... over the runs of these hold times */
+	struct tune_result mref_r[TUNE_MAX_WINDOWS];	/* ... and those runs */
 	unsigned int nmref;
 	uint64_t late_ns;
 	enum tune_late_from late_from;
@@ -235,5 +236,12 @@ int tune_engine_eval(struct tune_engine *e, const struct tune_settings *set, uns
  */
 int tune_engine_margins(struct tune_engine *e, const struct tune_settings *s, unsigned int ns,
 			struct tune_margin *out, struct bql_err *err);
+/*
+ * tune_engine_margins_from - the same, where setting k is known to hold
+ * @from_ns[k] late: the ladder starts at the first rung above it.
+ */
+int tune_engine_margins_from(struct tune_engine *e, const struct tune_settings *s,
+			     unsigned int ns, const uint64_t *from_ns, struct tune_margin *out,
+			     struct bql_err *err);
 
 #endif

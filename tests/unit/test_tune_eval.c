@@ -128,8 +128,8 @@ static void test_starving_rejected(void **state)
 /*
  * The margin's ladder, one lateness at a time, as tune_eval.h says it:
  * runs of TUNE_HOLDS hold times (at least the model's duration), the rungs
- * until one fails, then twice three points between the last held and the
- * first failed (a step of 4 us or less is not split). Returns the latest
+ * until one fails, then three halvings of the step between the last held
+ * and the first failed (a step of 4 us or less is not split). Returns the latest
  * lateness held; *@beyond if none failed.
  */
 static bool late_holds(const struct sim_config *c, const struct tune_settings *s, double keep,
@@ -159,18 +159,13 @@ static uint64_t ladder(const struct sim_config *c, const struct tune_settings *s
 			fail = late;
 	}
 	*beyond = !fail;
-	for (unsigned int round = 0; fail && round < 2 && fail - held > 4 * US; round++) {
-		uint64_t lo = held, hi = fail;
+	for (unsigned int round = 0; fail && round < 3 && fail - held > 4 * US; round++) {
+		uint64_t late = held + (fail - held) / 2;
 
-		for (unsigned int k = 1; k <= 3; k++) {
-			uint64_t late = lo + (hi - lo) * k / 4;
-
-			if (!late_holds(c, s, keep, ref, late)) {
-				fail = late;
-				break;
-			}
+		if (late_holds(c, s, keep, ref, late))
 			held = late;
-		}
+		else
+			fail = late;
 	}
 	return held;
 }
@@ -188,7 +183,7 @@ static uint64_t ladder(const struct sim_config *c, const struct tune_settings *s
  * The defaults on a ring of 6 descriptors: k = 6, held from 37.7 us, lost
  * past 113.8 us. limit_min = limit_max = 3 frames pins DQL's limit, which
  * lets one frame more out: k = 4, held from 21.3 us, lost past 64.3 us.
- * The ladder (10, 20, 40, 80, 160 us, twice three points between the last
+ * The ladder (10, 20, 40, 80, 160 us, then three halvings between the last
  * held and the first failed) reports at least 35 us and 20 us, and below
  * the bounds where they must fail. The runs are 5 s (5 hold times of 1 s):
  * the bounds do not depend on the run's length.
