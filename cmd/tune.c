@@ -359,6 +359,7 @@ enum {
 	OPT_THREADS,
 	OPT_APPLY,
 	OPT_QDISC,
+	OPT_MARGIN,
 };
 
 /*
@@ -409,6 +410,8 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 		{ "threads",	required_argument,	NULL, OPT_THREADS },
 		{ "apply",	no_argument,		NULL, OPT_APPLY },
 		{ "qdisc",	required_argument,	NULL, OPT_QDISC },
+		{ "margin",	required_argument,	NULL, OPT_MARGIN },
+		{ "stall",	required_argument,	NULL, SO_STALL },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -451,6 +454,19 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 			if (ret)
 				return ret;
 			break;
+		case OPT_MARGIN: {
+			struct bql_err e;
+			uint64_t ns;
+
+			ret = units_parse_sec_ns("--margin", optarg, &ns, &e);
+			if (!ret && ns > TUNE_MARGIN_CEIL_NS)
+				ret = bql_err_set(&e, ERANGE, "--margin: '%s': at most 5 ms (the margin's ceiling)",
+						  optarg);
+			if (ret)
+				return cmd_usage(x->c, "%s", e.msg);
+			x->eng.margin_given_ns = ns;
+			break;
+		}
 		case ':':
 		case '?':
 		case GOPT_FAILED:	/* a bad global option after the command */
@@ -538,7 +554,7 @@ out:
 const struct cmd_entry cmd_tune_entry = {
 	.name = "tune",
 	.synopsis = "tune [SEL] [--from TRACE] [--keep FRACTION] [--min-gain FRACTION] "
-		    "[--threads N] [--qdisc KIND] [--apply] [--force] [MODEL OPTIONS]",
+		    "[--threads N] [--qdisc KIND] [--margin TIME] [--stall TIME:DURATION]... [--apply] [--force] [MODEL OPTIONS]",
 	.summary = "Recommend limit_min, limit_max and hold_time for a latency goal, by simulation",
 	.help = "  --from TRACE         fit the model (link rate, completion batches and\n"
 		"                       intervals, offered load, packet sizes, queues) from a\n"
@@ -549,6 +565,8 @@ const struct cmd_entry cmd_tune_entry = {
 		"                       latency by this much (0.1); else keep the defaults\n"
 		"  --qdisc KIND         the qdisc in front: fq_codel, fq, cake (the ring delay\n"
 		"                       counts) or fifo, pfifo_fast, pfifo, bfifo (qdisc + ring)\n"
+		"  --margin TIME        every setting must also carry the link with interrupts\n"
+		"                       this late (else half of what the defaults hold; 5ms max)\n"
 		"  --threads N          simulations in parallel (default: the CPUs it may run on,\n"
 		"                       its affinity); results do not depend on it\n"
 		"  --apply              write the recommendation to SEL, all-or-nothing as set\n"
@@ -556,13 +574,16 @@ const struct cmd_entry cmd_tune_entry = {
 		"                       another device than SEL (it says what does not fit)\n"
 		"MODEL OPTIONS, as for sim (they override what was fitted or read):\n"
 		SIM_OPTS_HELP
+		"  --stall TIME:DURATION  delay every NAPI poll due in that window to its end\n"
+		"                       (repeatable: completions that stall now and then)\n"
 		"\nWith SEL and no --from, the link speed and queue count come from the device\n"
-		"(read-only) and each queue carries a backlogged flow. The search: a sweep of\n"
-		"limit_max x hold_time, then two refinements around the best. Every setting is\n"
-		"judged in an ensemble (interrupts 20 us later +-10 us, 1 and N/2 busy queues,\n"
-		"load +-20%, other seeds; runs of 5 hold times) and kept only if it keeps the\n"
-		"throughput in each. Ring delay is from netdev_tx_sent_queue() to the wire\n"
-		"(see bqltool-sim(8)).\n",
+		"(read-only) and each queue carries a backlogged flow. The search: how late\n"
+		"interrupts may come before the defaults starve the link (D, up to 5 ms), then\n"
+		"a sweep of limit_max x hold_time and two refinements around the best. Every\n"
+		"setting is judged in an ensemble (interrupts M = D/2 later +-M/2, 1 and N/2\n"
+		"busy queues, load +-20%, other seeds; runs of 5 hold times) and kept only if\n"
+		"it keeps the throughput in each; the best must hold M on the model too. Ring\n"
+		"delay is from netdev_tx_sent_queue() to the wire (see bqltool-sim(8)).\n",
 	.flags = 0,
 	.run = tune_run,
 };

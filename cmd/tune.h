@@ -79,6 +79,8 @@ void tx_text_fit(struct tx *x);
 
 /* tune_out.c: the advice in words (x->reason, x->why, x->command), then the report */
 void tx_advise(struct tx *x);
+/* why the engine requires the lateness it does: "half of the 760 us the defaults hold" */
+const char *tx_late_why(const struct tx *x, char *buf, size_t n);
 int tx_report(struct tx *x);
 const char *tune_qdisc_name(enum tune_qdisc q);
 

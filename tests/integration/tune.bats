@@ -44,8 +44,9 @@ all4() {
 @test "netns: tune --apply writes exactly the recommended values to every queue" {
 	# ifb has no link speed: give the model's; one bulk flow (with a
 	# backlogged flow on each of the 4 queues, 1G, their rings bound the
-	# delay, not BQL: tune keeps the defaults)
-	args=(tune t0 --link 1G --coalesce-usecs 500 --traffic bulk --duration 0.2)
+	# delay, not BQL: tune keeps the defaults) whose completions stall now
+	# and then: hold_time is the advice that keeps the margin
+	args=(tune t0 --link 1G --traffic bulk --stall 1s:2ms --stall 3s:2ms --duration 5)
 	bqn -j "${args[@]}"
 	assert_success
 	jq -e '.keep_defaults == false' <<<"$output"
@@ -56,7 +57,7 @@ all4() {
 	bqn "${args[@]}" --apply
 	assert_success
 	assert_line "applying (old -> new):"
-	assert_line --regexp "^t0:tx-0\.\.3 limit_max: max -> [0-9.]+ (B|KiB|MiB)$"	# as show prints it, one line for the 4 queues
+	assert_line --regexp "^t0:tx-0\.\.3 hold_time: 1000 ms -> $hold ms$"	# as show prints it, one line for the 4 queues
 	assert_equal "$(all4 limit_min)" "$min $min $min $min"
 	assert_equal "$(all4 limit_max)" "$max $max $max $max"
 	assert_equal "$(all4 hold_time)" "$hold $hold $hold $hold"

@@ -127,9 +127,24 @@ static void test_starving_rejected(void **state)
 
 /*
  * The margin's ladder, one lateness at a time, as tune_eval.h says it:
- * the rungs until one fails, then three points between the last held and
- * the first failed. Returns the latest lateness held; *@beyond if none failed.
+ * runs of TUNE_HOLDS hold times (at least the model's duration), the rungs
+ * until one fails, then three halvings of the step between the last held
+ * and the first failed (a step of 4 us or less is not split). Returns the latest
+ * lateness held; *@beyond if none failed.
  */
+static bool late_holds(const struct sim_config *c, const struct tune_settings *s, double keep,
+		       double ref, uint64_t late)
+{
+	struct tune_member m = { .irq_late_ns = late, .irq_jitter_ns = late / 2 };
+	struct sim_config mc;
+	struct tune_result res;
+
+	tune_member_cfg(c, &m, s->hold_time, &mc);
+	tune_eval(&mc, s, &res);
+	assert_int_equal(res.err, 0);
+	return res.throughput_bps / ref >= keep;
+}
+
 static uint64_t ladder(const struct sim_config *c, const struct tune_settings *s, double keep,
 		       double ref, bool *beyond)
 {
@@ -137,33 +152,20 @@ static uint64_t ladder(const struct sim_config *c, const struct tune_settings *s
 
 	for (unsigned int r = 0; r < TUNE_NLATE && !fail; r++) {
 		uint64_t late = tune_late_us[r] * US;
-		struct tune_member m = { .irq_late_ns = late, .irq_jitter_ns = late / 2 };
-		struct sim_config mc;
-		struct tune_result res;
 
-		tune_member_cfg(c, &m, s->hold_time, &mc);
-		mc.duration_ns = tune_whole_periods(&mc, c->duration_ns);
-		tune_eval(&mc, s, &res);
-		assert_int_equal(res.err, 0);
-		if (res.throughput_bps / ref >= keep)
+		if (late_holds(c, s, keep, ref, late))
 			held = late;
 		else
 			fail = late;
 	}
 	*beyond = !fail;
-	for (unsigned int k = 1; fail && k <= 3; k++) {
-		uint64_t late = held + (fail - held) * k / 4;
-		struct tune_member m = { .irq_late_ns = late, .irq_jitter_ns = late / 2 };
-		struct sim_config mc;
-		struct tune_result res;
+	for (unsigned int round = 0; fail && round < 3 && fail - held > 4 * US; round++) {
+		uint64_t late = held + (fail - held) / 2;
 
-		tune_member_cfg(c, &m, s->hold_time, &mc);
-		mc.duration_ns = tune_whole_periods(&mc, c->duration_ns);
-		tune_eval(&mc, s, &res);
-		assert_int_equal(res.err, 0);
-		if (res.throughput_bps / ref < keep)
-			break;
-		held = late;
+		if (late_holds(c, s, keep, ref, late))
+			held = late;
+		else
+			fail = late;
 	}
 	return held;
 }
@@ -181,9 +183,10 @@ static uint64_t ladder(const struct sim_config *c, const struct tune_settings *s
  * The defaults on a ring of 6 descriptors: k = 6, held from 37.7 us, lost
  * past 113.8 us. limit_min = limit_max = 3 frames pins DQL's limit, which
  * lets one frame more out: k = 4, held from 21.3 us, lost past 64.3 us.
- * The ladder (10, 20, 40, 80, 160 us, three points between the last held
- * and the first failed) reports at least 35 us and 20 us, and below the
- * bounds where they must fail.
+ * The ladder (10, 20, 40, 80, 160 us, then three halvings between the last
+ * held and the first failed) reports at least 35 us and 20 us, and below
+ * the bounds where they must fail. The runs are 5 s (5 hold times of 1 s):
+ * the bounds do not depend on the run's length.
  */
 static void test_margins_hand(void **state)
 {
@@ -205,8 +208,18 @@ static void test_margins_hand(void **state)
 	s[1] = (struct tune_settings){ 3 * 1514, 3 * 1514, 1000 };
 	e = engine(&c, 2);
 	assert_int_equal(tune_engine_margins(e, s, 2, m, &err), 0);
-	/* the reference: the defaults on the model, as long; 1514 of 1538 bytes of payload */
-	tune_eval(&c, &s[0], &def);
+	/*
+	 * the reference: the defaults on the model over as long a run (5 hold
+	 * times); 1514 of 1538 bytes of payload
+	 */
+	{
+		struct tune_member none = { 0 };
+		struct sim_config mc;
+
+		tune_member_cfg(&c, &none, 1000, &mc);
+		assert_int_equal(mc.duration_ns, 5000 * MS);
+		tune_eval(&mc, &s[0], &def);
+	}
 	assert_true(e->margin_ref == def.throughput_bps);
 	assert_true(e->margin_ref > 0.98 * G && e->margin_ref <= 1514.0 / 1538 * G);
 	for (int k = 0; k < 2; k++) {
@@ -226,9 +239,17 @@ static void test_margins_hand(void **state)
 	}
 	/* the cap holds less than the ring: its window is smaller */
 	assert_true(m[1].held_ns < m[0].held_ns);
-	/* more than two settings at once is refused, naming it */
-	assert_int_equal(tune_engine_margins(e, s, 3, m, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "2 at most"));
+	/* more than TUNE_MARGIN_MAX settings at once is refused, naming it */
+	{
+		struct tune_settings many[TUNE_MARGIN_MAX + 1];
+		struct tune_margin mm[TUNE_MARGIN_MAX + 1];
+
+		for (int k = 0; k <= TUNE_MARGIN_MAX; k++)
+			many[k] = s[0];
+		assert_int_equal(tune_engine_margins(e, many, TUNE_MARGIN_MAX + 1, mm, &err),
+				 -EINVAL);
+		assert_non_null(strstr(err.msg, "8 at most"));
+	}
 	engine_free(e);
 }
 
@@ -327,6 +348,13 @@ static void same_search(const struct tune_engine *a, const struct tune_engine *b
 		assert_int_equal(a->res[i].feasible, b->res[i].feasible);
 	}
 	assert_int_equal(a->have_margin, b->have_margin);
+	assert_int_equal(a->late_ns, b->late_ns);
+	assert_int_equal(a->nfrontier, b->nfrontier);
+	for (unsigned int k = 0; k < a->nfrontier; k++) {
+		assert_memory_equal(&a->frontier[k].set, &b->frontier[k].set,
+				    sizeof(a->frontier[k].set));
+		assert_int_equal(a->frontier[k].margin.held_ns, b->frontier[k].margin.held_ns);
+	}
 	for (int k = 0; k < 2; k++) {
 		assert_int_equal(a->margin[k].held_ns, b->margin[k].held_ns);
 		assert_int_equal(a->margin[k].beyond, b->margin[k].beyond);
@@ -357,13 +385,25 @@ static void test_threads_same(void **state)
 		}
 		assert_int_equal(tune_engine_search(e[i], &err), 0);
 	}
-	/* the known case: a cap cuts the p99 within --keep (test_tune.c) */
-	assert_true(e[0]->pick >= 0);
-	assert_true(e[0]->res[e[0]->pick].set.limit_max < DQL_MAX_LIMIT);
-	assert_true(e[0]->res[e[0]->pick].worst_lat < e[0]->base.worst_lat);
-	assert_true(e[0]->ncoarse > 0 && e[0]->nres > e[0]->ncoarse);
+	/*
+	 * The required lateness is half of what the defaults hold, and the
+	 * late member of the ensemble has it; the choice holds it on the model
+	 */
+	assert_true(e[0]->ncoarse > 0 && e[0]->nres >= e[0]->ncoarse);
 	assert_true(e[0]->have_margin);
-	assert_string_equal(e[0]->stage, "the margin");
+	assert_true(e[0]->margin[0].known);
+	if (e[0]->late_from == TUNE_LATE_HALF_DEFAULTS)
+		assert_int_equal(e[0]->late_ns, e[0]->margin[0].held_ns / 2);
+	for (unsigned int mi = 0; mi < e[0]->nmem; mi++)
+		if (e[0]->mem[mi].throughput_only)
+			assert_int_equal(e[0]->mem[mi].irq_late_ns, e[0]->late_ns);
+	if (e[0]->best >= 0)
+		assert_true(e[0]->margin[1].beyond || e[0]->margin[1].held_ns >= e[0]->late_ns);
+	/* the frontier ends with the defaults, lowest worst latency first */
+	assert_true(e[0]->nfrontier >= 1);
+	assert_int_equal(e[0]->frontier[e[0]->nfrontier - 1].kind, TUNE_FRONT_DEFAULTS);
+	for (unsigned int k = 1; k < e[0]->nfrontier; k++)
+		assert_true(e[0]->frontier[k - 1].worst_lat <= e[0]->frontier[k].worst_lat);
 	same_search(e[0], e[1]);
 	same_search(e[0], e[2]);
 	/* progress: between the calling thread's runs, the last batch the margin's */
@@ -372,6 +412,49 @@ static void test_threads_same(void **state)
 	assert_true(seen.last_n <= 2 * 3);
 	for (unsigned int i = 0; i < 3; i++)
 		engine_free(e[i]);
+}
+
+/*
+ * The required lateness: half of the defaults' margin, unless twice the
+ * measured interrupt delay or --margin asks for more; every member of the
+ * search runs with it, and what is picked holds it on the model.
+ */
+static void test_required_margin(void **state)
+{
+	struct sim_config c;
+	struct tune_engine *e;
+	struct bql_err err;
+
+	(void)state;
+	model_coarse_irq(&c);
+	e = engine(&c, 2);
+	assert_int_equal(tune_engine_search(e, &err), 0);
+	assert_int_equal(e->late_from, TUNE_LATE_HALF_DEFAULTS);
+	assert_int_equal(e->late_ns, e->margin[0].held_ns / 2);
+	engine_free(e);
+
+	e = engine(&c, 2);
+	e->irq_measured_ns = 600 * US;		/* twice it above half the defaults' 1.84 ms */
+	assert_int_equal(tune_engine_search(e, &err), 0);
+	assert_true(e->margin[0].held_ns < 2 * 1200 * US);
+	assert_int_equal(e->late_from, TUNE_LATE_MEASURED);
+	assert_int_equal(e->late_ns, 1200 * US);
+	if (e->best >= 0)
+		assert_true(e->margin[1].beyond || e->margin[1].held_ns >= 1200 * US);
+	engine_free(e);
+
+	e = engine(&c, 2);
+	e->irq_measured_ns = 600 * US;
+	e->margin_given_ns = 2 * MS;
+	assert_int_equal(tune_engine_search(e, &err), 0);
+	assert_int_equal(e->late_from, TUNE_LATE_GIVEN);
+	assert_int_equal(e->late_ns, 2 * MS);
+	for (unsigned int mi = 0; mi < e->nmem; mi++)
+		if (e->mem[mi].throughput_only)
+			assert_int_equal(e->mem[mi].irq_late_ns, 2 * MS);
+	if (e->best >= 0)
+		assert_true(e->margin[1].beyond || e->margin[1].held_ns >= 2 * MS);
+	engine_free(e);
 }
 
 /* no candidate below the floor check's rules set, where one packet would start */
@@ -402,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_cannot_simulate),
 		cmocka_unit_test(test_threads_same),
+		cmocka_unit_test(test_required_margin),
 		cmocka_unit_test(test_floor),
 	};
 
