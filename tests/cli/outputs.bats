@@ -285,3 +285,14 @@ release() {
 	rpx sim -q --duration 0.01 --trace "$t/t" --timeline "$t/tl" --plot /dev/null
 	[ "$status" -eq 0 ] || fail "$stderr"
 }
+
+# issue #37 class 5: a message longer than 255 bytes kept its head and lost
+# its reason ("... /x.csv: cannot c"); long paths now lose their middle
+@test "outputs: an error naming a 230-byte directory keeps its reason (#37 class 5)" {
+	local d=$BATS_TEST_TMPDIR/$(printf 'a%.0s' $(seq 230))
+	rpx replay -q --timeline "$d/x.csv" "$TRACES/../../../examples/ramp.bqlt"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	assert_regex "$stderr" '^bqltool: replay: /.*\.\.\..*/x\.csv: cannot create a temporary file in /.*aaa: No such file or directory$'
+	[ "${#stderr}" -lt 300 ]
+}
