@@ -406,9 +406,9 @@ static int check_print(struct apply *ap)
 			nq += newq;
 			nd += newd;
 		}
-		fprintf(stderr, "bqltool: apply: the live state matches %s: every value in place "
-			"(%zu queue%s of %zu device%s)\n", ap->o->file, nq, nq == 1 ? "" : "s", nd,
-			nd == 1 ? "" : "s");
+		cmd_info(c, "the live state matches %s: every value in place "
+			 "(%zu queue%s of %zu device%s)", ap->o->file, nq, nq == 1 ? "" : "s", nd,
+			 nd == 1 ? "" : "s");
 	}
 	return ndiff ? BQL_EXIT_FAIL : BQL_EXIT_OK;
 }

@@ -170,9 +170,9 @@ static void report(struct rec_run *r, const uint64_t *st)
 	fprintf(stderr, "bqltool: record: backend %s%s\n", recbpf_backend_name(r->backend),
 		r->forced ? " (BQLTOOL_RECORD_BACKEND)" : "");
 	for (int b = 0; b < RECBPF_NR; b++)
-		if (b != (int)r->backend && r->why_not[b][0])
-			fprintf(stderr, "bqltool: record: backend %s not used: %s\n",
-				recbpf_backend_name((enum recbpf_backend)b), r->why_not[b]);
+		if (b != (int)r->backend && r->why_not[b][0])	/* may quote a name */
+			cmd_info(r->c, "backend %s not used: %s",
+				 recbpf_backend_name((enum recbpf_backend)b), r->why_not[b]);
 	for (unsigned int i = 0; i < r->n; i++) {
 		const struct recw_queue *q = &r->q[i];
 

@@ -316,9 +316,9 @@ static int plan_rules(struct bql_ctx *c, const struct plan *p, bool force)
 			snprintf(others, sizeof(others), " (and %zu other queue%s)", seen[k].n - 1,
 				 seen[k].n > 2 ? "s" : "");
 		if (seen[k].hit.level == RULE_FAIL && !force) {
-			fprintf(stderr, "bqltool: %s: %s%s: %s; 'bqltool check' fails this, so it "
-				"is refused (--force writes it anyway)\n", c->cmd, seen[k].where,
-				others, seen[k].hit.msg);
+			cmd_info(c, "%s%s: %s; 'bqltool check' fails this, so it "
+				 "is refused (--force writes it anyway)", seen[k].where,
+				 others, seen[k].hit.msg);
 			nfail++;
 		} else {
 			cmd_warn(c, "%s%s: %s%s", seen[k].where, others, seen[k].hit.msg,

@@ -319,6 +319,26 @@ both_clean() {
 	both_clean
 }
 
+# issue #37 class 1: the lines that bypassed cmd_*() printed names raw
+@test "hostile names: set's refusal of what check fails names the queue escaped (#37 class 1)" {
+	hostile_tree "$N_OSC"
+	bq set "$N_OSC" limit_min=100000 limit_max=1000
+	assert_failure 2
+	clean "$stderr"
+	assert_regex "$stderr" "set: $(sed 's/[][\\.]/\\&/g' <<<"$T_OSC"):tx-0: limit_min .* is refused"
+}
+
+@test "hostile path: apply --check of a profile whose name holds controls says it matches, escaped (#37 class 1)" {
+	use_tree nic1
+	local p="$BATS_TEST_TMPDIR/"$'\e]0;PWN\a.json'
+	bq save -o "$p"
+	assert_success
+	bq apply --check "$p"
+	assert_success
+	clean "$stderr"
+	assert_regex "$stderr" 'the live state matches .*\\x1b\]0;PWN\\x07\.json: every value in place'
+}
+
 @test "hostile values: a bad set value is quoted escaped" {
 	use_tree nic1
 	bq set eth0 $'limit_max=1\e[2J'
