@@ -213,15 +213,16 @@ static void misfit_text(const struct tx *x, char *buf, size_t n)
  */
 static int fit_verdict(struct tx *x)
 {
+	struct bql_err e = { 0, "" };
 	char why[1536];
 	int ret;
 
 	if (x->o.link_given)
 		x->fit.misfit &= ~(unsigned int)(TUNE_MISFIT_NEVER_BUSY | TUNE_MISFIT_RANGE);
-	ret = tune_fit_check(&x->fit_cfg, true, &x->fit, &x->gof);
-	if (ret)
+	ret = tune_fit_check(&x->fit_cfg, true, &x->fit, &x->gof, &e);
+	if (ret)	/* the value out of range, as fitted_finish() names it */
 		return cmd_fail(x->c, "%s: the fitted model cannot be simulated: %s", x->from,
-				strerror(-ret));
+				e.msg[0] ? e.msg : strerror(-ret));
 	if (!x->o.coal_usecs_given)	/* as calibrated */
 		x->o.cfg.coalesce_usecs = x->fit_cfg.coalesce_usecs;
 	x->gof_done = true;
