@@ -397,3 +397,28 @@ sim_killed() {
 	[ "$(jq '[.queues[] | select(.ifname == "eth1")] | length' <<<"$output")" -eq 0 ]
 	[ "$(jq '[.queues[] | select(.ifname == "eth0")] | length' <<<"$output")" -eq 4 ]
 }
+
+# issue #37 class 2: queue names written with \xHH escapes (bqltrace(5)),
+# as record writes a device's name: replay reads the very bytes back
+@test "hostile trace: names with \\xHH escapes replay as the bytes they spell (#37 class 2)" {
+	local t=$BATS_TEST_TMPDIR/e.bqlt
+	printf '%s\n' 'bqltrace 1' 'queue \x1b[31mRED:tx-0' 'queue a\x5cx41:tx-1' 'queue old\q:tx-0' \
+		'1000 \x1b[31mRED:tx-0 Q 1514' '2000 \x1B\x5b31mRED:tx-0 C 1514 limit=0' \
+		'3000 a\x5cx41:tx-1 Q 10' '4000 old\q:tx-0 Q 10' >"$t"
+	run --separate-stderr "$BQLTOOL" replay "$t"
+	assert_success
+	! LC_ALL=C grep -qaP '[\x00-\x09\x0b-\x1f\x7f]' <<<"$output"
+	assert_output --partial '\x1b[31mRED:tx-0'
+	assert_output --partial 'a\\x41:tx-1'
+	run --separate-stderr "$BQLTOOL" -j replay "$t"
+	assert_success
+	[ "$(jq -r '.queues[0].ifname' <<<"$output")" = $'\e[31mRED' ]
+	[ "$(jq -r '.queues[0].completions' <<<"$output")" = 1 ]
+	[ "$(jq -r '.queues[1].name' <<<"$output")" = 'a\x41:tx-1' ]
+	[ "$(jq -r '.queues[2].name' <<<"$output")" = 'old\q:tx-0' ]
+	# a NUL is refused, naming the line
+	printf 'bqltrace 1\nqueue a\\x00:tx-0\n' >"$t"
+	run --separate-stderr "$BQLTOOL" replay "$t"
+	assert_failure 1
+	assert_regex "$stderr" 'e\.bqlt:2: queue: name .*: a NUL byte \(escape 00\) cannot be in a name$'
+}

@@ -110,3 +110,30 @@ nsbq() {
 		assert_regex "$stderr" "backend watchpoint not used: .*\\\\x1b\\]0;PWN\\\\x07:0-3"
 	fi
 }
+
+# issue #37 class 2: record wrote the name raw and replay refused it
+# ("expected a queue name, got '?[31mRED:tx-0'"). Names are written with
+# \xHH escapes (bqltrace(5)), the trace is clean text, replay reads the
+# very bytes back (-j: the device's name).
+@test "netns hostile: record then replay round-trips ESC, C1, invalid UTF-8 and RLO names (#37 class 2)" {
+	local t="$BATS_TEST_TMPDIR/t.bqlt" n
+	nsbq record "$N_ESC" "$N_BAD" "$N_RLO" "$N_OSC:0" -d 0.3 -o "$t"
+	if [ "$status" -ne 0 ] && [[ "$stderr" == *"without BPF support"* ]]; then
+		skip "record cannot run here: $stderr"
+	fi
+	assert_success
+	clean "$(cat "$t")"
+	grep -q '^queue e\\x1b\[2J\\xc2\\x9bx:tx-0 ' "$t"
+	grep -q '^queue b\\xff\\xfe:tx-0 ' "$t"
+	run --separate-stderr "$BQLTOOL" replay "$t"
+	assert_success
+	clean "$output"
+	assert_output --partial "$T_ESC:tx-1"
+	assert_output --partial "$T_BAD:tx-0"
+	run --separate-stderr "$BQLTOOL" -j replay "$t"
+	assert_success
+	for n in "$N_ESC" "$N_RLO" "$N_OSC"; do
+		[ "$(jq -r --arg n "$n" '[.queues[] | select(.ifname == $n)] | length' <<<"$output")" -ge 1 ] ||
+			fail "no queue of $(printf %q "$n") in $output"
+	done
+}
