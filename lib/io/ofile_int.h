@@ -25,6 +25,12 @@ char *ofile_dir_of(const char *path);
  * file exists finds its name and removes it.
  */
 int ofile_live_mkstemp(char *tmpl, int *slot);
+/*
+ * ofile_live_link - name the unnamed (O_TMPFILE) file @fd @tmpl, its
+ * "XXXXXX" made unique, and its slot (*@slot, -1 if untracked), with every
+ * signal held meanwhile as for ofile_live_mkstemp(). 0, or -1 with errno.
+ */
+int ofile_live_link(int fd, char *tmpl, int *slot);
 /* ofile_live_del - @slot's temporary is gone or kept: no longer removed */
 void ofile_live_del(int slot);
 

@@ -296,3 +296,43 @@ release() {
 	assert_regex "$stderr" '^bqltool: replay: /.*\.\.\..*/x\.csv: cannot create a temporary file in /.*aaa: No such file or directory$'
 	[ "${#stderr}" -lt 300 ]
 }
+
+# issue #37 class 4: an output name of 248-255 bytes failed "File name too
+# long": the temporary ".NAME.XXXXXX" passed NAME_MAX. Every writer shares
+# ofile: save -o, replay --timeline/--plot, sim --trace; both the unnamed
+# file (O_TMPFILE) and, without it, a temporary whose NAME is cut
+@test "outputs: names of 248 to 255 bytes are written by every writer, with and without O_TMPFILE (#37 class 4)" {
+	local t=$BATS_TEST_TMPDIR/o n b mode
+	mkdir "$t"
+	for mode in 0 1; do
+		for n in 248 251 255; do
+			b=$(printf 'x%.0s' $(seq $((n - 5))))
+			BQLTOOL_NO_O_TMPFILE=$mode rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$t/$b.json"
+			assert_success
+			jq -e .devices "$t/$b.json" >/dev/null
+			BQLTOOL_NO_O_TMPFILE=$mode rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$t/$b.json"	# replaced
+			assert_success
+			BQLTOOL_NO_O_TMPFILE=$mode rpx replay -q --timeline "$t/${b}c.csv" --plot "$t/${b}s.svg" \
+				"$TRACES/../../../examples/ramp.bqlt"
+			assert_success
+			[ -s "$t/${b}c.csv" ] && [ -s "$t/${b}s.svg" ]
+			BQLTOOL_NO_O_TMPFILE=$mode rpx sim -q --duration 0.01 --link 1G --trace "$t/${b:1}.bqlt"
+			assert_success
+			head -1 "$t/${b:1}.bqlt" | grep -qx 'bqltrace 1'
+			rm -f "$t"/*
+		done
+		# 255 bytes for the timeline and the plot too
+		b=$(printf 'y%.0s' $(seq 251))
+		BQLTOOL_NO_O_TMPFILE=$mode rpx replay -q --timeline "$t/$b.csv" --plot "$t/${b:1}.svg" \
+			"$TRACES/../../../examples/ramp.bqlt"
+		assert_success
+		[ -s "$t/$b.csv" ] && [ -s "$t/${b:1}.svg" ]
+		[ -z "$(ls -A "$t" | grep '^\.')" ]
+		rm -f "$t"/*
+	done
+	# 256 is the kernel's refusal, named, with its reason
+	b=$(printf 'z%.0s' $(seq 252))
+	rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$t/$b.json"
+	assert_failure 1
+	assert_regex "$stderr" 'File name too long$'
+}
