@@ -321,6 +321,7 @@ int ofile_open(struct ofile **op, const char *path, unsigned int flags, struct b
 {
 	struct ofile *o;
 	struct stat st;
+	char *refused = NULL;
 	int fdnum, ret;
 
 	*op = NULL;
@@ -349,7 +350,16 @@ int ofile_open(struct ofile **op, const char *path, unsigned int flags, struct b
 		ret = open_fd(o, STDOUT_FILENO, flags, e);
 		goto done;
 	}
-	ret = ofile_resolve(path, &o->target, &fdnum);
+	ret = ofile_resolve(path, &o->target, &fdnum, &refused);
+	if (ret && refused) {
+		char *dir = ofile_dir_of(refused);
+
+		bql_err_set(e, -ret, "%s: %s is a symbolic link of another user in the sticky, world-writable %s: not followed (as fs.protected_symlinks refuses)",
+			    path, refused, dir ? dir : "directory");
+		free(dir);
+		free(refused);
+		goto fail;
+	}
 	if (ret) {
 		bql_err_set(e, -ret, "%s: %s", path, strerror(-ret));
 		goto fail;

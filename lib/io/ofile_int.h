@@ -13,8 +13,11 @@ bool ofile_has_suffix(const char *s, const char *suf);
  * written: a dangling link gives the file to create, a link chain the file
  * at its end. Sets *@target (malloc'd), or *@fdnum when the chain reaches a
  * descriptor name ("/dev/stdout", "/proc/self/fd/N" ...). 0 or -errno.
+ * A link that fs.protected_symlinks would not follow (in a sticky
+ * world-writable directory, owned by neither us nor the directory's owner)
+ * is -EACCES, *@refused (if not NULL) its name, malloc'd.
  */
-int ofile_resolve(const char *path, char **target, int *fdnum);
+int ofile_resolve(const char *path, char **target, int *fdnum, char **refused);
 /* the directory part of @path ("." or "/" where it has none), malloc'd */
 char *ofile_dir_of(const char *path);
 

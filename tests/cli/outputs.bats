@@ -336,3 +336,33 @@ release() {
 	assert_failure 1
 	assert_regex "$stderr" 'File name too long$'
 }
+
+# issue #37 (questionable, decided): output symlinks are resolved in user
+# space, so root followed a link another user planted in /tmp. A link is
+# now followed only where fs.protected_symlinks=1 lets the kernel follow it
+@test "outputs: a symlink of another user in a sticky world-writable directory is not followed, as fs.protected_symlinks" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (to own a link as another user)"
+	local t=$BATS_TEST_TMPDIR/sticky victim=$BATS_TEST_TMPDIR/victim
+	mkdir -m 1777 "$t"
+	echo precious >"$victim"
+	ln -s "$victim" "$t/p.json"
+	chown -h nobody "$t/p.json"
+	rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$t/p.json"
+	assert_failure 1
+	assert_regex "$stderr" "p\\.json: .*/sticky/p\\.json is a symbolic link of another user in the sticky, world-writable .*/sticky: not followed \\(as fs\\.protected_symlinks refuses\\)$"
+	[ "$(cat "$victim")" = precious ]
+	# the same chain one hop later (our own link to theirs) is refused too
+	ln -s "$t/p.json" "$BATS_TEST_TMPDIR/mine.json"
+	rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$BATS_TEST_TMPDIR/mine.json"
+	assert_failure 1
+	[ "$(cat "$victim")" = precious ]
+	# our own link there, or one owned by the directory's owner, is followed
+	chown -h root "$t/p.json"
+	rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$t/p.json"
+	assert_success
+	jq -e .devices "$victim" >/dev/null
+	[ -L "$t/p.json" ]
+	chown nobody "$t" && chown -h nobody "$t/p.json"
+	rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$t/p.json"
+	assert_success
+}
