@@ -475,3 +475,16 @@ stop_mid() {
 	assert_failure 2
 	assert_regex "$stderr" "stall_max can only be cleared"
 }
+
+# issue #37 (questionable, decided): a lock that cannot be made (its
+# directory a file, a symlink at its path) let set write silently; it
+# writes, and always warns
+@test "lock: no lock can be made (the lock directory is a file): set writes and warns, without -v" {
+	use_tree multi
+	export BQLTOOL_LOCK_DIR="$BATS_TEST_TMPDIR/lkfile"
+	echo x >"$BQLTOOL_LOCK_DIR"
+	bq set eth0 limit_min=3000
+	assert_success
+	assert_regex "$stderr" "^bqltool: warning: write lock: .*lkfile.*: writing without the lock \\(another bqltool writing now could leave a mix\\)$"
+	assert_equal "$(cat "$ROOT/class/net/eth0/queues/tx-0/byte_queue_limits/limit_min")" 3000
+}
