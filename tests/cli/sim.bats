@@ -403,3 +403,25 @@ verify() {
 	[ "$status" -eq 0 ]
 	grep -q '<svg' "$d/x.SVG"
 }
+
+# issue #37 (questionable, decided): what set refuses, sim's options
+# refuse too: a key given twice, two writes of one key at one time, and
+# stall_thrs on a kernel without the stall detector
+@test "sim: --set KEY twice, --at T:KEY twice, --kernel 3.3 with stall_thrs: usage errors" {
+	sim sim --set limit_max=1M --set limit_max=2M
+	[ "$status" -eq 2 ] && [ -z "$output" ]
+	assert_regex "$stderr" "sim: --set limit_max: given twice"
+	sim sim --at 1s:limit_max=1M --at 1000ms:limit_max=2M
+	[ "$status" -eq 2 ]
+	assert_regex "$stderr" "sim: --at 1000ms:limit_max=2M: limit_max written twice at that time"
+	sim sim --kernel 3.3 --set stall_thrs=10
+	[ "$status" -eq 2 ]
+	assert_regex "$stderr" "sim: stall_thrs: the kernel of --kernel has no stall detector \\(Linux 6\\.9 and later\\)"
+	sim sim --kernel 6.1 --at 1ms:stall_thrs=10
+	[ "$status" -eq 2 ]
+	# two keys at one time, one key at two times: fine
+	sim sim -q --duration 0.01 --at 1ms:limit_max=1M --at 1ms:limit_min=0 --at 2ms:limit_max=2M
+	[ "$status" -eq 0 ]
+	sim sim -q --duration 0.01 --kernel 6.9 --set stall_thrs=40
+	[ "$status" -eq 0 ]
+}
