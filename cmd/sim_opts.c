@@ -62,13 +62,20 @@ int sim_parse_rate(const char *what, const char *s, uint64_t *bps, struct bql_er
 			fscale *= 10;
 		}
 	}
-	/* the unit: K/M/G/T, then an optional "bit", "bit/s" or "bps" */
+	/* the unit: K/M/G/T, then an optional "bit" or "bit/s" */
 	n = strcspn(p, "bB");
 	if (n >= sizeof(sfx))
 		goto bad;
 	memcpy(sfx, p, n);
 	sfx[n] = '\0';
-	if (p[n] && strcmp(p + n, "bit") && strcmp(p + n, "bit/s") && strcmp(p + n, "bps"))
+	/*
+	 * as tc(8): any case (10GBIT); but its "bps" is bytes per second,
+	 * where "100Mbps" usually means bits: refused rather than guessed
+	 */
+	if (p[n] && !strcasecmp(p + n, "bps"))
+		return bql_err_set(e, EINVAL, "%s: '%s': tc(8) reads bps as bytes per second, many people as bits: write %.*sbit (bit/s), or 8 times that for bytes",
+				   what, s, (int)(p + n - s), s);
+	if (p[n] && strcasecmp(p + n, "bit") && strcasecmp(p + n, "bit/s"))
 		goto bad;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		unsigned __int128 v;

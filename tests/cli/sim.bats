@@ -201,7 +201,7 @@ verify() {
 	done
 }
 
-@test "sim: rates in either case, with bit, bit/s or bps, as tc and ethtool users type them" {
+@test "sim: rates in either case, with bit or bit/s, as tc users type them; bps refused (#37)" {
 	local spec want
 	while read -r spec want; do
 		run --separate-stderr "$BQLTOOL" -j sim --link "$spec" --duration 0.001
@@ -216,7 +216,8 @@ verify() {
 		100mbit 100000000
 		2.5G 2500000000
 		25Gbit/s 25000000000
-		400Gbps 400000000000
+		10GBIT 10000000000
+		2.5gBiT/S 2500000000
 		10M 10000000
 	EOF
 	# bytes are not bits
@@ -224,6 +225,12 @@ verify() {
 		run --separate-stderr "$BQLTOOL" sim --link "$v"
 		assert_failure 2
 		assert_regex "$stderr" "--link: '$v': expected a rate in bit/s"
+	done
+	# tc's bps is bytes per second: refused, not guessed
+	for v in 400Gbps 100mbps 8BPS; do
+		run --separate-stderr "$BQLTOOL" sim --link "$v"
+		assert_failure 2
+		assert_regex "$stderr" "--link: '$v': tc\\(8\\) reads bps as bytes per second, many people as bits: write ${v%???}bit \\(bit/s\\), or 8 times that for bytes"
 	done
 }
 
