@@ -94,15 +94,21 @@ static mode_t cur_umask(void)
 	return m;
 }
 
+/* the directory spools go to: $TMPDIR, or /tmp */
+static const char *spool_dir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
 /* an unlinked file in $TMPDIR (or /tmp) to spool into */
 static int spool_fd(void)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = spool_dir();
 	char *name;
 	int fd;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 	fd = open(dir, O_RDWR | O_TMPFILE | O_EXCL | O_CLOEXEC, 0600);
 	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd;
@@ -287,7 +293,8 @@ static int open_fd(struct ofile *o, int fdnum, unsigned int flags, struct bql_er
 	o->fd = spool_fd();
 	if (o->fd < 0) {
 		err = errno;
-		return bql_err_set(e, err, "%s: cannot create a temporary file: %s", o->path,
+		return bql_err_set(e, err, "%s: cannot create the temporary file that holds the output until success in %s%s: %s",
+				   o->path, spool_dir(), getenv("TMPDIR") && *getenv("TMPDIR") ? " ($TMPDIR)" : "",
 				   strerror(err));
 	}
 	return 0;
@@ -311,7 +318,8 @@ static int open_special(struct ofile *o, unsigned int flags, struct bql_err *e)
 	o->fd = spool_fd();
 	if (o->fd < 0) {
 		err = errno;
-		return bql_err_set(e, err, "%s: cannot create a temporary file: %s", o->path,
+		return bql_err_set(e, err, "%s: cannot create the temporary file that holds the output until success in %s%s: %s",
+				   o->path, spool_dir(), getenv("TMPDIR") && *getenv("TMPDIR") ? " ($TMPDIR)" : "",
 				   strerror(err));
 	}
 	return 0;

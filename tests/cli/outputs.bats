@@ -366,3 +366,12 @@ release() {
 	rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$t/p.json"
 	assert_success
 }
+
+# issue #37 (questionable): with TMPDIR missing, the spool's error named
+# only /dev/stdout; it names the directory and that it is $TMPDIR
+@test "outputs: a spool that cannot be made names \$TMPDIR, not only the target" {
+	TMPDIR=$BATS_TEST_TMPDIR/none rpx sim -q --duration 0.01 --timeline /dev/stdout
+	assert_failure 1
+	[ -z "$output" ]
+	assert_regex "$stderr" "^bqltool: sim: /dev/stdout: cannot create the temporary file that holds the output until success in .*/none \\(\\\$TMPDIR\\): No such file or directory"
+}
