@@ -688,10 +688,12 @@ int ofile_commit(struct ofile *o, struct bql_err *e)
 	case OFILE_SPOOL:
 		dst = o->out_fd;
 		if (dst < 0) {
+			/* a FIFO: waits for its reader (a stop ends the wait) */
 			dst = open(o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 			if (dst < 0) {
 				ret = errno;
-				what = "cannot open";
+				what = ret == EINTR ? "stopped while waiting for a reader, nothing written" :
+				       "cannot open";
 				goto fail;
 			}
 		}

@@ -361,3 +361,24 @@ verified() {
 	[ ! -e "$BATS_TEST_TMPDIR/no" ]
 	assert_nothing_attached
 }
+
+# issue #37 (questionable, decided): -o FIFO gets the trace after the
+# capture and waits for its reader, as any writer of a FIFO; a stop ends
+# the wait with a message that says so (it said "cannot open: Interrupted
+# system call")
+@test "record -o FIFO without a reader: Ctrl-C ends the wait, saying nothing was written" {
+	local f=$BATS_TEST_TMPDIR/fifo pid rc=0
+	mkfifo "$f"
+	"$BQLTOOL" -n "$NS" record i8:0 -d 0.3 -o "$f" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
+	pid=$!
+	sleep 2
+	kill -0 "$pid"	# still waiting for a reader
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	if grep -q "without BPF support\|not permitted" "$BATS_TEST_TMPDIR/err"; then
+		skip "record cannot run here: $(cat "$BATS_TEST_TMPDIR/err")"
+	fi
+	[ "$rc" -eq 1 ]
+	assert_regex "$(cat "$BATS_TEST_TMPDIR/err")" "record: .*/fifo: stopped while waiting for a reader, nothing written: Interrupted system call$"
+	assert_nothing_attached
+}
