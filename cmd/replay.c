@@ -351,9 +351,14 @@ static int parse_set(struct rx *x, const char *arg)
 		ret = replay_opts_set(&x->opts, key, v, &e);
 	if (ret)
 		return cmd_usage(x->c, "%s", e.msg);
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(key, set_keys[i]))
-			x->set_arg[i] = arg;	/* the last one wins, as in opts */
+	for (int i = 0; i < 4; i++) {
+		if (strcmp(key, set_keys[i]))
+			continue;
+		if (x->set_arg[i])	/* as set refuses a key given twice */
+			return cmd_usage(x->c, "--set %s: given twice ('%s', then '%s')", key,
+					 x->set_arg[i], arg);
+		x->set_arg[i] = arg;
+	}
 	return 0;
 }
 
@@ -417,10 +422,11 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 			if (ret)
 				return ret;
 			break;
-		case OPT_HZ:
-			if (units_parse_arg_u64(optarg, &v) || !v || v > UINT32_MAX)
-				return cmd_usage(x->c, "--hz: expected a positive integer, got '%s'",
-						 optarg);
+		case OPT_HZ:	/* the range sim and BQLTOOL_HZ take: a kernel's */
+			if (units_parse_arg_u64(optarg, &v) || v > DQL_HZ_MAX ||
+			    !dql_hz_valid((unsigned int)v))
+				return cmd_usage(x->c, "--hz: '%s': expected %u..%u (100, 250, 300, 1000)",
+						 optarg, DQL_HZ_MIN, DQL_HZ_MAX);
 			x->hz = (unsigned int)v;
 			break;
 		case OPT_KERNEL:
@@ -441,6 +447,9 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 			return cmd_bad_option(x->c, opt, argv);
 		}
 	}
+	if (x->set_arg[3] && !(x->opts.kflags & DQL_K_STALL))
+		return cmd_usage(x->c, "--set %s: the kernel of --kernel %s has no stall detector (Linux 6.9 and later)",
+				 x->set_arg[3], x->kernel ? x->kernel : "?");
 	if (optind >= argc)
 		return cmd_usage(x->c, "no trace given (- reads standard input)");
 	if (x->all_events && !x->timeline)

@@ -202,15 +202,16 @@ static void misfit_text(const struct tx *x, char *buf, size_t n)
  */
 static int fit_verdict(struct tx *x)
 {
+	struct bql_err e = { 0, "" };
 	char why[1536];
 	int ret;
 
 	if (x->o.link_given)
 		x->fit.misfit &= ~(unsigned int)(TUNE_MISFIT_NEVER_BUSY | TUNE_MISFIT_RANGE);
-	ret = tune_fit_check(&x->fit_cfg, true, &x->fit, &x->gof);
-	if (ret)
+	ret = tune_fit_check(&x->fit_cfg, true, &x->fit, &x->gof, &e);
+	if (ret)	/* the value out of range, as fitted_finish() names it */
 		return cmd_fail(x->c, "%s: the fitted model cannot be simulated: %s", x->from,
-				strerror(-ret));
+				e.msg[0] ? e.msg : strerror(-ret));
 	if (!x->o.coal_usecs_given)	/* as calibrated */
 		x->o.cfg.coalesce_usecs = x->fit_cfg.coalesce_usecs;
 	x->gof_done = true;
@@ -312,19 +313,29 @@ static int search(struct tx *x)
 }
 
 /* --apply: the recommendation through set's all-or-nothing path */
+/*
+ * --apply: the recommendation, or where the defaults stay, the defaults
+ * (limit_min, limit_max, hold_time of dql_init()): a queue left at other
+ * values (limit_min above limit_max) would not be what tune judged best.
+ * All-or-nothing, as set.
+ */
 static int apply(struct tx *x, const struct sel_result *t)
 {
-	const struct tune_result *r = &x->eng.res[x->eng.pick];
-	const struct { enum bql_attr a; uint64_t v; } kv[] = {
-		{ BQL_LIMIT_MIN, r->set.limit_min },
-		{ BQL_LIMIT_MAX, r->set.limit_max },
-		{ BQL_HOLD_TIME, r->set.hold_time },
-	};
+	struct tune_settings s;
 	unsigned int hz = cmd_plan_hz(x->c, true);
 	struct bql_err e;
 	struct plan p;
 	int ret = 0;
 
+	if (x->eng.pick < 0)
+		tune_defaults(&s);
+	else
+		s = x->eng.res[x->eng.pick].set;
+	const struct { enum bql_attr a; uint64_t v; } kv[] = {
+		{ BQL_LIMIT_MIN, s.limit_min },
+		{ BQL_LIMIT_MAX, s.limit_max },
+		{ BQL_HOLD_TIME, s.hold_time },
+	};
 	plan_init(&p, hz);
 	for (size_t d = 0; d < t->n && !ret; d++)
 		for (unsigned int k = 0; k < t->t[d].nqueues && !ret; k++)
@@ -342,7 +353,12 @@ static int apply(struct tx *x, const struct sel_result *t)
 		plan_free(&p);
 		return BQL_EXIT_FAIL;
 	}
-	printf("\napplying (old -> new):\n");
+	if (x->eng.pick < 0 && !plan_pending(&p)) {
+		printf("\nnothing applied: the queues hold the defaults\n");
+		plan_free(&p);
+		return BQL_EXIT_OK;
+	}
+	printf(x->eng.pick < 0 ? "\napplying the defaults (old -> new):\n" : "\napplying (old -> new):\n");
 	fflush(stdout);
 	ret = cmd_plan_commit(x->c, &p, &(struct plan_opts){ 0 });
 	plan_free(&p);
@@ -537,12 +553,8 @@ static int tune_run(struct bql_ctx *c, int argc, char **argv)
 	tx_advise(x);
 	tx_quote_command(x);
 	ret = tx_report(x);
-	if (!ret && x->apply) {
-		if (x->eng.pick < 0)
-			printf("\nnothing applied: the defaults stay\n");
-		else
-			ret = apply(x, &st.targets);
-	}
+	if (!ret && x->apply)
+		ret = apply(x, &st.targets);
 out:
 	if (have_st)
 		cmd_state_free(&st);

@@ -484,3 +484,25 @@ plot_matches() {
 	rp -j replay --kernel 6.12.3-amd64 completion-only.bqlt
 	[ "$(jq -r '.queues[0] | "\(.kernel) \(.semantics)"' <<<"$output")" = "6.12.3-amd64 6.10-6.14" ]
 }
+
+# issue #37 (questionable, decided): --set KEY twice (set refuses it),
+# stall_thrs with a --kernel that has no stall detector, and an --hz no
+# kernel can have (sim and BQLTOOL_HZ stop at 12287) are usage errors
+@test "replay: --set KEY twice, --kernel 3.3 --set stall_thrs, --hz 100000: usage errors" {
+	rp replay --set hold_time=1 --set hold_time=2 "$EXAMPLES/ramp.bqlt"
+	[ "$status" -eq 2 ] && [ -z "$output" ]
+	assert_regex "$stderr" "replay: --set hold_time: given twice \\('hold_time=1', then 'hold_time=2'\\)"
+	for args in "--kernel 3.3 --set stall_thrs=10" "--set stall_thrs=10 --kernel 6.1"; do
+		# shellcheck disable=SC2086
+		rp replay $args "$EXAMPLES/ramp.bqlt"
+		[ "$status" -eq 2 ]
+		assert_regex "$stderr" "replay: --set stall_thrs=10: the kernel of --kernel [0-9.]+ has no stall detector \\(Linux 6\\.9 and later\\)"
+	done
+	rp replay --kernel 6.9 --set stall_thrs=10 "$EXAMPLES/ramp.bqlt"
+	[ "$status" -eq 0 ]
+	rp replay --hz 100000 "$EXAMPLES/ramp.bqlt"
+	[ "$status" -eq 2 ]
+	assert_regex "$stderr" "replay: --hz: '100000': expected 12\\.\\.12287 \\(100, 250, 300, 1000\\)"
+	rp replay --hz 12287 "$EXAMPLES/ramp.bqlt"
+	[ "$status" -eq 0 ]
+}

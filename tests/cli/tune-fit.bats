@@ -293,3 +293,21 @@ conly() {
 	assert_line --regexp '^  goodness of fit .*: fits$'
 	assert_line --regexp '^(recommended|keep the defaults)'
 }
+
+# issue #37 class 6: a trace whose times span 2^64 ns gave "the fitted model
+# cannot be simulated: Invalid argument"; what is out of range is named
+@test "tune --from: a model too slow to simulate names its rate, not EINVAL (#37 class 6)" {
+	local t=$BATS_TEST_TMPDIR/span.bqlt
+	printf 'bqltrace 1\nhz 1000\nqueue u0:tx-0\n1000 u0:tx-0 Q 1514\n2000 u0:tx-0 C 1514\n3000 u0:tx-0 Q 1514\n4000 u0:tx-0 C 1514\n18446744073709551000 u0:tx-0 Q 1514\n18446744073709551615 u0:tx-0 C 1514\n' >"$t"
+	tn tune --from "$t" --link 1G
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	refute_regex "$stderr" 'Invalid argument'
+	assert_regex "$stderr" 'span\.bqlt: model queue 0: the fitted rate, [0-9.e+-]+ bit/s \(4542 bytes over the trace.s 1\.84e\+10 s\), is below the simulator.s 1 bit/s$'
+	# 2 bit/s: a rate the simulator takes, but no packet in the 1 s checked
+	sed -i 's/^18446744073709551000 /18168000000000 /; s/^18446744073709551615 /18168000001000 /' "$t"
+	tn tune --from "$t" --link 1G
+	[ "$status" -eq 1 ]
+	refute_regex "$stderr" 'Invalid argument'
+	assert_regex "$stderr" 'the fitted model cannot be simulated: simulated for 1 s, the model completes no packet: its traffic is too slow \(flow 0: 2 bit/s, a 1514-byte packet every 6\.06e\+03 s\)$'
+}
