@@ -27,6 +27,7 @@
 #include "lib/kernel/nl_ethtool.h"
 #include "lib/model/plan.h"
 #include "lib/kernel/sysfs.h"
+#include "lib/io/tlatency.h"
 #include "lib/io/units.h"
 
 /* ------------------------------------------------------------ the trace */
@@ -134,6 +135,18 @@ static int model_from_trace(struct tx *x, const struct sel_result *sel)
 				       x->from, fc->foreign, fc->named, fc->first_foreign, x->sel, x->sel);
 	}
 	if (!ret) {
+		struct tlat_kind irq;
+
+		/*
+		 * The interrupt delay the recording measured (record --latency):
+		 * every candidate must hold twice it. A trace without the
+		 * summaries, or one that cannot be read twice (standard input),
+		 * measured none.
+		 */
+		if (!tlat_read(x->from, "irq_delay", &irq, &e) && irq.queues) {
+			x->eng.irq_measured_ns = irq.p99_ns;
+			x->irq_max_ns = irq.max_ns;
+		}
 		x->fitted = true;
 		if (x->fit.folded)
 			cmd_warn(x->c, "%s: %u queues, modelled on %u (trace queue i on model queue i mod %u)%s",

@@ -29,6 +29,7 @@ struct tx {
 	struct tune_engine eng;
 	bool progress, drawn;		/* progress on the terminal, a line drawn */
 	/* the model's origin, for the report */
+	uint64_t irq_max_ns;		/* the recording's measured interrupt delay, max */
 	bool fitted;
 	struct tune_fitted fit;
 	struct sim_config fit_cfg;	/* the fitted model, no option over it */

@@ -255,6 +255,12 @@ static void json_report(struct tx *x)
 		out_u64(c, OUT_JSON, "required_ns", NULL, x->eng.late_ns);
 		out_str(c, OUT_JSON, "required_from", NULL, late_from[x->eng.late_from]);
 		out_u64(c, OUT_JSON, "ceiling_ns", NULL, TUNE_MARGIN_CEIL_NS);
+		if (x->eng.irq_measured_ns) {
+			out_u64(c, OUT_JSON, "measured_irq_p99_ns", NULL, x->eng.irq_measured_ns);
+			out_u64(c, OUT_JSON, "measured_irq_max_ns", NULL, x->irq_max_ns);
+		} else {
+			out_null(c, "measured_irq_p99_ns");
+		}
 		json_margin(c, "defaults", &x->eng.margin[0]);
 		if (x->eng.best >= 0)
 			json_margin(c, x->eng.pick < 0 ? "best" : "recommended", &x->eng.margin[1]);
@@ -365,8 +371,9 @@ const char *tx_late_why(const struct tx *x, char *buf, size_t n)
 				 fmt_held(a, sizeof(a), &e->margin[0]));
 		break;
 	case TUNE_LATE_MEASURED:
-		snprintf(buf, n, "twice this host's measured interrupt delay, p99.9 %s",
-			 sim_fmt_ns(a, sizeof(a), e->irq_measured_ns));
+		snprintf(buf, n, "twice the interrupt delay the recording measured: p99 %s, max %s",
+			 sim_fmt_ns(a, sizeof(a), e->irq_measured_ns),
+			 sim_fmt_ns(b, sizeof(b), x->irq_max_ns));
 		break;
 	case TUNE_LATE_GIVEN:
 		snprintf(buf, n, "--margin");

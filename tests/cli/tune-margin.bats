@@ -186,3 +186,32 @@ near_hand() {
 	tn tune --traffic poisson:300M --duration 0.3
 	refute_output --partial 'best admissible'
 }
+
+@test "tune --from: a recording's measured interrupt delay (record --latency's summaries) sets the margin: twice its p99" {
+	t=$BATS_TEST_TMPDIR/t.bqlt
+	"$BQLTOOL" sim -q --link 1G --coalesce-usecs 100 --ring 1024 --duration 0.2 --trace "$t"
+	tn -j tune --from "$t" --duration 0.1
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.margin.required_from == "half-defaults" and .margin.measured_irq_p99_ns == null' <<<"$output"
+	half=$(jq .margin.required_ns <<<"$output")
+	# interrupts that come late on this host: p99 0.9 ms, twice that above half the defaults'
+	printf '# latency window_ns=2000000000 (bqltool latency'"'"'s observer, times in ns)\n' >>"$t"
+	printf '# latency sim:tx-0 irq_delay p50=20000 p90=300000 p99=900000 max=2500000 count=400\n' >>"$t"
+	printf '# latency sim:tx-0 ring_time p50=20000 p90=30000 p99=90000000 max=99000000 count=400\n' >>"$t"
+	tn -j tune --from "$t" --duration 0.1
+	[ "$status" -eq 0 ] || fail "$stderr"
+	(( half < 1800000 )) || fail "half the defaults' margin is already $half ns"
+	jq -e '.margin.required_from == "measured" and .margin.required_ns == 1800000' <<<"$output"
+	jq -e '.margin.measured_irq_p99_ns == 900000 and .margin.measured_irq_max_ns == 2500000' <<<"$output"
+	jq -e 'any(.ensemble[]; .irq_late_ns == 1800000)' <<<"$output"
+	jq -e '.keep_defaults or .margin.recommended.beyond_ladder or .margin.recommended.irq_late_held_ns >= 1800000' <<<"$output"
+	tn tune --from "$t" --duration 0.1
+	assert_line --partial 'twice the interrupt delay the recording measured: p99 900 us, max 2.5 ms'
+	# compressed, the same; from standard input none can be read twice: none
+	gzip -k "$t"
+	tn -j tune --from "$t.gz" --duration 0.1
+	jq -e '.margin.required_ns == 1800000' <<<"$output"
+	run --separate-stderr bash -c '"$1" -j tune --from - --duration 0.1 <"$2"' _ "$BQLTOOL" "$t"
+	[ "$status" -eq 0 ] || fail "$stderr"
+	jq -e '.margin.required_from == "half-defaults"' <<<"$output"
+}
