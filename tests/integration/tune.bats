@@ -224,21 +224,38 @@ eth0_state() {
 		assert_output ""
 		[[ $stderr == *"eth0.bqt.zst: the trace fits no model, so there is no recommendation: the link rate cannot be seen"*"give --link"* ]] ||
 			fail "$stderr"
-		# the link is the only thing that does not fit
-		[[ $stderr != *"does not reproduce"* ]] || fail "$stderr"
+		# besides the link, only DQL's limit may not fit (#36: the check is
+		# two-sided; eth0's limit stays at what earlier traffic grew it to,
+		# the model's starts from nothing): named, with both values
+		if [[ $stderr == *"does not reproduce"* ]]; then
+			[[ $stderr == *"does not reproduce it: "*"mean limit "*" (trace "*"(--force to search anyway)"* ]] ||
+				fail "$stderr"
+		fi
 	else
 		assert_line --regexp '^(recommended|keep the defaults)'
 		assert_line --regexp '^  goodness of fit .*: fits$'
 	fi
-	run --separate-stderr timeout 120 "$BQLTOOL" tune eth0 --from "$t" --link 1G --duration 0.05
-	assert_success
-	[ -z "$stderr" ] || fail "stderr: $stderr"
-	assert_line --regexp '^(recommended \(\*\)|keep the defaults): '
-	assert_line --regexp '^fitted from .*eth0\.bqt\.zst: link rate not observable \(assumed 1 Gbit/s\); completions every [0-9.]+ [mu]?s \(median\) of [0-9.]+ [KMG]?i?B -> coalesce-usecs [0-9]+; offered [0-9.]+ [kMG]?bit/s .*; packets [0-9]+\.\.[0-9]+ bytes, mean [0-9]+'
-	assert_line --regexp '^  goodness of fit \(the model simulated vs the trace\): completion interval .* vs .*, [0-9.]+ [KMG]?i?B vs [0-9.]+ [KMG]?i?B per completion .*: fits$'
+	# with --link 1G: the fit shown, and advice, or (the limit not reproduced) --force for it
 	run --separate-stderr timeout 120 "$BQLTOOL" -j tune eth0 --from "$t" --link 1G --duration 0.05
+	if [ "$status" -ne 0 ]; then
+		assert_equal "$status" 1
+		[[ $stderr == *"the trace fits no model"*"does not reproduce it: "*"mean limit "*"(--force to search anyway)"* ]] ||
+			fail "$stderr"
+		force=(--force)
+	else
+		force=()
+	fi
+	run --separate-stderr timeout 120 "$BQLTOOL" tune eth0 --from "$t" --link 1G --duration 0.05 "${force[@]}"
 	assert_success
-	jq -e '.model.link_bps == 1000000000 and .fitted.misfit == [] and .fitted.goodness_of_fit.ok' <<<"$output"
+	assert_line --regexp '^(recommended \(\*\)|keep the defaults): '
+	assert_line --regexp '^fitted from .*eth0\.bqt\.zst: link rate not observable \(--link 1 Gbit/s\); completions every [0-9.]+ [mu]?s \(median\) of [0-9.]+ [KMG]?i?B -> coalesce-usecs [0-9]+; offered [0-9.]+ [kMG]?bit/s .*; packets [0-9]+\.\.[0-9]+ bytes, mean [0-9]+'
+	assert_line --regexp '^  goodness of fit \(the model simulated vs the trace\): completion interval .* vs .*, [0-9.]+ [KMG]?i?B vs [0-9.]+ [KMG]?i?B per completion .*: (fits|does not fit)$'
+	run --separate-stderr timeout 120 "$BQLTOOL" -j tune eth0 --from "$t" --link 1G --duration 0.05 "${force[@]}"
+	assert_success
+	jq -e '.model.link_bps == 1000000000' <<<"$output"
+	# interval, batch and rate fit (within the check's tolerance); the limit within 2x, or named
+	jq -e '.fitted.goodness_of_fit | .interval_error < 0.1 and .throughput_error < 0.1' <<<"$output"
+	jq -e '.fitted.misfit == [] or .fitted.misfit == ["not_reproduced"]' <<<"$output"
 	# record writes C records only: the sizes come from lo=, never the 1514 assumed
 	jq -e '.fitted.packet_sizes_seen and .fitted.packet_sizes_from == "last_obj_cnt" and .fitted.completions >= 20' <<<"$output"
 	jq -e '.recommended.settings | .limit_max > 0 and .hold_time > 0' <<<"$output"
