@@ -59,13 +59,24 @@ static void progress_clear(struct rx *x)
 	x->drawn = false;
 }
 
-int rx_trace_fail(struct rx *x, const struct bql_err *e)
+static int trace_fail_print(struct rx *x, const struct bql_err *e)
 {
 	char buf[sizeof(e->msg) + 512];
 
 	progress_clear(x);
 	file_msg(buf, sizeof(buf), x->path, e->msg);
 	return cmd_fail(x->c, "%s", buf);
+}
+
+int rx_trace_fail(struct rx *x, const struct bql_err *e)
+{
+	if (!x->tfail_defer)
+		return trace_fail_print(x, e);
+	if (!x->tfail) {	/* the first error is the one */
+		x->tfail = true;
+		x->tfail_e = *e;
+	}
+	return BQL_EXIT_FAIL;
 }
 
 static void on_warn(void *arg, const char *msg)
@@ -254,6 +265,8 @@ static int replay_file(struct rx *x, struct rfile *f, char *buf)
 		progress_clear(x);
 		return cmd_fail(x->c, "%s", e.msg);
 	}
+	x->tfail_defer = true;
+	x->tfail = false;
 	jobs = jobs_for(x, in);
 	if (x->c->verbose)
 		rx_note_jobs(x, f, jobs);
@@ -303,6 +316,17 @@ static int replay_file(struct rx *x, struct rfile *f, char *buf)
 	if (bqlt_parse_end(&f->p, &e) < 0)
 		ret = rx_trace_fail(x, &e);
 out:
+	/*
+	 * Garbage from a flipped byte mid-stream reaches the parser before
+	 * the decompressor's check fails: read on, and say so (the threads
+	 * of rx_replay_par() are joined by now: the input is ours)
+	 */
+	x->tfail_defer = false;
+	if (x->tfail) {
+		x->tfail = false;
+		tinput_blame(in, &x->tfail_e);
+		trace_fail_print(x, &x->tfail_e);
+	}
 	tinput_close(in);
 	return ret;
 }

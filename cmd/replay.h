@@ -114,6 +114,13 @@ struct rx {
 	struct tl_digits tl_line, tl_t;	/* line / 100, t_ns / 1e8 */
 	struct tl_writer *tlw;	/* NULL: written by the replay itself */
 	struct rplot plot;	/* --plot */
+	/*
+	 * a trace error met while a file is read (rx_trace_fail()): kept, and
+	 * reported once the reading has stopped, after tinput_blame() could
+	 * find the decompressor's verdict on the rest of a compressed input
+	 */
+	bool tfail_defer, tfail;
+	struct bql_err tfail_e;
 	uint64_t nmismatch;
 	struct mismatch listed[MAX_LISTED];
 	/* progress */

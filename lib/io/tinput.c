@@ -522,7 +522,6 @@ bool tinput_blame(struct tinput *t, struct bql_err *e)
 	struct bql_err de;
 	char *scratch;
 	ssize_t n = 0;
-	size_t k;
 
 	if (!t || t->codec == TINPUT_PLAIN)
 		return false;
@@ -534,7 +533,11 @@ bool tinput_blame(struct tinput *t, struct bql_err *e)
 	free(scratch);
 	if (n >= 0)
 		return false;
-	k = strlen(e->msg);
-	snprintf(e->msg + k, sizeof(e->msg) - k, " (possibly corrupt input: %s)", de.msg);
+	{
+		char msg[sizeof(e->msg)];
+
+		memcpy(msg, e->msg, sizeof(msg));
+		bql_fmt_fit(e->msg, sizeof(e->msg), "%s (possibly corrupt input: %s)", msg, de.msg);
+	}
 	return true;
 }

@@ -135,6 +135,53 @@ make_trees() {
 	[[ "$stderr" =~ ^"bqltool: replay: $t/junk.zst:"[0-9]+": trailing garbage after the zstd data"$ ]]
 }
 
+# flip_byte FILE OFFSET: XOR the byte at OFFSET with 0x10, in place
+flip_byte() {
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	printf "\\$(printf '%03o' $((b ^ 16)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+# issue #37 class 8: tinput_blame() existed with unit tests and nothing
+# called it: a byte flipped mid-stream gives garbage text first, and the
+# parse error was reported alone ("... goes back in time"). Every parse
+# error from a compressed input now waits for the decompressor's verdict
+# on the rest: "(possibly corrupt input: FILE: corrupt gzip data: ...)".
+@test "compressed: a byte flipped mid-.gz/.zst: the parse error says possibly corrupt input (#37 class 8)" {
+	local t=$BATS_TEST_TMPDIR gen=${BUILD:-$(dirname "$BQLTOOL")}/tests/tools/gentrace z zn off blamed j
+	[ -x "$gen" ] || skip "gentrace not built (make tools)"
+	"$gen" -n 200000 -q 2 -s 3 -o "$t/g.bqlt"
+	gzip -n -c "$t/g.bqlt" >"$t/g.gz"
+	zstd -q -c "$t/g.bqlt" >"$t/g.zst"
+	for z in gz zst; do
+		zn=$([ $z = gz ] && echo gzip || echo zstd)
+		blamed=0
+		for off in 100000 200000 300000 400000; do
+			cp "$t/g.$z" "$t/c.$z"
+			flip_byte "$t/c.$z" "$off"
+			for j in 1 4; do
+				run --separate-stderr timeout 20 "$BQLTOOL" replay -q -J $j "$t/c.$z"
+				[ "$status" -eq 1 ] || { echo "$z at $off: status $status"; return 1; }
+				[ -z "$output" ]
+				# the decompressor's own error, or a parse error that says it
+				if [[ "$stderr" =~ ^"bqltool: replay: $t/c.$z:"[0-9]+": corrupt $zn data: "[^\(]*$ ]]; then
+					continue
+				fi
+				[[ "$stderr" =~ ^"bqltool: replay: $t/c.$z:"[0-9]+": ".*" (possibly corrupt input: $t/c.$z: corrupt $zn data: ".*")"$ ]] ||
+					{ echo "$z at $off, -J $j: $stderr"; return 1; }
+				blamed=$((blamed + 1))
+			done
+		done
+		[ "$blamed" -gt 0 ] || { echo "$z: no flip gave a parse error first"; return 1; }
+	done
+	# tune --from reads traces the same way
+	cp "$t/g.gz" "$t/c.gz"
+	flip_byte "$t/c.gz" 200000
+	run --separate-stderr timeout 60 "$BQLTOOL" tune --from "$t/c.gz" --link 1G
+	[ "$status" -eq 1 ]
+	assert_regex "$stderr" "\(possibly corrupt input: $t/c\.gz: corrupt gzip data: .*\)$"
+}
+
 @test "compressed: an empty compressed trace is an empty trace" {
 	local t=$BATS_TEST_TMPDIR
 	mkdir -p "$t/plain" "$t/gz" "$t/zst"

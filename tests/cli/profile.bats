@@ -433,7 +433,7 @@ norm() {
 	for unit in bqltool-apply.service bqltool-apply@.service; do
 		line=$(sed -n 's/^ExecStart=bqltool //p' "$BATS_TEST_DIRNAME/../../contrib/$unit")
 		[ -n "$line" ] || fail "no ExecStart=bqltool in $unit"
-		line=${line//%[iI]/eth1}
+		line=${line//%I/eth1}
 		line=${line//\/etc\/bqltool\/profile.json/$BATS_TEST_TMPDIR/profile.json}
 		# shellcheck disable=SC2086
 		bq $line --dry-run
@@ -441,14 +441,20 @@ norm() {
 	done
 	assert_equal "$(tree_bytes)" "$before"
 	line=$(sed -n 's/^ExecStart=bqltool //p' "$BATS_TEST_DIRNAME/../../contrib/bqltool-apply@.service")
-	line=${line//%[iI]/eth0}
+	line=${line//%I/eth0}	# %I: the instance unescaped (systemd-escape in the rule)
 	# shellcheck disable=SC2086
 	bq ${line//\/etc\/bqltool\/profile.json/$BATS_TEST_TMPDIR/profile.json}
 	assert_success
 	assert_equal "$(v eth0 2 limit_min)" 3028
 	assert_equal "$(v eth1 0 limit_max)" 1879048192
-	# the instance is the name escaped by systemd-escape (a+b, ESC in a name: #37)
-	grep -q 'PROGRAM="/usr/bin/systemd-escape -- $name"' "$BATS_TEST_DIRNAME/../../contrib/90-bqltool.rules"
-	grep -q 'ENV{SYSTEMD_WANTS}+="bqltool-apply@%c.service"' "$BATS_TEST_DIRNAME/../../contrib/90-bqltool.rules"
+	# the instance is the name escaped for a unit name (a+b, br-lan), read back by %I
+	grep -q 'PROGRAM="/usr/bin/systemd-escape -- $name",.*ENV{SYSTEMD_WANTS}+="bqltool-apply@%c.service"' \
+		"$BATS_TEST_DIRNAME/../../contrib/90-bqltool.rules"
+	if command -v systemd-escape >/dev/null; then
+		for n in eth0 br-lan a+b 'x\y'; do
+			[ "$(systemd-escape --unescape -- "$(systemd-escape -- "$n")")" = "$n" ]
+		done
+		[ "$(systemd-escape -- a+b)" = 'a\x2bb' ]
+	fi
 	grep -q '^ACTION=="add", SUBSYSTEM=="net"' "$BATS_TEST_DIRNAME/../../contrib/90-bqltool.rules"
 }
