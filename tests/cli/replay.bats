@@ -90,6 +90,21 @@ rp() {
 	jq -s -e 'length == 77 and (map(.event) | unique == ["C","P","Q"])' "$BATS_TEST_TMPDIR/t.jsonl"
 }
 
+@test "replay: --timeline JSON rows name their queue as every per-queue object does" {
+	# name is the trace's name; ifname and queue (the index) where it is DEV:tx-N
+	printf 'bqltrace 1\nhz 1000\nqueue eth0:tx-3 hold_time=1000\nqueue odd hold_time=1000\n0 eth0:tx-3 Q 1514\n0 odd Q 100\n1000000 eth0:tx-3 C 1514\n1000000 odd C 100\n' >"$BATS_TEST_TMPDIR/n.bqlt"
+	rp replay -q --timeline "$BATS_TEST_TMPDIR/n.jsonl" "$BATS_TEST_TMPDIR/n.bqlt"
+	[ "$status" -eq 0 ]
+	jq -s -e 'length == 2
+		and .[0].name == "eth0:tx-3" and .[0].ifname == "eth0" and .[0].queue == 3
+		and .[1].name == "odd" and (.[1] | has("ifname") or has("queue") | not)' \
+		"$BATS_TEST_TMPDIR/n.jsonl"
+	# the CSV keeps its documented header, the name in its queue column
+	rp replay -q --timeline "$BATS_TEST_TMPDIR/n.csv" "$BATS_TEST_TMPDIR/n.bqlt"
+	[ "$status" -eq 0 ]
+	[ "$(sed -n 2p "$BATS_TEST_TMPDIR/n.csv" | cut -d, -f3)" = eth0:tx-3 ]
+}
+
 @test "replay: --timeline to /dev/stdout" {
 	rp replay -q --timeline /dev/stdout ramp.bqlt
 	[ "$status" -eq 0 ]
