@@ -346,6 +346,8 @@ install: all
 	for e in examples/*; do install -m 0644 $$e $(DESTDIR)$(DOCDIR)/examples/; done
 	[ ! -f contrib/90-bqltool.rules ] || { install -d $(DESTDIR)$(UDEVDIR) && \
 		install -m 0644 contrib/90-bqltool.rules $(DESTDIR)$(UDEVDIR)/; }
+	# where bqltool-apply.service reads the profile: `save -o` there works as written
+	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/bqltool
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/bqltool $(DESTDIR)$(BASHCOMPDIR)/bqltool \
@@ -355,6 +357,8 @@ uninstall:
 		$(DESTDIR)$(SYSTEMDDIR)/bqltool-export.service $(DESTDIR)$(SYSTEMDDIR)/bqltool-export.timer \
 		$(DESTDIR)$(SYSTEMDDIR)/bqltool-export@.service $(DESTDIR)$(SYSTEMDDIR)/bqltool-export@.timer
 	rm -rf $(DESTDIR)$(DOCDIR)
+	# a saved profile is the administrator's: the directory goes only when empty
+	rmdir $(DESTDIR)$(SYSCONFDIR)/bqltool 2>/dev/null || true
 	for m in $(notdir $(filter %.8,$(MANPAGES))); do rm -f $(DESTDIR)$(MANDIR)/man8/$$m; done
 	for m in $(notdir $(filter %.5,$(MANPAGES))); do rm -f $(DESTDIR)$(MANDIR)/man5/$$m; done
 

@@ -88,7 +88,7 @@ norm() {
 	assert_equal "$(ls -A "$dir" | sort | tr '\n' ' ')" "p.json q.json "
 	bq save -o "$BATS_TEST_TMPDIR/nodir/p.json"
 	assert_failure 1
-	assert_regex "$stderr" "nodir/p.json: cannot create a temporary file in .*nodir: No such file or directory"
+	assert_regex "$stderr" "nodir/p.json: directory .*nodir does not exist$"
 	bq save -o
 	assert_failure 2
 	assert_regex "$stderr" "option '-o' needs an argument"

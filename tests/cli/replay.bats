@@ -392,7 +392,7 @@ plot_matches() {
 	rp replay --plot "$BATS_TEST_TMPDIR/no-such-dir/p.svg" ramp.bqlt
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	[ "$stderr" = "bqltool: replay: $BATS_TEST_TMPDIR/no-such-dir/p.svg: cannot create a temporary file in $BATS_TEST_TMPDIR/no-such-dir: No such file or directory" ]
+	[ "$stderr" = "bqltool: replay: $BATS_TEST_TMPDIR/no-such-dir/p.svg: directory $BATS_TEST_TMPDIR/no-such-dir does not exist" ]
 	mkdir "$BATS_TEST_TMPDIR/dir.svg"
 	rp -j replay --plot "$BATS_TEST_TMPDIR/dir.svg" ramp.bqlt
 	[ "$status" -eq 1 ]
