@@ -130,12 +130,29 @@ rp() {
 	[ "${stderr_lines[11]}" = "bqltool: replay: verification failed: 12 of 60 limits differ" ]
 }
 
-@test "replay: without --verify a mismatch is only counted" {
+@test "replay: without --verify a mismatch is counted and warned about, no verdict (#38)" {
 	cd "$TRACES"
 	run --separate-stderr "$BQLTOOL" replay mismatch.bqlt
 	[ "$status" -eq 0 ]
+	[[ "$output" != *FAIL* ]]
+	[[ "${lines[1]}" =~ \ stall_max\ +recorded$ ]]
+	[[ "${lines[2]}" =~ \ differs\ 12/60$ ]]
+	[ "$stderr" = "bqltool: warning: mismatch.bqlt: 12 of 60 recomputed limits differ from the trace's limit= (--verify lists them, exit 3)" ]
+	# JSON: the same counts, the same warning
+	run --separate-stderr "$BQLTOOL" -j replay mismatch.bqlt
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '.queues[0].verify' <<<"$output")" = '{"checked":60,"mismatches":12}' ]
+	[[ "$stderr" == *"12 of 60 recomputed limits differ"* ]]
+	# limits that agree: "same", nothing on stderr
+	rp replay completion-only.bqlt
+	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
-	[[ "$output" == *"FAIL 12/60"* ]]
+	[[ "${lines[2]}" =~ \ same\ 60$ ]]
+	# -q: no summary, no warning
+	cd "$TRACES"
+	run --separate-stderr "$BQLTOOL" replay -q mismatch.bqlt
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
 }
 
 @test "replay: --kernel 3.3 computes other limits than the newest kernel" {
@@ -190,7 +207,7 @@ rp() {
 	rp -j replay --hz 1000 --kernel 6.15 completion-only.bqlt
 	[ "$(jq -c '.queues[0] | [.whatif, .recorded]' <<<"$output")" = '[false,null]' ]
 	rp replay --hz 1000 --kernel newest completion-only.bqlt
-	[[ "$output" == *" ok 60"* ]]
+	[[ "$output" == *" same 60"* ]]
 	[[ "$output" != *what-if* ]]
 	# without limit= in the trace there is nothing to compare with
 	rp replay --set limit_max=10K ramp.bqlt
