@@ -115,7 +115,8 @@ static void json_queue(struct jsonw *w, const struct rfile *f, unsigned int i,
 	jsonw_raw(w, "semantics", sem);
 	jsonw_u64(w, "records", st.records);
 	jsonw_u64(w, "completions", st.completions);
-	jsonw_u64(w, "bytes_queued", st.bytes_queued);
+	if (st.queued_known)	/* unknown is absent, never 0 (completion-only traces) */
+		jsonw_u64(w, "bytes_queued", st.bytes_queued);
 	jsonw_u64(w, "bytes_completed", st.bytes_completed);
 	jsonw_obj_open(w, "limit");
 	if (st.created)

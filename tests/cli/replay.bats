@@ -35,6 +35,15 @@ rp() {
 	[ "$(jq '.queues[0].verify.checked' <<<"$output")" -eq 60 ]
 }
 
+@test "replay: -j on a completion-only trace leaves bytes_queued out: unknown, not 0 (#38)" {
+	rp -j replay completion-only.bqlt
+	[ "$status" -eq 0 ]
+	jq -e '.queues[0] | (has("bytes_queued") | not) and .bytes_completed == 473882' <<<"$output"
+	# with Q records it is known
+	rp -j replay ramp.bqlt
+	jq -e '.queues[0].bytes_queued == 93868' <<<"$output"
+}
+
 @test "replay: -j keys of DESIGN.md" {
 	rp -j replay ramp.bqlt
 	[ "$status" -eq 0 ]

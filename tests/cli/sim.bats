@@ -29,13 +29,26 @@ sim() {
 		bytes_completed inflight packets completions queues; do
 		jq -e "has(\"$k\")" <<<"$output" >/dev/null || fail "no key $k"
 	done
-	jq -e '.ring_delay_ns | has("p50") and has("p99") and has("max")' <<<"$output"
+	jq -e '.ring_delay_ns | has("p50") and has("p90") and has("p99") and has("max") and .count > 0' <<<"$output"
 	jq -e '.queues[0].limit | has("min") and has("max") and has("mean") and has("final")' <<<"$output"
 	jq -e '.queues[0] | has("stops")' <<<"$output"
 	# conservation and the link's capacity
 	jq -e '.bytes_queued == .bytes_completed + .inflight' <<<"$output"
 	jq -e '.throughput_bps <= .link_bps and .utilization >= 0.99' <<<"$output"
 	jq -e '.link_bps == 1000000000' <<<"$output"
+}
+
+@test "sim: a queue that sent nothing has no delay quantiles: count 0, '-' in text (#38)" {
+	sim -j sim --queues 2 --traffic bulk --duration 0.05
+	[ "$status" -eq 0 ]
+	idle=$(jq -r '[.queues[] | select(.packets == 0)][0].name' <<<"$output")
+	[ "$idle" != null ] || fail "no idle queue in this run"
+	jq -e --arg q "$idle" '.queues[] | select(.name == $q) |
+		.ring_delay_ns == {"count": 0} and .qdisc_delay_ns == {"count": 0}' <<<"$output"
+	jq -e '.queues[] | select(.packets > 0) | .ring_delay_ns | has("p50") and .count > 0' <<<"$output"
+	sim sim --queues 2 --traffic bulk --duration 0.05
+	[ "$status" -eq 0 ]
+	assert_line --regexp "^ +$idle +[^ ]+ +0 bit/s +0 ns +- +- +- +- +- "
 }
 
 @test "sim: conservation per queue with four queues and mixed traffic" {
