@@ -46,6 +46,7 @@ struct row {
 	char ifname[BQL_IFNAMSIZ];
 	int queue;		/* -1: the whole device (no BQL) */
 	bool nobql;
+	bool unused;		/* BQL never used and nothing to judge it by */
 	int nr;
 	struct reason r[MAX_REASONS];
 };
@@ -119,12 +120,26 @@ static enum level row_level(const struct row *r)
 	return lv;
 }
 
-static const char *row_verdict(const struct row *r)
+/* the verdicts, in the order of the summary's counts */
+enum verdict { VD_OK, VD_WARN, VD_FAIL, VD_NOBQL, VD_UNUSED, VD_NR };
+
+static enum verdict row_vd(const struct row *r)
 {
-	static const char *const v[] = { "ok", "warn", "fail" };
 	enum level lv = row_level(r);
 
-	return r->nobql && lv != LV_FAIL ? "no-bql" : v[lv];
+	if (r->nobql && lv != LV_FAIL)
+		return VD_NOBQL;
+	/* no evidence, no verdict: "ok" would claim what nobody saw */
+	if (r->unused && lv == LV_INFO)
+		return VD_UNUSED;
+	return lv == LV_FAIL ? VD_FAIL : lv == LV_WARN ? VD_WARN : VD_OK;
+}
+
+static const char *row_verdict(const struct row *r)
+{
+	static const char *const v[VD_NR] = { "ok", "warn", "fail", "no-bql", "unused" };
+
+	return v[row_vd(r)];
 }
 
 /* Why @dev has no byte_queue_limits: what the kernel's netdev_uses_bql() checks. */
@@ -212,7 +227,7 @@ static const struct bnl_qdisc *queue_qdisc(const struct snap_dev *d, const struc
 
 /* the findings that need the transmit path: qdisc, ring, coalescing (lib/model/rules.c) */
 static void check_path(struct row *r, const struct snap_dev *d, const struct snap_queue *q,
-		       const struct snap_dev *d2, const struct snap_queue *q2)
+		       const struct snap_dev *d2, const struct snap_queue *q2, uint64_t interval_ns)
 {
 	static const enum level lv[] = { [RULE_INFO] = LV_INFO, [RULE_WARN] = LV_WARN,
 					 [RULE_FAIL] = LV_FAIL };
@@ -234,8 +249,13 @@ static void check_path(struct row *r, const struct snap_dev *d, const struct sna
 		.has_frames = d->coal.present & BNL_COAL_TX_MAX_FRAMES,
 		.tx_frames = d->coal.tx_max_frames,
 		.qdisc_kind = qd ? qd->kind : NULL,
-		.qdisc_queued = qd && (qd->backlog || qd->drops ||
-				       (qd2 && (qd2->backlog || qd2->drops))),
+		.qdisc_backlog = !qd ? 0 : qd2 && qd2->backlog > qd->backlog ? qd2->backlog :
+				 qd->backlog,
+		/* with an interval, the drops it saw; else since the qdisc was created */
+		.qdisc_drops = !qd ? 0 : !q2 ? qd->drops :
+			       qd2 && !strcmp(qd->kind, qd2->kind) && qd2->drops > qd->drops ?
+			       qd2->drops - qd->drops : 0,
+		.interval_ns = q2 ? interval_ns : 0,
 	};
 	char where[32] = "root", h[16];
 	int n;
@@ -299,6 +319,20 @@ static void check_seen(struct check *k, struct row *r, const struct snap_dev *d,
 			 units_fmt_bytes(h2, sizeof(h2), qd2->backlog), qd2->drops - qd->drops,
 			 units_fmt_bytes(h3, sizeof(h3), qd2->bytes - qd->bytes));
 	add_reason(r->r, &r->nr, LV_INFO, "seen", "%s", msg);
+}
+
+/*
+ * Whether @q (or its device, when the queue has no counters) sent
+ * anything: during the interval with @q2, else ever; unknown counts as not
+ */
+static bool queue_sent(const struct snap_queue *q, const struct snap_queue *q2,
+		       const struct snap_dev *d, const struct snap_dev *d2)
+{
+	if (q->qs_present & SQ_TX_BYTES)
+		return q2 ? q2->tx_bytes > q->tx_bytes : q->tx_bytes > 0;
+	if (d->present & SD_STATS)
+		return d2 ? d2->tx_bytes > d->tx_bytes : d->tx_bytes > 0;
+	return false;
 }
 
 static void check_queue(struct check *k, struct row *r, const struct snap_dev *d,
@@ -365,6 +399,20 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 				   units_fmt_bytes(h1, sizeof(h1), a0), src,
 				   q2 ? "nothing sent during the interval" : "confirm with --interval 1");
 	}
+	/*
+	 * BQL never used (limit and inflight 0 in every sample) on a device
+	 * that is down or sent nothing: nothing says whether it works
+	 */
+	if (!v[BQL_LIMIT] && !v[BQL_INFLIGHT] &&
+	    (!q2 || (!q2->bql.val[BQL_LIMIT] && !q2->bql.val[BQL_INFLIGHT])) &&
+	    (down || !queue_sent(q, q2, d, d2))) {
+		r->unused = true;
+		if (row_level(r) == LV_INFO)	/* a finding above is evidence enough */
+			add_reason(r->r, &r->nr, LV_INFO, "bql-unused",
+				   "BQL was never used here (limit and inflight 0) and %s: "
+				   "nothing to judge it by", down ? "the device is down" :
+				   q2 ? "nothing was sent during the interval" : "nothing was sent");
+	}
 	/* inflight at the limit: BQL has stopped the queue */
 	if (v[BQL_LIMIT] && v[BQL_INFLIGHT] >= v[BQL_LIMIT]) {
 		if (q2 && q2->bql.val[BQL_INFLIGHT] == v[BQL_INFLIGHT] &&
@@ -381,7 +429,7 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 				   bql_fmt_human(h1, sizeof(h1), BQL_INFLIGHT, v[BQL_INFLIGHT], 0),
 				   bql_fmt_human(h2, sizeof(h2), BQL_LIMIT, v[BQL_LIMIT], 0));
 	}
-	check_path(r, d, q, d2, q2);
+	check_path(r, d, q, d2, q2, k->interval_ns);
 }
 
 /* The stall_thrs range (ms) that the kernel accepts at @hz: 4..128 jiffies. */
@@ -429,10 +477,10 @@ static void add_notes(struct check *k, const struct snapshot *s)
 			   k->hz->hz);
 }
 
-static void print_json(struct check *k, const size_t cnt[4])
+static void print_json(struct check *k, const size_t cnt[VD_NR])
 {
 	struct bql_ctx *c = k->c;
-	static const char *const keys[] = { "ok", "warn", "fail", "no-bql" };
+	static const char *const keys[VD_NR] = { "ok", "warn", "fail", "no-bql", "unused" };
 
 	out_begin(c, false);
 	out_open_arr(c, "queues");
@@ -471,7 +519,7 @@ static void print_json(struct check *k, const size_t cnt[4])
 	out_str(c, OUT_JSON, "source", NULL, hz_source_name(k->hz->src));
 	out_close_obj(c);
 	out_open_obj(c, "summary");
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < VD_NR; i++)
 		out_u64(c, OUT_JSON, keys[i], NULL, cnt[i]);
 	out_close_obj(c);
 }
@@ -483,7 +531,7 @@ static int row_name(const struct row *r, char *buf, size_t n)
 	return snprintf(buf, n, "%s", r->ifname);
 }
 
-static void print_text(struct check *k, const size_t cnt[4])
+static void print_text(struct check *k, const size_t cnt[VD_NR])
 {
 	static const char *const col[] = { "\033[32m", "\033[33m", "\033[31m" };
 	struct bql_ctx *c = k->c;
@@ -500,7 +548,7 @@ static void print_text(struct check *k, const size_t cnt[4])
 	}
 	for (size_t i = 0; i < k->nrows; i++) {
 		const struct row *r = &k->rows[i];
-		bool color = !r->nobql;
+		bool color = row_vd(r) <= VD_FAIL;
 		const char *verdict = row_verdict(r);
 
 		row_name(r, name, sizeof(name));
@@ -520,8 +568,10 @@ static void print_text(struct check *k, const size_t cnt[4])
 	for (int j = 0; j < k->nnotes; j++)
 		out_text(c, "note: %s\n", k->notes[j].msg);
 	out_text(c, "checked: %zu ok, %zu warn, %zu fail", cnt[0], cnt[1], cnt[2]);
-	if (cnt[3])
-		out_text(c, ", %zu without BQL", cnt[3]);
+	if (cnt[VD_NOBQL])
+		out_text(c, ", %zu without BQL", cnt[VD_NOBQL]);
+	if (cnt[VD_UNUSED])
+		out_text(c, ", %zu unused", cnt[VD_UNUSED]);
 	out_nl(c);
 }
 
@@ -670,7 +720,7 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 	struct sysfs_dev *devs = NULL;
 	struct sel sel = { 0 }, keep = { 0 };
 	bool all = false, *named_nobql = NULL;
-	size_t ndev = 0, cnt[4] = { 0 };
+	size_t ndev = 0, cnt[VD_NR] = { 0 };
 	struct bql_err e;
 	int opt, ret = BQL_EXIT_FAIL;
 
@@ -757,8 +807,7 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 	}
 	add_notes(&k, &st.snap);
 	for (size_t i = 0; i < k.nrows; i++)
-		cnt[k.rows[i].nobql && row_level(&k.rows[i]) != LV_FAIL ? 3 :
-		    row_level(&k.rows[i])]++;
+		cnt[row_vd(&k.rows[i])]++;
 	if (!k.nrows && !c->json)
 		cmd_warn(c, "no network device with byte queue limits found "
 			 "(-a lists every device and why)");
@@ -768,7 +817,7 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 		print_text(&k, cnt);
 	ret = cmd_output_done(c, out_end(c));
 	if (!ret)
-		ret = cnt[LV_FAIL] ? BQL_EXIT_FAIL : BQL_EXIT_OK;
+		ret = cnt[VD_FAIL] ? BQL_EXIT_FAIL : BQL_EXIT_OK;
 out:
 	snapshot_free(&s2);
 	cmd_state_free(&st);

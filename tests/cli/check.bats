@@ -93,11 +93,23 @@ verdict() {
 	assert_output --partial "inflight stuck at 2.96 KiB >= limit 2.96 KiB for 0.1 s"
 }
 
-@test "check: a down device with limit 0 is not judged" {
+@test "check: a down device whose BQL was never used is not judged: unused, not ok (#38)" {
 	bq check eth6
 	assert_success
-	assert_equal "$(verdict eth6:tx-0)" ok
-	assert_line --regexp '^eth6:tx-0  ok$'
+	assert_equal "$(verdict eth6:tx-0)" unused
+	assert_line 'eth6:tx-0  unused  BQL was never used here (limit and inflight 0) and the device is down: nothing to judge it by'
+	assert_line "checked: 0 ok, 0 warn, 0 fail, 1 unused"
+	bq -j check eth6
+	jq -e '.queues[0].verdict == "unused" and .queues[0].reasons[0].code == "bql-unused" and
+		.summary.unused == 1 and .summary.ok == 0' <<<"$output"
+	# up, never used, and nothing sent: no evidence either
+	echo up > "$ROOT/class/net/eth6/operstate"
+	echo 0 > "$ROOT/class/net/eth6/statistics/tx_bytes"
+	bq check eth6
+	assert_line --regexp '^eth6:tx-0  unused  .* and nothing was sent: nothing to judge it by$'
+	# a queue that has a limit is judged as before
+	bq check eth0
+	assert_line --regexp '^eth0:tx-0  ok$'
 }
 
 @test "check: a device named without BQL fails with the kernel's reason" {
@@ -118,7 +130,7 @@ verdict() {
 	bq check --all
 	assert_failure 1	# eth2 fails
 	assert_line --regexp '^veth0 +no-bql '
-	assert_line "checked: 4 ok, 4 warn, 1 fail, 2 without BQL"
+	assert_line "checked: 3 ok, 4 warn, 1 fail, 2 without BQL, 1 unused"
 }
 
 @test "check: the stall detector off everywhere is a note with the valid range" {
@@ -153,10 +165,10 @@ verdict() {
 		all(.queues[];
 			(.ifname | type == "string") and
 			((.queue | type == "number") or .queue == null) and
-			(.verdict | IN("ok", "warn", "fail", "no-bql")) and
+			(.verdict | IN("ok", "warn", "fail", "no-bql", "unused")) and
 			all(.reasons[]; (.level | IN("info", "warn", "fail")) and
 				(.code | type == "string") and (.message | type == "string"))) and
-		(.summary == {"ok": 4, "warn": 4, "fail": 1, "no-bql": 2}) and
+		(.summary == {"ok": 3, "warn": 4, "fail": 1, "no-bql": 2, "unused": 1}) and
 		(.hz == {"value": 250, "source": "BQLTOOL_HZ"})' <<<"$output"
 	run jq -r '.queues[] | select(.verdict != "ok") |
 		"\(.ifname):\(.queue) \(.verdict) \([.reasons[].code] | join(","))"' <<<"$output"
@@ -167,6 +179,7 @@ verdict() {
 	eth3:0 warn limit-max-below-frame
 	eth4:0 warn no-completions
 	eth4:1 warn no-completions
+	eth6:0 unused bql-unused
 	veth0:null no-bql no-bql
 	EOF
 }
