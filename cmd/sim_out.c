@@ -146,7 +146,7 @@ static const char *const cols[] = {
 static void text_queues(struct sx *x)
 {
 	const struct sim_config *cfg = &x->o.cfg;
-	char a[32], b[32], fl[SIM_MAX_FLOWS * 3 + 1];
+	char a[32], b[32], fl[SIM_MAX_FLOWS * 4 + 1];
 	struct table t;
 
 	table_init(&t, NCOLS, 1u << 0, 2);
@@ -160,10 +160,11 @@ static void text_queues(struct sx *x)
 		if (table_row(&t))
 			break;
 		table_cell(&t, 0, "%s", x->qname[i]);
+		/* the flows' numbers, "#0,#2": a bare "0" would read as a count */
 		fl[0] = '\0';
-		for (unsigned int f = 0, n = 0; f < cfg->nflows && n + 4 < sizeof(fl); f++)
+		for (unsigned int f = 0, n = 0; f < cfg->nflows && n + 5 < sizeof(fl); f++)
 			if (sim_flow_queue(cfg, f) == i)
-				n += (size_t)snprintf(fl + n, sizeof(fl) - n, "%s%u", n ? "," : "", f);
+				n += (size_t)snprintf(fl + n, sizeof(fl) - n, "%s#%u", n ? "," : "", f);
 		table_cell(&t, 1, "%s", fl[0] ? fl : "-");
 		table_cell(&t, 2, "%s", sim_fmt_rate(a, sizeof(a),
 			   (double)rate_of(st->bytes_tx, cfg->duration_ns)));
