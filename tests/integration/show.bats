@@ -226,6 +226,8 @@ tc_qdiscs() {
 	run --separate-stderr "$BQLTOOL" -n "$NS" -j show i5
 	assert_success
 	assert_equal "$(jq -r '.[0].shared_qdisc.kind' <<<"$output")" htb
+	# the device's own qdisc is an object, as every qdisc is (#38)
+	assert_equal "$(jq -c '.[0].qdisc' <<<"$output")" '{"kind":"htb"}'
 	assert_equal "$(jq -r '.[0].shared_qdisc.handle' <<<"$output")" "5:"
 	assert_equal "$(jq -r '.[0].shared_qdisc.parent' <<<"$output")" root
 	assert_equal "$(jq '[.[0].queues[] | has("qdisc")] | any' <<<"$output")" false
