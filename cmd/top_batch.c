@@ -78,9 +78,12 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 	out_open_arr(c, "devices");
 	for (size_t i = 0; i < s->ndev; i++) {
 		const struct sampler_dev *d = &s->dev[i];
+		/* the same counters as show -j's, nested the same way */
 		const struct cmd_stat st[] = {
 			{ "tx_bytes", d->tx_bytes, d->has_stats },
 			{ "tx_packets", d->tx_packets, d->has_stats },
+			{ "tx_errors", d->tx_errors, d->has_errs },
+			{ "tx_dropped", d->tx_dropped, d->has_errs },
 		};
 
 		if (d->flags & SAMPLER_VANISHED)

@@ -104,7 +104,7 @@ generic() {
 		output=$line
 		generic '.devices[].queues[]'
 		shape '[.devices[] | ., .queues[]] | no_loose_counters'
-		shape 'all(.devices[]; .stats | keys == ["tx_bytes", "tx_packets"])'
+		shape 'all(.devices[]; .stats | keys == ["tx_bytes", "tx_dropped", "tx_errors", "tx_packets"])'
 		shape 'all(.devices[]; .ifname as $d | all(.queues[]; .ifname == $d))'
 	done <<<"$all"
 	# the same names, queue for queue, as show -j

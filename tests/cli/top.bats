@@ -94,6 +94,15 @@ stop_top() {
 	refute_line --regexp "^eth0 +all"
 }
 
+@test "-j: a device's stats have show -j's keys and values (#38)" {
+	bq -j top -c 1 eth0
+	assert_success
+	top_stats=$(jq -c '.devices[0].stats' <<<"$output")
+	bq -j show eth0
+	assert_equal "$top_stats" "$(jq -c '.[0].stats' <<<"$output")"
+	assert_equal "$(jq -c 'keys' <<<"$top_stats")" '["tx_bytes","tx_dropped","tx_errors","tx_packets"]'
+}
+
 @test "-j: one JSON object per line, values equal the tree" {
 	bq -j top -c 3 -d 0.05
 	assert_success
