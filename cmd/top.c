@@ -153,7 +153,7 @@ const struct cmd_entry cmd_top_entry = {
 		"limit_max, hold_time, stall_thrs) at least once a second: a change\n"
 		"made meanwhile shows within a second. -b reads all but the settings\n"
 		"at every sample.\n"
-		"\nJSON lines carry mono_ns and real_ns timestamps, each device's queues with\n"
+		"\nJSON lines carry mono_ns and real_us timestamps, each device's queues with\n"
 		"their sysfs values (sysfs units), and from the second sample on the rates\n"
 		"(*_rate, per second) and stall_cnt_delta; \"events\" lists devices that\n"
 		"appeared or vanished and queue count changes. Without a terminal the live\n"

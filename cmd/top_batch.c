@@ -71,6 +71,12 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 {
 	out_begin(c, false);
 	out_u64(c, OUT_JSON, "mono_ns", NULL, s->mono_ns);
+	/*
+	 * wall clock in µs: exact in any JSON reader (doubles hold integers to
+	 * 2^53: µs until 2255; real_ns lost its last digits in jq and JS).
+	 * real_ns stays, deprecated (bqltool-top(8))
+	 */
+	out_u64(c, OUT_JSON, "real_us", NULL, s->real_ns / 1000);
 	out_u64(c, OUT_JSON, "real_ns", NULL, s->real_ns);
 	out_u64(c, OUT_JSON, "seq", NULL, s->seq);
 	if (s->dt_ns)

@@ -103,6 +103,21 @@ stop_top() {
 	assert_equal "$(jq -c 'keys' <<<"$top_stats")" '["tx_bytes","tx_dropped","tx_errors","tx_packets"]'
 }
 
+@test "-j: real_us is the wall clock in exact microseconds; real_ns stays, deprecated (#38)" {
+	local before after
+	before=$(date +%s%6N)
+	bq -j top -c 1
+	after=$(date +%s%6N)
+	assert_success
+	# jq reads numbers as doubles: an integer below 2^53 survives it exactly
+	us=$(jq -r '.real_us' <<<"$output")
+	[[ "$us" =~ ^[0-9]{16}$ ]]
+	(( us >= before && us <= after ))
+	(( us < 9007199254740992 ))
+	ns=$(grep -o '"real_ns":[0-9]*' <<<"$output" | cut -d: -f2)
+	(( ns / 1000 == us ))
+}
+
 @test "-j: one JSON object per line, values equal the tree" {
 	bq -j top -c 3 -d 0.05
 	assert_success
