@@ -40,6 +40,35 @@ load helpers
 	assert_regex "$stderr" "unknown command 'nosuch'"
 }
 
+@test "help -j prints JSON: the commands, one command, and each list (#38)" {
+	bqx -j help
+	assert_success
+	assert_equal "$stderr" ""
+	jq -e '.usage == "bqltool [GLOBAL OPTIONS] COMMAND [ARGS]" and
+		([.commands[].name] | index("show") == 0 and index("help") != null) and
+		all(.commands[]; . as $c | ($c.synopsis | startswith($c.name)) and (.summary | length > 0)
+			and (.man | test("^bqltool-[a-z]+\\(8\\)$")))' <<<"$output"
+	# the names equal the text list
+	assert_equal "$(jq -r '.commands[].name' <<<"$output")" "$("$BQLTOOL" help --commands)"
+	bqx -p help show
+	assert_success
+	jq -e '.commands | length == 1 and .[0].name == "show" and
+		(.[0].synopsis | startswith("show ")) and (.[0].options | test("--format"))' <<<"$output"
+	bqx -j help --commands
+	jq -e 'type == "array" and index("replay") != null' <<<"$output"
+	bqx -j help --keys
+	jq -e '.[0] == {"name": "limit", "writable": true, "unit": "bytes"} and
+		(map(select(.name == "inflight"))[0].writable == false)' <<<"$output"
+	use_tree nic64
+	bq -j help --queues ens1f0
+	jq -e 'type == "array" and .[0] == 0 and length == 64' <<<"$output"
+	bq -j help --devices
+	jq -e 'type == "array" and index("ens1f0") != null' <<<"$output"
+	bqx -j help nosuch
+	assert_failure 2
+	assert_output ""
+}
+
 @test "help --keys prints the attribute table" {
 	bqx help --keys
 	assert_success
