@@ -137,7 +137,8 @@ static enum verdict row_vd(const struct row *r)
 
 static const char *row_verdict(const struct row *r)
 {
-	static const char *const v[VD_NR] = { "ok", "warn", "fail", "no-bql", "unused" };
+	/* identifiers, as the summary's keys that count them: no_bql, not no-bql */
+	static const char *const v[VD_NR] = { "ok", "warn", "fail", "no_bql", "unused" };
 
 	return v[row_vd(r)];
 }
@@ -480,7 +481,7 @@ static void add_notes(struct check *k, const struct snapshot *s)
 static void print_json(struct check *k, const size_t cnt[VD_NR])
 {
 	struct bql_ctx *c = k->c;
-	static const char *const keys[VD_NR] = { "ok", "warn", "fail", "no-bql", "unused" };
+	static const char *const keys[VD_NR] = { "ok", "warn", "fail", "no_bql", "unused" };
 
 	out_begin(c, false);
 	out_open_arr(c, "queues");
@@ -521,6 +522,8 @@ static void print_json(struct check *k, const size_t cnt[VD_NR])
 	out_open_obj(c, "summary");
 	for (int i = 0; i < VD_NR; i++)
 		out_u64(c, OUT_JSON, keys[i], NULL, cnt[i]);
+	/* deprecated (bqltool-check(8)): the old spelling, for the scripts that read it */
+	out_u64(c, OUT_JSON, "no-bql", NULL, cnt[VD_NOBQL]);
 	out_close_obj(c);
 }
 

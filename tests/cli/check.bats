@@ -121,15 +121,15 @@ verdict() {
 	assert_output --partial "lltx or IFF_NO_QUEUE"
 }
 
-@test "check -a: devices without BQL are listed as no-bql, not failures" {
+@test "check -a: devices without BQL are listed as no_bql, not failures" {
 	bq check -a 'l*' eth0
 	assert_success
-	assert_line --regexp '^lo +no-bql +loopback'
+	assert_line --regexp '^lo +no_bql +loopback'
 	assert_equal "$(verdict eth0:tx-0)" ok
 	assert_line "checked: 2 ok, 0 warn, 0 fail, 1 without BQL"
 	bq check --all
 	assert_failure 1	# eth2 fails
-	assert_line --regexp '^veth0 +no-bql '
+	assert_line --regexp '^veth0 +no_bql '
 	assert_line "checked: 3 ok, 4 warn, 1 fail, 2 without BQL, 1 unused"
 }
 
@@ -165,22 +165,22 @@ verdict() {
 		all(.queues[];
 			(.ifname | type == "string") and
 			((.queue | type == "number") or .queue == null) and
-			(.verdict | IN("ok", "warn", "fail", "no-bql", "unused")) and
+			(.verdict | IN("ok", "warn", "fail", "no_bql", "unused")) and
 			all(.reasons[]; (.level | IN("info", "warn", "fail")) and
 				(.code | type == "string") and (.message | type == "string"))) and
-		(.summary == {"ok": 3, "warn": 4, "fail": 1, "no-bql": 2, "unused": 1}) and
+		(.summary == {"ok": 3, "warn": 4, "fail": 1, "no_bql": 2, "unused": 1, "no-bql": 2}) and
 		(.hz == {"value": 250, "source": "BQLTOOL_HZ"})' <<<"$output"
 	run jq -r '.queues[] | select(.verdict != "ok") |
 		"\(.ifname):\(.queue) \(.verdict) \([.reasons[].code] | join(","))"' <<<"$output"
 	assert_output - <<-EOF
-	lo:null no-bql no-bql
+	lo:null no_bql no-bql
 	eth1:0 warn stalls
 	eth2:0 fail limit-min-above-max
 	eth3:0 warn limit-max-below-frame
 	eth4:0 warn no-completions
 	eth4:1 warn no-completions
 	eth6:0 unused bql-unused
-	veth0:null no-bql no-bql
+	veth0:null no_bql no-bql
 	EOF
 }
 

@@ -304,7 +304,7 @@ _dev_link_out() {
 		refute_output --partial 777777
 	done
 	bq check -a
-	assert_line --regexp "^evil0 +no-bql +refused: its directory leads outside the sysfs root"
+	assert_line --regexp "^evil0 +no_bql +refused: its directory leads outside the sysfs root"
 	outside_unchanged
 }
 

@@ -27,8 +27,8 @@ setup() {
 		skip "this kernel (before 6.9) gives every device BQL directories"
 	run --separate-stderr "$BQLTOOL" -n "$NS" check -a
 	assert_success
-	assert_line --regexp '^lo +no-bql +loopback \(lltx, IFF_NO_QUEUE\)'
-	assert_line --regexp '^v0 +no-bql +veth device'
+	assert_line --regexp '^lo +no_bql +loopback \(lltx, IFF_NO_QUEUE\)'
+	assert_line --regexp '^v0 +no_bql +veth device'
 	# an ifb never calls DQL and nothing was sent: no evidence, no verdict
 	for q in 0 1 2 3; do
 		assert_line --regexp "^i0:tx-$q +unused +BQL was never used here \\(limit and inflight 0\\) and nothing was sent"
