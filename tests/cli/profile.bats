@@ -71,6 +71,32 @@ norm() {
 	assert_equal "$output" "$a"
 }
 
+@test "save: a queue entry is named as every per-queue object (name, ifname, queue); apply checks them, and takes entries without them (#38)" {
+	use_tree tuned
+	bq save
+	assert_success
+	jq -e '[.devices.eth0.queues[] | [.name, .ifname, .queue]] ==
+		[["eth0:tx-0","eth0",0],["eth0:tx-1","eth0",1],["eth0:tx-2","eth0",2],["eth0:tx-3","eth0",3]]' <<<"$output"
+	jq -e '.devices.eth0.queues[0] | keys_unsorted[0:3] == ["name","ifname","queue"]' <<<"$output"
+	local p=$BATS_TEST_TMPDIR/p.json
+	echo "$output" >"$p"
+	bq apply --check "$p"
+	assert_success
+	# names that disagree with where the entry is: refused, naming the path
+	jq '.devices.eth0.queues[1].ifname = "eth1"' "$p" >"$p.1"
+	bq apply "$p.1"
+	assert_failure 2
+	assert_regex "$stderr" 'devices\.eth0\.queues\[1\]\.ifname: "eth1" is not the device this entry is under'
+	jq '.devices.eth0.queues[1].name = "eth0:tx-3"' "$p" >"$p.2"
+	bq apply "$p.2"
+	assert_failure 2
+	assert_regex "$stderr" 'devices\.eth0\.queues\[1\]: "name" is "eth0:tx-3" but "queue" 1 of eth0 is eth0:tx-1'
+	# profiles written before (queue alone) still apply
+	bq apply --check "$P/partial.json"
+	assert_regex "$stderr$output" "eth1|wlan0"
+	refute_regex "$stderr" "unknown key"
+}
+
 @test "save -o: written atomically, same content, mode from the umask" {
 	use_tree tuned
 	dir=$BATS_TEST_TMPDIR/out
