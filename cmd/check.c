@@ -42,21 +42,33 @@ struct reason {
 	char msg[320];
 };
 
-struct row {
-	char ifname[BQL_IFNAMSIZ];
-	int queue;		/* -1: the whole device (no BQL) */
-	bool nobql;
-	bool unused;		/* BQL never used and nothing to judge it by */
-	int nr;
-	struct reason r[MAX_REASONS];
-};
-
 /* what one queue's limit and inflight did over --interval (sampled) */
 struct seen {
 	uint64_t n, busy;		/* samples, and those with something in flight */
 	uint64_t lim_lo, lim_hi, changes, last_lim;
 	uint64_t infl_max, infl_max_lim;	/* the most in flight, and the limit then */
 	uint64_t falls, last_infl;	/* samples after which inflight fell: completions seen */
+};
+
+/* --interval's evidence as numbers, for JSON ("seen"): what the message says */
+enum { EV_PACKETS = 1u << 0, EV_STOPS = 1u << 1, EV_QDISC = 1u << 2 };
+struct evidence {
+	struct seen sn;
+	unsigned int has;		/* EV_* */
+	uint64_t tx_packets, tx_stop, tx_wake;	/* during the interval */
+	char qd_kind[16];
+	uint64_t qd_backlog0, qd_backlog1, qd_drops, qd_bytes;
+};
+
+struct row {
+	char ifname[BQL_IFNAMSIZ];
+	int queue;		/* -1: the whole device (no BQL) */
+	bool nobql;
+	bool unused;		/* BQL never used and nothing to judge it by */
+	bool has_ev;
+	struct evidence ev;
+	int nr;
+	struct reason r[MAX_REASONS];
 };
 
 struct check {
@@ -308,18 +320,83 @@ static void check_seen(struct check *k, struct row *r, const struct snap_dev *d,
 		m += (size_t)snprintf(msg + m, sizeof(msg) - m, ", busy in %.0f%% of samples, "
 				      "inflight fell %" PRIu64 " times (completions)", 100.0 * (double)sn->busy /
 				      (double)sn->n, sn->falls);
-	if (m < sizeof(msg) && q2 && (q->qs_present & SQ_TX_PACKETS) && (q2->qs_present & SQ_TX_PACKETS))
+	/* the same facts as numbers for -j (print_json) */
+	memset(&r->ev, 0, sizeof(r->ev));
+	r->ev.sn = *sn;
+	r->has_ev = true;
+	if (q2 && (q->qs_present & SQ_TX_PACKETS) && (q2->qs_present & SQ_TX_PACKETS)) {
+		r->ev.has |= EV_PACKETS;
+		r->ev.tx_packets = q2->tx_packets - q->tx_packets;
+	}
+	if (q2 && (q->qs_present & SQ_TX_STOP) && (q2->qs_present & SQ_TX_STOP)) {
+		r->ev.has |= EV_STOPS;
+		r->ev.tx_stop = q2->tx_stop - q->tx_stop;
+		r->ev.tx_wake = q2->tx_wake - q->tx_wake;
+	}
+	if (qd && qd2 && !strcmp(qd->kind, qd2->kind)) {
+		r->ev.has |= EV_QDISC;
+		snprintf(r->ev.qd_kind, sizeof(r->ev.qd_kind), "%s", qd->kind);
+		r->ev.qd_backlog0 = qd->backlog;
+		r->ev.qd_backlog1 = qd2->backlog;
+		r->ev.qd_drops = qd2->drops - qd->drops;
+		r->ev.qd_bytes = qd2->bytes - qd->bytes;
+	}
+	if (m < sizeof(msg) && (r->ev.has & EV_PACKETS))
 		m += (size_t)snprintf(msg + m, sizeof(msg) - m, "; sent %" PRIu64 " packets",
-				      q2->tx_packets - q->tx_packets);
-	if (m < sizeof(msg) && q2 && (q->qs_present & SQ_TX_STOP) && (q2->qs_present & SQ_TX_STOP))
+				      r->ev.tx_packets);
+	if (m < sizeof(msg) && (r->ev.has & EV_STOPS))
 		m += (size_t)snprintf(msg + m, sizeof(msg) - m, " (tx_stop +%" PRIu64 ", tx_wake +%" PRIu64 ")",
-				      q2->tx_stop - q->tx_stop, q2->tx_wake - q->tx_wake);
-	if (m < sizeof(msg) && qd && qd2 && !strcmp(qd->kind, qd2->kind))
+				      r->ev.tx_stop, r->ev.tx_wake);
+	if (m < sizeof(msg) && (r->ev.has & EV_QDISC))
 		snprintf(msg + m, sizeof(msg) - m, "; qdisc %s: backlog %s -> %s, drops +%" PRIu64
 			 ", sent %s", qd->kind, units_fmt_bytes(h1, sizeof(h1), qd->backlog),
-			 units_fmt_bytes(h2, sizeof(h2), qd2->backlog), qd2->drops - qd->drops,
-			 units_fmt_bytes(h3, sizeof(h3), qd2->bytes - qd->bytes));
+			 units_fmt_bytes(h2, sizeof(h2), qd2->backlog), r->ev.qd_drops,
+			 units_fmt_bytes(h3, sizeof(h3), r->ev.qd_bytes));
 	add_reason(r->r, &r->nr, LV_INFO, "seen", "%s", msg);
+}
+
+/*
+ * -i's evidence as numbers: "seen": {"interval_ns", "nsamples", "limit":
+ * {"min", "max", "nchanges"}, "inflight_max", "inflight_max_limit",
+ * "nbusy", "ninflight_falls", "stats": {deltas}, "qdisc": {...}}
+ */
+static void json_seen(struct bql_ctx *c, const struct evidence *ev, uint64_t interval_ns)
+{
+	const struct seen *sn = &ev->sn;
+
+	out_open_obj(c, "seen");
+	out_u64(c, OUT_JSON, "interval_ns", NULL, interval_ns);
+	out_u64(c, OUT_JSON, "nsamples", NULL, sn->n);
+	out_open_obj(c, "limit");
+	out_u64(c, OUT_JSON, "min", NULL, sn->lim_lo);
+	out_u64(c, OUT_JSON, "max", NULL, sn->lim_hi);
+	out_u64(c, OUT_JSON, "nchanges", NULL, sn->changes);
+	out_close_obj(c);
+	out_u64(c, OUT_JSON, "inflight_max", NULL, sn->infl_max);
+	if (sn->infl_max)
+		out_u64(c, OUT_JSON, "inflight_max_limit", NULL, sn->infl_max_lim);
+	out_u64(c, OUT_JSON, "nbusy", NULL, sn->busy);
+	out_u64(c, OUT_JSON, "ninflight_falls", NULL, sn->falls);
+	if (ev->has & (EV_PACKETS | EV_STOPS)) {
+		out_open_obj(c, "stats");
+		if (ev->has & EV_PACKETS)
+			out_u64(c, OUT_JSON, "tx_packets", NULL, ev->tx_packets);
+		if (ev->has & EV_STOPS) {
+			out_u64(c, OUT_JSON, "tx_stop", NULL, ev->tx_stop);
+			out_u64(c, OUT_JSON, "tx_wake", NULL, ev->tx_wake);
+		}
+		out_close_obj(c);
+	}
+	if (ev->has & EV_QDISC) {
+		out_open_obj(c, "qdisc");
+		out_str(c, OUT_JSON, "kind", NULL, ev->qd_kind);
+		out_u64(c, OUT_JSON, "backlog_first", NULL, ev->qd_backlog0);
+		out_u64(c, OUT_JSON, "backlog_last", NULL, ev->qd_backlog1);
+		out_u64(c, OUT_JSON, "drops", NULL, ev->qd_drops);
+		out_u64(c, OUT_JSON, "bytes", NULL, ev->qd_bytes);
+		out_close_obj(c);
+	}
+	out_close_obj(c);
 }
 
 /*
@@ -503,6 +580,8 @@ static void print_json(struct check *k, const size_t cnt[VD_NR])
 			out_close_obj(c);
 		}
 		out_close_arr(c);
+		if (r->has_ev)
+			json_seen(c, &r->ev, k->interval_ns);
 		out_close_obj(c);
 	}
 	out_close_arr(c);

@@ -112,6 +112,21 @@ verdict() {
 	assert_line --regexp '^eth0:tx-0  ok$'
 }
 
+@test "check -i -j: the evidence as numbers, not only as English (#38)" {
+	bq -j check --interval 0.1 eth5
+	assert_failure 1	# stuck at the limit
+	jq -e '.queues[0].seen | .interval_ns == 100000000 and .nsamples >= 3 and
+		.limit == {"min": 3028, "max": 3028, "nchanges": 0} and
+		.inflight_max == 3028 and .inflight_max_limit == 3028 and
+		.nbusy == .nsamples and .ninflight_falls == 0' <<<"$output"
+	# the message says the same
+	jq -e '.queues[0].reasons[] | select(.code == "seen") | .message |
+		test("limit 2.96 KiB \\(no change\\), inflight up to 2.96 KiB \\(100% of the limit then\\), busy in 100% of samples")' <<<"$output"
+	# one snapshot: no "seen"
+	bq -j check eth5
+	jq -e '.queues[0] | has("seen") | not' <<<"$output"
+}
+
 @test "check: a device named without BQL fails with the kernel's reason" {
 	bq check lo
 	assert_failure 1

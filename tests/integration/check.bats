@@ -114,6 +114,9 @@ setup() {
 	n=$(sed -E 's/^over 0.3 s \(([0-9]+) samples\).*/\1/' <<<"$seen")
 	(( n >= 5 && n <= 40 ))
 	assert_equal "$(jq -r '.queues[1].verdict' <<<"$output")" unused
+	# and as numbers, the qdisc's too (#38)
+	jq -e --argjson n "$n" '.queues[0].seen | .nsamples == $n and .interval_ns == 300000000 and
+		.limit.nchanges == 0 and .qdisc.kind == "pfifo_fast" and .qdisc.drops == 0' <<<"$output"
 	ip -n "$NS" link del c2
 }
 
