@@ -524,10 +524,57 @@ static void stall_thrs_range(unsigned int hz, uint64_t *lo, uint64_t *hi)
 	*hi = ms;
 }
 
-static void add_notes(struct check *k, const struct snapshot *s)
+/* @s into @buf quoted for a shell where it needs it ('eth*'), with a space before */
+static size_t put_word(char *buf, size_t n, size_t len, const char *s)
+{
+	bool plain = *s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				   "0123456789_.:,@%+=/-") == strlen(s) && !strchr(s, '\'');
+
+	if (len >= n)
+		return len;
+	return len + (size_t)snprintf(buf + len, n - len, plain ? " %s" : " '%s'", s);
+}
+
+/*
+ * The command that turns the stall detector on for what was checked, to be
+ * pasted: the same -n or --sysfs-root, the selectors as typed ('*' for none:
+ * every device with BQL, as check took them), and the first value that
+ * reads back as written at this HZ (13 ms is 4 jiffies at HZ 250: 16 ms).
+ */
+static void stall_hint(char *buf, size_t n, const struct check *k, const struct sel *keep,
+		       uint64_t lo, uint64_t hi, uint64_t *ms)
+{
+	const struct bql_ctx *c = k->c;
+	size_t len = (size_t)snprintf(buf, n, "bqltool");
+
+	*ms = dql_jiffies_to_msecs(DQL_STALL_THRS_MIN, k->hz->hz);
+	for (uint64_t v = lo; v <= hi; v++)
+		if (dql_jiffies_to_msecs(dql_msecs_to_jiffies(v, k->hz->hz), k->hz->hz) == v) {
+			*ms = v;
+			break;
+		}
+	if (c->netns) {
+		len = put_word(buf, n, len, "-n");
+		len = put_word(buf, n, len, c->netns);
+	} else if (c->root_overridden && c->sysfs_root) {
+		len = put_word(buf, n, len, "--sysfs-root");
+		len = put_word(buf, n, len, c->sysfs_root);
+	}
+	len = put_word(buf, n, len, "set");
+	for (size_t i = 0; i < keep->n; i++)
+		len = put_word(buf, n, len, keep->items[i].text ? keep->items[i].text :
+				     keep->items[i].pat);
+	if (!keep->n)
+		len = put_word(buf, n, len, "*");
+	if (len < n)
+		snprintf(buf + len, n - len, " stall_thrs=%" PRIu64 "ms", *ms);
+}
+
+static void add_notes(struct check *k, const struct snapshot *s, const struct sel *keep)
 {
 	size_t with_stall = 0, thrs_on = 0;
-	uint64_t lo, hi;
+	uint64_t lo, hi, ms;
+	char cmd[200];
 
 	for (size_t d = 0; d < s->n; d++)
 		for (unsigned int i = 0; i < s->dev[d].nq; i++) {
@@ -540,10 +587,13 @@ static void add_notes(struct check *k, const struct snapshot *s)
 		}
 	if (with_stall && !thrs_on) {
 		stall_thrs_range(k->hz->hz, &lo, &hi);
+		stall_hint(cmd, sizeof(cmd), k, keep, lo, hi, &ms);
 		add_reason(k->notes, &k->nnotes, LV_INFO, "stall-detector-off",
 			   "the stall detector is off on every queue checked (stall_thrs 0); "
-			   "enable it with 'bqltool set SEL stall_thrs=%" PRIu64 "ms' "
-			   "(valid at HZ %u: %" PRIu64 "..%" PRIu64 " ms)", lo, k->hz->hz, lo, hi);
+			   "enable it with: %s (at HZ %u stall_thrs is %u..%u jiffies, %" PRIu64
+			   "..%" PRIu64 " ms; %" PRIu64 " ms is the lowest that reads back as written)",
+			   cmd, k->hz->hz,
+			   DQL_STALL_THRS_MIN, DQL_STALL_THRS_MAX, lo, hi, ms);
 	} else if (s->n && !with_stall) {
 		add_reason(k->notes, &k->nnotes, LV_INFO, "no-stall-detector",
 			   "no stall_* files: the kernel predates the BQL stall detector (6.9)");
@@ -887,7 +937,7 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 		ret = cmd_fail(c, "out of memory");
 		goto out;
 	}
-	add_notes(&k, &st.snap);
+	add_notes(&k, &st.snap, &keep);
 	for (size_t i = 0; i < k.nrows; i++)
 		cnt[row_vd(&k.rows[i])]++;
 	if (!k.nrows && !c->json)

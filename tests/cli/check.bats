@@ -148,13 +148,26 @@ verdict() {
 	assert_line "checked: 3 ok, 4 warn, 1 fail, 2 without BQL, 1 unused"
 }
 
-@test "check: the stall detector off everywhere is a note with the valid range" {
+@test "check: the stall detector off everywhere is a note with a command that works as pasted (#38)" {
 	bq check eth1 eth2
-	assert_line --regexp "^note: the stall detector is off .*stall_thrs=13ms' \(valid at HZ 250: 13..512 ms\)"
+	assert_line "note: the stall detector is off on every queue checked (stall_thrs 0); enable it with: bqltool --sysfs-root $ROOT set eth1 eth2 stall_thrs=16ms (at HZ 250 stall_thrs is 4..128 jiffies, 13..512 ms; 16 ms is the lowest that reads back as written)"
 	BQLTOOL_HZ=1000 bq check eth1
-	assert_output --partial "(valid at HZ 1000: 4..128 ms)"
+	assert_output --partial "set eth1 stall_thrs=4ms (at HZ 1000 stall_thrs is 4..128 jiffies, 4..128 ms; 4 ms"
 	BQLTOOL_HZ=100 bq check eth1
-	assert_output --partial "(valid at HZ 100: 31..1280 ms)"
+	assert_output --partial "set eth1 stall_thrs=40ms (at HZ 100 stall_thrs is 4..128 jiffies, 31..1280 ms; 40 ms"
+	# globs quoted, and no selector is every device with BQL, as check took it
+	bq check 'eth[12]'
+	assert_output --partial "set 'eth[12]' stall_thrs=16ms"
+	# pasted as printed: it runs, and the detector reads back what was written
+	bq check eth1 eth2
+	cmd=$(sed -n 's/.*enable it with: \(.*\) (at HZ.*/\1/p' <<<"$output")
+	[ -n "$cmd" ]
+	run env PATH="$(dirname "$BQLTOOL"):$PATH" bash -c "$cmd"
+	assert_success
+	bq -j show eth1 eth2
+	jq -e '[.[].queues[].stall_thrs] | all(. == 16)' <<<"$output"
+	bq check eth1 eth2
+	refute_output --partial "stall detector is off"
 }
 
 @test "check: a kernel before 6.9 gets a note, no stall verdicts" {
