@@ -359,7 +359,7 @@ norm() {
 	assert_output "[]"
 	assert_equal "$(tree_bytes)" "$before"
 	bq apply --only eth1 --only wlan0 --dry-run "$P/partial.json"
-	assert_equal "${#lines[@]}" 2	# per key, eth1:tx-0..1; wlan0's 2 are in place: -v lists them
+	assert_equal "${#lines[@]}" 2	# per key, eth1:0-1; wlan0's 2 are in place: -v lists them
 	bq -v apply --only eth1 --only wlan0 --dry-run "$P/partial.json"
 	assert_equal "${#lines[@]}" 6
 	# the absent device is skipped, the present one applied
@@ -423,7 +423,7 @@ norm() {
 	bq apply --dry-run "$P/partial.json"
 	assert_success
 	assert_regex "$stderr" "warning: devices.eth1.all.hold_time: the kernel keeps hold_time in jiffies \\(HZ=250\\): 250 ms is 63 jiffies and will read back as 252 ms"
-	assert_line "eth1:tx-0..1 hold_time: 1000 ms -> 252 ms"
+	assert_line "eth1:0-1 hold_time: 1000 ms -> 252 ms"
 	bq apply --check "$P/partial.json"
 	assert_failure 1
 	assert_line "eth1:tx-0 hold_time: 1000 ms, profile 250 ms (reads back as 252 ms with HZ=250)"

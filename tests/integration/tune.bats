@@ -56,7 +56,7 @@ all4() {
 	bqn "${args[@]}" --apply
 	assert_success
 	assert_line "applying (old -> new):"
-	assert_line --regexp "^t0:tx-0\.\.3 limit_max: max -> [0-9.]+ (B|KiB|MiB)$"	# as show prints it, one line for the 4 queues
+	assert_line --regexp "^t0:0-3 limit_max: max -> [0-9.]+ (B|KiB|MiB)$"	# as show prints it, one line for the 4 queues
 	assert_equal "$(all4 limit_min)" "$min $min $min $min"
 	assert_equal "$(all4 limit_max)" "$max $max $max $max"
 	assert_equal "$(all4 hold_time)" "$hold $hold $hold $hold"
