@@ -62,7 +62,12 @@ static int top_run(struct bql_ctx *c, int argc, char **argv)
 	while ((opt = cmd_getopt(c, argc, argv, ":d:bc:jn:s:a", opts)) != -1) {
 		switch (opt) {
 		case 'd':
-			if (units_parse_sec_ns("-d", optarg, &o.delay_ns, &e))
+			ret = units_parse_sec_ns("-d", optarg, &o.delay_ns, &e);
+			/* examples top takes (the generic ones end in 50us, refused below) */
+			if (ret && strstr(e.msg, "expected seconds like"))
+				return cmd_usage(c, "-d: invalid value '%s': expected seconds like "
+						 "1, 0.5 or 200ms (at least 0.01 s)", optarg);
+			if (ret)
 				return cmd_usage(c, "%s", e.msg);
 			if (o.delay_ns < MIN_DELAY_NS)
 				return cmd_usage(c, "-d: interval '%s' is too short (at least 0.01 s)",

@@ -51,6 +51,32 @@ sim() {
 	assert_line --regexp "^ +$idle +[^ ]+ +0 bit/s +0 ns +- +- +- +- +- "
 }
 
+@test "sim: hints: a bare number read as seconds says so; --coalesce-usecs takes a unit (#38)" {
+	sim sim --irq-latency 5
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "bqltool: sim: --irq-latency: '5' is 5 s (a bare number is seconds): at most 1 s; did you mean 5ms or 5us?"
+	# a time with its unit keeps the plain message
+	sim sim --irq-latency 2s
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "bqltool: sim: --irq-latency: '2s': at most 1 s"
+	# --coalesce-usecs 50us is --coalesce-usecs 50, byte for byte
+	sim -j sim --coalesce-usecs 50us --duration 0.02
+	assert_success
+	a=$output
+	sim -j sim --coalesce-usecs 50 --duration 0.02
+	assert_equal "$a" "$output"
+	sim -j sim --coalesce-usecs 0.2ms --duration 0.02
+	b=$output
+	sim -j sim --coalesce-usecs 200 --duration 0.02
+	assert_equal "$b" "$output"
+	sim sim --coalesce-usecs 0.5us
+	assert_failure 2
+	assert_regex "$stderr" "--coalesce-usecs: '0.5us': not a whole number of microseconds"
+	sim sim --coalesce-usecs 2s
+	assert_failure 2
+	assert_regex "$stderr" "--coalesce-usecs: '2s': at most 1000000 us"
+}
+
 @test "sim: conservation per queue with four queues and mixed traffic" {
 	sim -j sim --queues 4 --link 10G --traffic poisson:3G --traffic cbr:2G --size imix \
 		--traffic onoff:8G:5ms:15ms --traffic bulk --size tso:64K --duration 0.2

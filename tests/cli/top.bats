@@ -277,6 +277,13 @@ stop_top() {
 		assert_regex "$stderr" "-d"
 		assert_regex "$stderr" "Try 'bqltool help top'"
 	done
+	# the examples it gives are values it takes (#38: it suggested 50us, then refused it)
+	bq top -b -c 1 -d abc
+	assert_equal "${stderr_lines[0]}" "bqltool: top: -d: invalid value 'abc': expected seconds like 1, 0.5 or 200ms (at least 0.01 s)"
+	for d in 1 0.5 200ms; do
+		bq top -b -c 1 -d "$d"
+		assert_success
+	done
 	for c in 0 -3 x 1.5; do
 		bq top -b -c "$c"
 		assert_failure 2
