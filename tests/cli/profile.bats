@@ -325,6 +325,11 @@ norm() {
 	assert_success
 	assert_equal "$(v eth0 3 limit_max)" 65536
 	refute_output --partial eth9
+	# a skip is never silent (#38): a note on stderr, -q aside
+	assert_equal "$stderr" "bqltool: note: eth9: not present, skipped (--missing=skip)"
+	bq apply -q --missing=skip "$P/missing-dev.json"
+	assert_success
+	assert_equal "$stderr" ""
 }
 
 @test "apply: a queue the device lacks, or a device without BQL: exit 1, nothing written" {
