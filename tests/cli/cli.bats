@@ -10,12 +10,29 @@ load helpers
 	assert_regex "$stderr" "Usage: bqltool"
 }
 
-@test "-V and --version print the version" {
+@test "-V and --version print the version, then what this build can do (#38)" {
 	bqx -V
 	assert_success
-	assert_regex "$output" "^bqltool [0-9]+\\.[0-9]+\\.[0-9]+$"
+	# the first line is the version alone, as scripts read it
+	assert_regex "${lines[0]}" "^bqltool [0-9]+\\.[0-9]+\\.[0-9]+$"
+	# then the features, as bpftool -V names libbpf and its features
+	assert_regex "${lines[-1]}" "^features: (bpf \\(record\\)|no bpf \\(record is not built in\\)), gzip \\(zlib [0-9.]+\\), zstd [0-9.]+, json-c [0-9.]+, libnl [0-9.]+$"
+	if [[ ${lines[-1]} == "features: bpf"* ]]; then
+		assert_regex "${lines[1]}" "^using libbpf [0-9.]+$"
+	fi
 	bqx --version
 	assert_success
+	assert_equal "${lines[0]}" "$("$BQLTOOL" -V | head -1)"
+	bqx -j -V
+	assert_success
+	jq -e '(.version | test("^[0-9]+\\.[0-9]+\\.[0-9]+$")) and (.features | .gzip and .zstd and (.bpf | type == "boolean"))
+		and (.libraries | has("zlib") and has("zstd") and has("json_c") and has("libnl"))
+		and ((.features.bpf | not) or (.libraries.libbpf | type == "string"))' <<<"$output"
+	# record's refusal agrees with what -V says
+	if jq -e '.features.bpf | not' <<<"$output" >/dev/null; then
+		bqx record -d 1
+		assert_regex "$stderr" "without BPF support"
+	fi
 }
 
 @test "-h, --help and help list the commands" {

@@ -46,7 +46,7 @@ norm() {
 	BQLTOOL_HZ=300 bq save
 	assert_equal "$(jq '.hz' <<<"$output")" 300
 	bqx -V
-	assert_equal "$(jq -r '.bqltool_version' <<<"$(BQLTOOL_HZ=250 "$BQLTOOL" --sysfs-root "$ROOT" save)")" "${output#bqltool }"
+	assert_equal "$(jq -r '.bqltool_version' <<<"$(BQLTOOL_HZ=250 "$BQLTOOL" --sysfs-root "$ROOT" save)")" "${lines[0]#bqltool }"
 }
 
 @test "save: one entry for all queues only when every queue is selected and equal" {
