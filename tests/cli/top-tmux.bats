@@ -90,9 +90,9 @@ assert_quit_clean() {
 	run screen
 	assert_line --index 0 --regexp "^bqltool top +host .+ kernel .+ HZ 250 +every 200ms +[0-9]{2}:[0-9]{2}:[0-9]{2}"
 	assert_output --regexp "devices 3 shown of 3 +queues 7 +sort name asc"
-	assert_output --regexp "DEVICE/QUEUE.* LIMIT +INFLIGHT +FILL +LIMIT HISTORY +MIN +MAX +TX RATE"
+	assert_output --regexp "DEVICE/QUEUE.* LIMIT +INFLIGHT +FILL +LIMIT HISTORY +LIMIT_MIN +LIMIT_MAX +TX RATE"
 	assert_output --regexp "▾ eth0 +20\\.7 KiB +600 B +\\[▎ +\\] +3%"
-	assert_output --regexp "   tx-3 +7\\.39 KiB +300 B +\\[▍ +\\] +4% +█+ +0-7\\.4K +0 B +max"
+	assert_output --regexp "   tx-3 +7\\.39 KiB +300 B +\\[▍ +\\] +4% +█+ +0-7\\.39K +0 B +max"
 	assert_output --regexp "   tx-1 +4\\.44 KiB +100 B"
 	assert_output --regexp "▾ eth1 +7\\.39 KiB"
 	# up, BQL used once (limit 3028) although idle now: shown
@@ -203,7 +203,7 @@ assert_quit_clean() {
 	run screen
 	refute_output --partial "█"
 	assert_line --regexp "^- eth0 "
-	assert_output --regexp "tx-3 +7\\.39 KiB +6\\.84 KiB +\\[\\|{9} *\\] +92% +#+ +0-7\\.4K +0 B +max"
+	assert_output --regexp "tx-3 +7\\.39 KiB +6\\.84 KiB +\\[\\|{9} *\\] +92% +#+ +0-7\\.39K +0 B +max"
 	keys q
 	assert_quit_clean
 }
@@ -276,13 +276,13 @@ assert_quit_clean() {
 	wait_for "DEVICE/QUEUE"
 	run screen
 	assert_output --regexp "   tx-1 +1 B .* █+ +0-1B +0 B +max"
-	assert_output --regexp "   tx-3 +7\\.39 KiB .* █+ +0-7\\.4K +0 B +max"
+	assert_output --regexp "   tx-3 +7\\.39 KiB .* █+ +0-7\\.39K +0 B +max"
 	# the bar is on a zero baseline: half the maximum is half a bar
 	echo 3784 > "$ROOT/class/net/eth0/queues/tx-3/byte_queue_limits/limit"
 	wait_for "tx-3 +3\\.70 KiB"
 	sleep 0.3
 	run screen
-	assert_output --regexp "   tx-3 +3\\.70 KiB .* █+▄+ +0-7\\.4K "
+	assert_output --regexp "   tx-3 +3\\.70 KiB .* █+▄+ +0-7\\.39K "
 	keys q
 	assert_quit_clean
 }
