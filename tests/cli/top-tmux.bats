@@ -234,6 +234,18 @@ assert_quit_clean() {
 	assert_output --regexp "cannot use terminal type 'no-such-terminal-xyz'; use -b"
 }
 
+@test "TERM=dumb (no cursor addressing) is refused with a reason, not a garbled screen (#38)" {
+	start_view TERM=dumb
+	wait_for "TOP-EXITED"
+	assert_equal "$(cat "$RC")" 1
+	run screen
+	assert_output --regexp "bqltool: top: terminal type 'dumb' cannot move the cursor; use -b for batch output"
+	refute_output --partial "DEVICE/QUEUE"
+	# the terminal is given back as it was
+	grep -qE '(^|[ ;])icanon([ ;]|$)' "$STTY"
+	grep -qE '(^|[ ;])echo([ ;]|$)' "$STTY"
+}
+
 @test "a device name with escape sequences is drawn escaped, the screen intact" {
 	mv "$ROOT/class/net/eth0" "$ROOT/class/net/"$'e\e[2J\xc2\x9bx'
 	start_view -- -d 0.2
