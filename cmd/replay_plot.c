@@ -5,6 +5,7 @@
  * --timeline (replay_series.c) and put in place with it, all or nothing.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,41 +15,90 @@
 #include "lib/io/ofile.h"
 #include "lib/io/svgplot.h"
 
+/* the entries of rplot.series per queue */
+enum { RP_GROUP, RP_LIMIT, RP_INFLIGHT, RP_RECORDED };
+
 /*
- * The two series of a queue, made at its first record: "NAME inflight"
- * after every record, dashed, and "NAME limit" after each C record (a
- * step: the kernel holds it until the next completion), drawn on top.
+ * A queue's group and series, made at its first record: "NAME limit"
+ * after each C record (a step: the kernel holds it until the next
+ * completion), "NAME inflight" after every record, a band; in a what-if
+ * the limit is the replayed one, the inflight is the recorded one (the
+ * trace's traffic, which no what-if changes), hatched above the what-if
+ * limit, and "NAME recorded limit" is the trace's limit= beside it.
  */
 static int plot_queue(struct rplot *pl, unsigned int q, const char *name)
 {
-	char label[BQLT_NAME_MAX + 16];
-	int s;
+	char label[BQLT_NAME_MAX + 32];
+	int *ser = pl->series, g, s;
 
 	if (q >= pl->nq) {
 		unsigned int nq = q + 8, i;
-		int *ser = realloc(pl->series, 2 * nq * sizeof(*ser));
 
+		ser = realloc(pl->series, RPLOT_NS * nq * sizeof(*ser));
 		if (!ser)
 			return -ENOMEM;
-		for (i = 2 * pl->nq; i < 2 * nq; i++)
+		for (i = RPLOT_NS * pl->nq; i < RPLOT_NS * nq; i++)
 			ser[i] = -1;
 		pl->series = ser;
 		pl->nq = nq;
 	}
+	ser += RPLOT_NS * q;
+	g = svgplot_group(pl->svg, name, 0);
+	if (g < 0)
+		return g;
+	ser[RP_GROUP] = g;
 	snprintf(label, sizeof(label), "%s inflight", name);
-	s = svgplot_series(pl->svg, label);
+	s = svgplot_series(pl->svg, g, SVGPLOT_BAND, label);
 	if (s < 0)
 		return s;
-	/* inflight moves in steps (a packet queued or completed), as the limit */
-	svgplot_series_flags(pl->svg, s, SVGPLOT_DASHED | SVGPLOT_STEP);
-	pl->series[2 * q + 1] = s;
+	ser[RP_INFLIGHT] = s;
 	snprintf(label, sizeof(label), "%s limit", name);
-	s = svgplot_series(pl->svg, label);
+	s = svgplot_series(pl->svg, g, SVGPLOT_LINE, label);
 	if (s < 0)
 		return s;
-	svgplot_series_flags(pl->svg, s, SVGPLOT_STEP);
-	pl->series[2 * q] = s;
+	ser[RP_LIMIT] = s;
+	if (pl->whatif) {
+		svgplot_band_cap(pl->svg, ser[RP_INFLIGHT], s);
+		snprintf(label, sizeof(label), "%s recorded limit", name);
+		s = svgplot_series(pl->svg, g, SVGPLOT_REF, label);
+		if (s < 0)
+			return s;
+		ser[RP_RECORDED] = s;
+	}
 	return 0;
+}
+
+/* the total's group and series, and the legend, at the first record */
+static int plot_start(struct rx *x)
+{
+	struct rplot *pl = &x->plot;
+	int ret;
+
+	pl->whatif = rx_whatif(x, &x->files[0]);
+	pl->agg_group = svgplot_group(pl->svg, pl->whatif ? "total inflight of all queues, recorded"
+				      : "total inflight of all queues", SVGPLOT_TOTAL);
+	if (pl->agg_group < 0)
+		return pl->agg_group;
+	pl->agg = svgplot_series(pl->svg, pl->agg_group, SVGPLOT_BAND, "total inflight");
+	if (pl->agg < 0)
+		return pl->agg;
+	if (!pl->whatif) {
+		ret = svgplot_legend(pl->svg, SVGPLOT_LINE, "limit after each completion");
+		if (!ret)
+			ret = svgplot_legend(pl->svg, SVGPLOT_BAND,
+					     "inflight: lowest to highest in each pixel column");
+		return ret;
+	}
+	ret = svgplot_legend(pl->svg, SVGPLOT_LINE, "what-if limit, replayed");
+	if (!ret)
+		ret = svgplot_legend(pl->svg, SVGPLOT_REF, "recorded limit (the trace's limit=)");
+	if (!ret)
+		ret = svgplot_legend(pl->svg, SVGPLOT_BAND,
+				     "recorded inflight, lowest to highest per pixel column");
+	if (!ret)
+		ret = svgplot_legend(pl->svg, SVGPLOT_NKINDS, "recorded inflight above the "
+				     "what-if limit: there the queue would have been stopped");
+	return ret;
 }
 
 /* per-queue counts and the running total of inflight, for every queue */
@@ -77,10 +127,31 @@ static int plot_count(struct rplot *pl, const struct replay_event *ev)
 	return 0;
 }
 
+/*
+ * A P record (settings written) of the trace, a mark on the time axis: the
+ * first RPLOT_MARKS distinct times, one mark for the queues written at once.
+ */
+static void plot_setting(struct rplot *pl, const struct replay_event *ev)
+{
+	struct rx_mark *m;
+
+	if (pl->nptimes && pl->plast == ev->t_ns)
+		return;
+	pl->nptimes++;
+	pl->plast = ev->t_ns;
+	if (pl->npmarks == RPLOT_MARKS)
+		return;
+	m = &pl->pmark[pl->npmarks++];
+	m->t_ns = ev->t_ns;
+	m->len_ns = 0;
+	snprintf(m->label, sizeof(m->label), "settings written (line %" PRIu64 ")", ev->line);
+}
+
 /* x: seconds since the first record (negative for an earlier t_ns) */
 void rx_plot_event(struct rx *x, const struct replay_event *ev)
 {
 	struct rplot *pl = &x->plot;
+	const int *ser;
 	double t;
 
 	if (pl->err)
@@ -88,12 +159,9 @@ void rx_plot_event(struct rx *x, const struct replay_event *ev)
 	if (!pl->started) {
 		pl->t0 = ev->t_ns;
 		pl->started = true;
-		pl->agg = svgplot_series(pl->svg, "total inflight");
-		if (pl->agg < 0) {
-			pl->err = pl->agg;
+		pl->err = plot_start(x);
+		if (pl->err)
 			return;
-		}
-		svgplot_series_flags(pl->svg, pl->agg, SVGPLOT_STEP);
 	}
 	pl->err = plot_count(pl, ev);
 	if (pl->err)
@@ -101,22 +169,30 @@ void rx_plot_event(struct rx *x, const struct replay_event *ev)
 	t = ev->t_ns >= pl->t0 ? (double)(ev->t_ns - pl->t0) / 1e9
 			       : -((double)(pl->t0 - ev->t_ns) / 1e9);
 	svgplot_point(pl->svg, pl->agg, t, (double)pl->total);
+	if (ev->kind == BQLT_P && !x->marks)
+		plot_setting(pl, ev);
 	if (ev->queue >= RPLOT_TRACK)
 		return;		/* counted and in the total, not drawn alone */
-	if (ev->queue >= pl->nq || pl->series[2 * ev->queue] < 0) {
+	if (ev->queue >= pl->nq || pl->series[RPLOT_NS * ev->queue] < 0) {
 		/* queues in the order declared, in the legend as in the summary */
 		const struct replay *r = &x->files[0].r;	/* the one TRACE */
 		unsigned int q;
 
 		for (q = 0; q <= ev->queue && !pl->err; q++)
-			if (q >= pl->nq || pl->series[2 * q] < 0)
+			if (q >= pl->nq || pl->series[RPLOT_NS * q] < 0)
 				pl->err = plot_queue(pl, q, replay_queue_name(r, q));
 		if (pl->err)
 			return;
 	}
-	svgplot_point(pl->svg, pl->series[2 * ev->queue + 1], t, ev->inflight);
-	if (ev->kind == BQLT_C)
-		svgplot_point(pl->svg, pl->series[2 * ev->queue], t, ev->limit);
+	ser = pl->series + RPLOT_NS * ev->queue;
+	svgplot_point(pl->svg, ser[RP_INFLIGHT], t, ev->inflight);
+	if (ev->kind != BQLT_C)
+		return;
+	svgplot_point(pl->svg, ser[RP_LIMIT], t, ev->limit);
+	if (ev->has_observed && ser[RP_RECORDED] >= 0) {
+		svgplot_point(pl->svg, ser[RP_RECORDED], t, ev->observed);
+		pl->observed = true;
+	}
 }
 
 /*
@@ -129,13 +205,15 @@ static int plot_choose(struct rx *x)
 	struct rplot *pl = &x->plot;
 	unsigned int nseen = 0, drawn = 0, q, k;
 	bool *keep;
-	char title[600];
+	int ng = 0;
 
 	if (!pl->started)
 		return 0;
 	for (q = 0; q < pl->ncount; q++)
 		nseen += pl->count[q] > 0;
-	keep = calloc((size_t)2 * pl->nq + 1, sizeof(*keep));
+	for (q = 0; q < pl->nq; q++)
+		ng += pl->series[RPLOT_NS * q + RP_GROUP] >= 0;
+	keep = calloc((size_t)ng + 2, sizeof(*keep));
 	if (!keep)
 		return -ENOMEM;
 	/* RPLOT_DRAW rounds of "the busiest not yet kept": n * RPLOT_TRACK */
@@ -143,27 +221,84 @@ static int plot_choose(struct rx *x)
 		unsigned int best = UINT32_MAX;
 
 		for (q = 0; q < pl->nq && q < pl->ncount; q++) {
-			if (pl->series[2 * q] < 0 || keep[pl->series[2 * q]] || !pl->count[q])
+			int g = pl->series[RPLOT_NS * q + RP_GROUP];
+
+			if (g < 0 || keep[g] || !pl->count[q])
 				continue;
 			if (best == UINT32_MAX || pl->count[q] > pl->count[best])
 				best = q;
 		}
 		if (best == UINT32_MAX)
 			break;
-		keep[pl->series[2 * best]] = keep[pl->series[2 * best + 1]] = true;
+		keep[pl->series[RPLOT_NS * best + RP_GROUP]] = true;
 		drawn++;
 	}
-	keep[pl->agg] = nseen > drawn;
+	keep[pl->agg_group] = nseen > drawn;
+	/* a drawn queue without a limit had no completion: say so, not a flat 0 */
+	for (q = 0; q < pl->nq; q++) {
+		const int *ser = pl->series + RPLOT_NS * q;
+
+		if (ser[RP_GROUP] >= 0 && keep[ser[RP_GROUP]] && !svgplot_count(pl->svg, ser[RP_LIMIT]) &&
+		    svgplot_group_note(pl->svg, ser[RP_GROUP], "no completions")) {
+			free(keep);
+			return -ENOMEM;
+		}
+	}
 	svgplot_keep(pl->svg, keep);
 	free(keep);
-	if (nseen <= drawn)
-		return 0;
-	snprintf(title, sizeof(title), "bqltool replay: %s: the %u busiest of %u queues%s, and the total",
-		 x->files[0].path, drawn, nseen,
-		 nseen > RPLOT_TRACK ? " (of the first 64 declared)" : "");
-	cmd_note(x->c, "--plot: %u queues: drawing the %u busiest%s (most records) and the total inflight of all",
-		 nseen, drawn, nseen > RPLOT_TRACK ? " of the first 64 declared" : "");
-	return svgplot_set_title(pl->svg, title);
+	pl->nseen = nseen;
+	pl->drawn = drawn;
+	if (nseen > drawn)
+		cmd_note(x->c, "--plot: %u queues: drawing the %u busiest%s (most records) and the total inflight of all",
+			 nseen, drawn, nseen > RPLOT_TRACK ? " of the first 64 declared" : "");
+	return 0;
+}
+
+/*
+ * The title: the command and the trace (or the caller's), a what-if's
+ * options, the queues left out; a what-if's note; the marks. 0 or -ENOMEM.
+ */
+static int plot_words(struct rx *x)
+{
+	struct rplot *pl = &x->plot;
+	char title[1400], opts[512];
+	size_t n;
+	int ret;
+
+	if (pl->whatif) {
+		rx_whatif_text(opts, sizeof(opts), x, &x->files[0]);
+		n = (size_t)snprintf(title, sizeof(title), "bqltool replay what-if (%s): %s", opts,
+				     x->files[0].path);
+	} else if (x->plot_title) {
+		n = (size_t)snprintf(title, sizeof(title), "%s", x->plot_title);
+	} else {
+		n = (size_t)snprintf(title, sizeof(title), "bqltool replay: %s", x->files[0].path);
+	}
+	if (pl->nseen > pl->drawn && n < sizeof(title))
+		snprintf(title + n, sizeof(title) - n, ": the %u busiest of %u queues%s, and the total",
+			 pl->drawn, pl->nseen, pl->nseen > RPLOT_TRACK ? " (of the first 64 declared)" : "");
+	n = strlen(title);
+	if (!x->marks && pl->nptimes > RPLOT_MARKS)
+		snprintf(title + n, sizeof(title) - n, " (the first %u of %" PRIu64 " settings changes marked)",
+			 RPLOT_MARKS, pl->nptimes);
+	ret = svgplot_set_title(pl->svg, title);
+	if (!ret && pl->whatif)
+		ret = svgplot_set_note(pl->svg, pl->observed ?
+			"The what-if limits are DQL's over the recorded completions; the inflight is "
+			"the recorded traffic, which did not react to them." :
+			"The what-if limits are DQL's over the recorded completions; the inflight is "
+			"the recorded traffic, which did not react to them. The trace records no "
+			"limit= to draw beside them.");
+	for (unsigned int i = 0; i < (x->marks ? x->nmarks : pl->npmarks) && !ret; i++) {
+		const struct rx_mark *m = x->marks ? &x->marks[i] : &pl->pmark[i];
+		double a = m->t_ns >= pl->t0 ? (double)(m->t_ns - pl->t0) / 1e9
+					     : -((double)(pl->t0 - m->t_ns) / 1e9);
+
+		ret = svgplot_mark(pl->svg, a, a + (double)m->len_ns / 1e9, m->label);
+		if (ret == -ENOSPC)
+			ret = 0;	/* the title says them all */
+	}
+	return ret;
 }
 
 int rx_plot_open(struct rx *x)
@@ -175,9 +310,11 @@ int rx_plot_open(struct rx *x)
 		snprintf(title, sizeof(title), "%s", x->plot_title);
 	else
 		snprintf(title, sizeof(title), "bqltool replay: %s", x->files[0].path);
-	pl->svg = svgplot_new(title, "time (s)", "bytes");
-	if (pl->svg)
+	pl->svg = svgplot_new(title, "time", "bytes");
+	if (pl->svg) {
 		svgplot_set_y_bytes(pl->svg, true);
+		svgplot_set_x_time(pl->svg, true);
+	}
 	if (!pl->svg)
 		return cmd_fail(x->c, "%s: %s", x->plot_path, strerror(ENOMEM));
 	return rx_out_open(x, &pl->out, x->plot_path, OFILE_COMPRESS_BY_NAME);
@@ -193,6 +330,8 @@ int rx_plot_finish(struct rx *x)
 
 	if (!pl->err)
 		pl->err = plot_choose(x);
+	if (!pl->err && pl->started)
+		pl->err = plot_words(x);
 	if (pl->err)
 		return cmd_fail(x->c, "%s: %s", x->plot_path, strerror(-pl->err));
 	f = ofile_stdio(pl->out);

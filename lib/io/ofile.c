@@ -37,7 +37,9 @@ enum ofile_codec { OFILE_PLAIN, OFILE_GZIP, OFILE_ZSTD };
 struct ofile {
 	char *path;		/* as given, for messages */
 	char *target;		/* resolved file: rename target, or opened at commit */
-	char *tmp;		/* OFILE_RENAME: the temporary's name */
+	char *tmp;		/* OFILE_RENAME: the temporary's name (none while
+				 * @anon: named only at commit, then renamed) */
+	bool anon;		/* OFILE_RENAME into an O_TMPFILE: nothing to leave */
 	int slot;		/* its slot in ofile_live.c (removed on a fatal signal), -1 none */
 	int fd;			/* where the bytes go now */
 	int out_fd;		/* OFILE_SPOOL to a descriptor ("-", /dev/stdout): its dup */
@@ -92,15 +94,21 @@ static mode_t cur_umask(void)
 	return m;
 }
 
+/* the directory spools go to: $TMPDIR, or /tmp */
+static const char *spool_dir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
 /* an unlinked file in $TMPDIR (or /tmp) to spool into */
 static int spool_fd(void)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = spool_dir();
 	char *name;
 	int fd;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 	fd = open(dir, O_RDWR | O_TMPFILE | O_EXCL | O_CLOEXEC, 0600);
 	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd;
@@ -143,6 +151,56 @@ static int open_codec(struct ofile *o, unsigned int flags)
 }
 
 /*
+ * "DIR/.NAME.XXXXXX" for @target, NAME cut (never inside a UTF-8
+ * sequence) so that the name fits NAME_MAX: a target of 248-255 bytes
+ * gets a temporary too. NULL when out of memory.
+ */
+static char *tmp_name(const char *target)
+{
+	const char *slash = strrchr(target, '/'), *base = slash ? slash + 1 : target;
+	size_t n = strlen(base), room = NAME_MAX - strlen("..XXXXXX");
+	char *s;
+
+	if (n > room) {
+		n = room;
+		while (n && ((unsigned char)base[n] & 0xc0) == 0x80)
+			n--;
+	}
+	if (asprintf(&s, "%.*s.%.*s.XXXXXX", (int)(base - target), target, (int)n, base) < 0)
+		return NULL;
+	return s;
+}
+
+/*
+ * An unnamed file (O_TMPFILE) in @target's directory, that a link can
+ * name at commit (/proc/self/fd: linkat(2) needs no privilege then), or
+ * -1: the filesystem has none (NFS, vfat), no /proc, or
+ * BQLTOOL_NO_O_TMPFILE=1 (tests of the named temporary).
+ */
+static int anon_fd(const char *target)
+{
+	const char *no = getenv("BQLTOOL_NO_O_TMPFILE");
+	char *dir, proc[64];
+	int fd;
+
+	if (no && *no && strcmp(no, "0"))
+		return -1;
+	dir = ofile_dir_of(target);
+	if (!dir)
+		return -1;
+	fd = open(dir, O_WRONLY | O_TMPFILE | O_CLOEXEC, 0600);
+	free(dir);
+	if (fd < 0)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (access(proc, F_OK)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
  * The temporary beside @o->target could not be made: a missing directory
  * is named as such (the user sees no temporary and has nothing to do with
  * one), anything else as the temporary that failed.
@@ -163,7 +221,11 @@ static int dir_err(const struct ofile *o, const char *slash, int err, struct bql
 			   dl, dir, strerror(err));
 }
 
-/* a temporary beside @o->target, with the mode and owner it must end with */
+/*
+ * The file to write beside @o->target, with the mode and owner it must end
+ * with: an unnamed one where the filesystem allows (a kill -9 leaves
+ * nothing), else the temporary ".NAME.XXXXXX"
+ */
 static int open_rename(struct ofile *o, unsigned int flags, struct bql_err *e)
 {
 	const char *slash = strrchr(o->target, '/');
@@ -171,15 +233,9 @@ static int open_rename(struct ofile *o, unsigned int flags, struct bql_err *e)
 	bool exists;
 	int err;
 
-	if (!slash)
-		err = asprintf(&o->tmp, ".%s.XXXXXX", o->target);
-	else
-		err = asprintf(&o->tmp, "%.*s/.%s.XXXXXX", (int)(slash - o->target),
-			       o->target, slash + 1);
-	if (err < 0) {
-		o->tmp = NULL;
+	o->tmp = tmp_name(o->target);
+	if (!o->tmp)
 		return bql_err_set(e, ENOMEM, "%s: out of memory", o->path);
-	}
 	exists = !stat(o->target, &st);
 	/* replacing is writing: a file the user may not write is not replaced */
 	if (exists && faccessat(AT_FDCWD, o->target, W_OK, AT_EACCESS)) {
@@ -198,7 +254,14 @@ static int open_rename(struct ofile *o, unsigned int flags, struct bql_err *e)
 		return bql_err_set(e, err, "%s: %s%s%s", o->path, strerror(err), why ? ": " : "",
 				   why ? why : "");
 	}
-	o->fd = ofile_live_mkstemp(o->tmp, &o->slot);
+	o->fd = anon_fd(o->target);
+	if (o->fd >= 0) {
+		o->anon = true;
+		free(o->tmp);	/* made again at commit, when it is needed */
+		o->tmp = NULL;
+	} else {
+		o->fd = ofile_live_mkstemp(o->tmp, &o->slot);
+	}
 	if (o->fd < 0) {
 		err = errno;
 		free(o->tmp);
@@ -246,7 +309,8 @@ static int open_fd(struct ofile *o, int fdnum, unsigned int flags, struct bql_er
 	o->fd = spool_fd();
 	if (o->fd < 0) {
 		err = errno;
-		return bql_err_set(e, err, "%s: cannot create a temporary file: %s", o->path,
+		return bql_err_set(e, err, "%s: cannot create the temporary file that holds the output until success in %s%s: %s",
+				   o->path, spool_dir(), getenv("TMPDIR") && *getenv("TMPDIR") ? " ($TMPDIR)" : "",
 				   strerror(err));
 	}
 	return 0;
@@ -270,7 +334,8 @@ static int open_special(struct ofile *o, unsigned int flags, struct bql_err *e)
 	o->fd = spool_fd();
 	if (o->fd < 0) {
 		err = errno;
-		return bql_err_set(e, err, "%s: cannot create a temporary file: %s", o->path,
+		return bql_err_set(e, err, "%s: cannot create the temporary file that holds the output until success in %s%s: %s",
+				   o->path, spool_dir(), getenv("TMPDIR") && *getenv("TMPDIR") ? " ($TMPDIR)" : "",
 				   strerror(err));
 	}
 	return 0;
@@ -280,6 +345,7 @@ int ofile_open(struct ofile **op, const char *path, unsigned int flags, struct b
 {
 	struct ofile *o;
 	struct stat st;
+	char *refused = NULL;
 	int fdnum, ret;
 
 	*op = NULL;
@@ -308,7 +374,16 @@ int ofile_open(struct ofile **op, const char *path, unsigned int flags, struct b
 		ret = open_fd(o, STDOUT_FILENO, flags, e);
 		goto done;
 	}
-	ret = ofile_resolve(path, &o->target, &fdnum);
+	ret = ofile_resolve(path, &o->target, &fdnum, &refused);
+	if (ret && refused) {
+		char *dir = ofile_dir_of(refused);
+
+		bql_err_set(e, -ret, "%s: %s is a symbolic link of another user in the sticky, world-writable %s: not followed (as fs.protected_symlinks refuses)",
+			    path, refused, dir ? dir : "directory");
+		free(dir);
+		free(refused);
+		goto fail;
+	}
 	if (ret) {
 		bql_err_set(e, -ret, "%s: %s", path, strerror(-ret));
 		goto fail;
@@ -598,6 +673,20 @@ int ofile_commit(struct ofile *o, struct bql_err *e)
 	}
 	switch (o->kind) {
 	case OFILE_RENAME:
+		if (o->anon) {	/* a name now, then renamed as a temporary is */
+			o->tmp = tmp_name(o->target);
+			if (!o->tmp) {
+				ret = ENOMEM;
+				goto fail;
+			}
+			if (ofile_live_link(o->fd, o->tmp, &o->slot)) {
+				ret = errno;
+				free(o->tmp);
+				o->tmp = NULL;
+				what = "cannot create a temporary file";
+				goto fail;
+			}
+		}
 		ret = close(o->fd) ? errno : 0;
 		o->fd = -1;
 		if (ret)
@@ -615,10 +704,12 @@ int ofile_commit(struct ofile *o, struct bql_err *e)
 	case OFILE_SPOOL:
 		dst = o->out_fd;
 		if (dst < 0) {
+			/* a FIFO: waits for its reader (a stop ends the wait) */
 			dst = open(o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 			if (dst < 0) {
 				ret = errno;
-				what = "cannot open";
+				what = ret == EINTR ? "stopped while waiting for a reader, nothing written" :
+				       "cannot open";
 				goto fail;
 			}
 		}

@@ -10,8 +10,11 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/io/ofile_int.h"
@@ -121,6 +124,50 @@ int ofile_live_mkstemp(char *tmpl, int *slot)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = err;
 	return fd;
+}
+
+/* link @fd as @name: through /proc (no privilege), or AT_EMPTY_PATH */
+static int link_fd(int fd, const char *name)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (!linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW))
+		return 0;
+	if (errno == EEXIST)
+		return -1;
+	return linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH);
+}
+
+int ofile_live_link(int fd, char *tmpl, int *slot)
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	size_t n = strlen(tmpl);
+	char *x = n >= 6 ? tmpl + n - 6 : tmpl;
+	sigset_t all, old;
+	struct timespec ts;
+	uint64_t r;
+	int ret = -1, err = EEXIST;
+
+	live_arm();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() << 32 ^
+	    (uint64_t)ts.tv_sec;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (int tries = 0; tries < 100 && err == EEXIST; tries++) {
+		for (int i = 0; i < 6; i++) {
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			x[i] = set[(r >> 33) % (sizeof(set) - 1)];
+		}
+		ret = link_fd(fd, tmpl);
+		err = ret ? errno : 0;
+	}
+	if (!ret)
+		*slot = live_add(tmpl);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return ret;
 }
 
 void ofile_live_del(int slot)

@@ -70,8 +70,27 @@ static int fd_of_name(const char *p)
  * link gives the file to create, a link chain the file at its end. Sets
  * *@target (malloc'd), or *@fdnum when the chain reaches a descriptor
  * name. 0 or -errno.
+ *
+ * A link is followed only where the kernel with fs.protected_symlinks=1
+ * (the default of every distribution) would follow it: not one in a
+ * sticky world-writable directory (/tmp) whose owner is neither us nor the
+ * directory's owner, planted there by another user for root to write
+ * through (-EACCES, *@refused, if not NULL, the link's name, malloc'd).
  */
-int ofile_resolve(const char *path, char **target, int *fdnum)
+static bool protected_link(const char *link, const struct stat *lst)
+{
+	char *dir = ofile_dir_of(link);
+	struct stat dst;
+	bool refuse = false;
+
+	if (dir && !stat(dir, &dst))
+		refuse = (dst.st_mode & S_ISVTX) && (dst.st_mode & S_IWOTH) &&
+			 lst->st_uid != geteuid() && lst->st_uid != dst.st_uid;
+	free(dir);
+	return refuse;
+}
+
+int ofile_resolve(const char *path, char **target, int *fdnum, char **refused)
 {
 	char *cur = strdup(path), *next;
 	char link[PATH_MAX];
@@ -93,6 +112,13 @@ int ofile_resolve(const char *path, char **target, int *fdnum)
 		if (lstat(cur, &st) || !S_ISLNK(st.st_mode)) {
 			*target = cur;
 			return 0;
+		}
+		if (protected_link(cur, &st)) {
+			if (refused)
+				*refused = cur;
+			else
+				free(cur);
+			return -EACCES;
 		}
 		n = readlink(cur, link, sizeof(link) - 1);
 		if (n < 0) {
@@ -176,7 +202,7 @@ static void fkey_get(const char *path, struct fkey *k)
 		}
 		return;
 	}
-	if (ofile_resolve(path, &target, &fdnum) || fdnum >= 0)
+	if (ofile_resolve(path, &target, &fdnum, NULL) || fdnum >= 0)
 		return;
 	if (!stat(target, &st)) {
 		if (S_ISREG(st.st_mode)) {

@@ -47,6 +47,22 @@ int cmd_usage(const struct bql_ctx *c, const char *fmt, ...)
 	return BQL_EXIT_USAGE;
 }
 
+/* cmd/replay_out.c's, which --plot's title calls: no what-if in these tests */
+bool rx_whatif(const struct rx *x, const struct rfile *f)
+{
+	(void)x;
+	(void)f;
+	return false;
+}
+
+void rx_whatif_text(char *buf, size_t n, const struct rx *x, const struct rfile *f)
+{
+	(void)x;
+	(void)f;
+	if (n)
+		buf[0] = '\0';
+}
+
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 
 static uint64_t next(void)
