@@ -110,12 +110,15 @@ static int parse_time(const char *what, const char *s, bool zero_ok, uint64_t ma
 		      const char *max, uint64_t *ns, struct bql_err *e)
 {
 	int ret = units_parse_sec_ns(what, s, ns, e);
-	/* a bare number is seconds: "5" for 5 us is the usual slip, so name it */
-	bool bare = *s && strspn(s, "0123456789.") == strlen(s);
+	/*
+	 * a bare number is seconds: "5" for 5 us is the usual slip with the
+	 * options of short times (at most 10 s), so name it there
+	 */
+	bool bare = *s && strspn(s, "0123456789.") == strlen(s) && max_ns <= 10000000000ull;
 
 	if (max && bare && (ret == -ERANGE || (!ret && *ns > max_ns)))
-		return bql_err_set(e, ERANGE, "%s: '%s' is %s s (a bare number is seconds): at most %s; "
-				   "did you mean %sms or %sus?", what, s, s, max, s, s);
+		return bql_err_set(e, ERANGE, "%s: '%s': at most %s (a bare number is seconds: "
+				   "did you mean %sms or %sus?)", what, s, max, s, s);
 	if (max && (ret == -ERANGE || (!ret && *ns > max_ns)))
 		return bql_err_set(e, ERANGE, "%s: '%s': at most %s", what, s, max);
 	if (!ret && !zero_ok && !*ns)

@@ -54,7 +54,7 @@ sim() {
 @test "sim: hints: a bare number read as seconds says so; --coalesce-usecs takes a unit (#38)" {
 	sim sim --irq-latency 5
 	assert_failure 2
-	assert_equal "${stderr_lines[0]}" "bqltool: sim: --irq-latency: '5' is 5 s (a bare number is seconds): at most 1 s; did you mean 5ms or 5us?"
+	assert_equal "${stderr_lines[0]}" "bqltool: sim: --irq-latency: '5': at most 1 s (a bare number is seconds: did you mean 5ms or 5us?)"
 	# a time with its unit keeps the plain message
 	sim sim --irq-latency 2s
 	assert_failure 2
