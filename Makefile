@@ -363,6 +363,8 @@ install: all
 		$(DESTDIR)$(PKGDATADIR)/prometheus/bqltool.rules.yml
 	install -D -m 0644 contrib/grafana/bqltool-dashboard.json \
 		$(DESTDIR)$(PKGDATADIR)/grafana/bqltool-dashboard.json
+	# where bqltool-apply.service reads the profile: `save -o` there works as written
+	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/bqltool
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/bqltool $(DESTDIR)$(BASHCOMPDIR)/bqltool \
@@ -375,6 +377,8 @@ uninstall:
 	rm -f $(DESTDIR)$(PKGDATADIR)/prometheus/bqltool.rules.yml \
 		$(DESTDIR)$(PKGDATADIR)/grafana/bqltool-dashboard.json
 	rmdir $(DESTDIR)$(PKGDATADIR)/prometheus $(DESTDIR)$(PKGDATADIR)/grafana $(DESTDIR)$(PKGDATADIR) 2>/dev/null || true
+	# a saved profile is the administrator's: the directory goes only when empty
+	rmdir $(DESTDIR)$(SYSCONFDIR)/bqltool 2>/dev/null || true
 	for m in $(notdir $(filter %.8,$(MANPAGES))); do rm -f $(DESTDIR)$(MANDIR)/man8/$$m; done
 	for m in $(notdir $(filter %.5,$(MANPAGES))); do rm -f $(DESTDIR)$(MANDIR)/man5/$$m; done
 

@@ -13,10 +13,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json_c_version.h>
+#include <netlink/version.h>
+#include <zlib.h>
+#include <zstd.h>
+
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "lib/kernel/hz.h"
 #include "lib/kernel/netns.h"
+#include "lib/kernel/recbpf.h"
 
 /*
  * Standard output must reach its file: a write error (a full disk,
@@ -82,6 +88,32 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
+/*
+ * -V: the version and what this build can do, as bpftool -V names its
+ * libbpf and features: BPF for record (and the libbpf it runs with), the
+ * compressors and the libraries. With -j (given before -V), one object.
+ */
+static void print_version(const struct bql_ctx *c)
+{
+	const char *bpf = recbpf_libbpf_version();
+
+	if (c->json) {
+		printf("{\"version\":\"%s\",\"features\":{\"bpf\":%s,\"gzip\":true,\"zstd\":true},"
+		       "\"libraries\":{", BQLTOOL_VERSION, bpf ? "true" : "false");
+		if (bpf)
+			printf("\"libbpf\":\"%s\",", bpf);
+		printf("\"zlib\":\"%s\",\"zstd\":\"%s\",\"json_c\":\"%s\",\"libnl\":\"%s\"}}\n",
+		       zlibVersion(), ZSTD_versionString(), json_c_version(), LIBNL_VERSION);
+		return;
+	}
+	printf("bqltool %s\n", BQLTOOL_VERSION);
+	if (bpf)
+		printf("using libbpf %s\n", bpf);
+	printf("features: %s, gzip (zlib %s), zstd %s, json-c %s, libnl %s\n",
+	       bpf ? "bpf (record)" : "no bpf (record is not built in)", zlibVersion(),
+	       ZSTD_versionString(), json_c_version(), LIBNL_VERSION);
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd_entry *ce;
@@ -106,7 +138,7 @@ int main(int argc, char **argv)
 			cmd_print_overview(stdout);
 			return finish(NULL, BQL_EXIT_OK);
 		case 'V':
-			printf("bqltool %s\n", BQLTOOL_VERSION);
+			print_version(&ctx);
 			return finish(NULL, BQL_EXIT_OK);
 		case ':':
 		case '?':

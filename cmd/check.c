@@ -42,20 +42,33 @@ struct reason {
 	char msg[320];
 };
 
-struct row {
-	char ifname[BQL_IFNAMSIZ];
-	int queue;		/* -1: the whole device (no BQL) */
-	bool nobql;
-	int nr;
-	struct reason r[MAX_REASONS];
-};
-
 /* what one queue's limit and inflight did over --interval (sampled) */
 struct seen {
 	uint64_t n, busy;		/* samples, and those with something in flight */
 	uint64_t lim_lo, lim_hi, changes, last_lim;
 	uint64_t infl_max, infl_max_lim;	/* the most in flight, and the limit then */
 	uint64_t falls, last_infl;	/* samples after which inflight fell: completions seen */
+};
+
+/* --interval's evidence as numbers, for JSON ("seen"): what the message says */
+enum { EV_PACKETS = 1u << 0, EV_STOPS = 1u << 1, EV_QDISC = 1u << 2 };
+struct evidence {
+	struct seen sn;
+	unsigned int has;		/* EV_* */
+	uint64_t tx_packets, tx_stop, tx_wake;	/* during the interval */
+	char qd_kind[16];
+	uint64_t qd_backlog0, qd_backlog1, qd_drops, qd_bytes;
+};
+
+struct row {
+	char ifname[BQL_IFNAMSIZ];
+	int queue;		/* -1: the whole device (no BQL) */
+	bool nobql;
+	bool unused;		/* BQL never used and nothing to judge it by */
+	bool has_ev;
+	struct evidence ev;
+	int nr;
+	struct reason r[MAX_REASONS];
 };
 
 struct check {
@@ -119,12 +132,27 @@ static enum level row_level(const struct row *r)
 	return lv;
 }
 
-static const char *row_verdict(const struct row *r)
+/* the verdicts, in the order of the summary's counts */
+enum verdict { VD_OK, VD_WARN, VD_FAIL, VD_NOBQL, VD_UNUSED, VD_NR };
+
+static enum verdict row_vd(const struct row *r)
 {
-	static const char *const v[] = { "ok", "warn", "fail" };
 	enum level lv = row_level(r);
 
-	return r->nobql && lv != LV_FAIL ? "no-bql" : v[lv];
+	if (r->nobql && lv != LV_FAIL)
+		return VD_NOBQL;
+	/* no evidence, no verdict: "ok" would claim what nobody saw */
+	if (r->unused && lv == LV_INFO)
+		return VD_UNUSED;
+	return lv == LV_FAIL ? VD_FAIL : lv == LV_WARN ? VD_WARN : VD_OK;
+}
+
+static const char *row_verdict(const struct row *r)
+{
+	/* identifiers, as the summary's keys that count them: no_bql, not no-bql */
+	static const char *const v[VD_NR] = { "ok", "warn", "fail", "no_bql", "unused" };
+
+	return v[row_vd(r)];
 }
 
 /* Why @dev has no byte_queue_limits: what the kernel's netdev_uses_bql() checks. */
@@ -212,7 +240,7 @@ static const struct bnl_qdisc *queue_qdisc(const struct snap_dev *d, const struc
 
 /* the findings that need the transmit path: qdisc, ring, coalescing (lib/model/rules.c) */
 static void check_path(struct row *r, const struct snap_dev *d, const struct snap_queue *q,
-		       const struct snap_dev *d2, const struct snap_queue *q2)
+		       const struct snap_dev *d2, const struct snap_queue *q2, uint64_t interval_ns)
 {
 	static const enum level lv[] = { [RULE_INFO] = LV_INFO, [RULE_WARN] = LV_WARN,
 					 [RULE_FAIL] = LV_FAIL };
@@ -234,8 +262,13 @@ static void check_path(struct row *r, const struct snap_dev *d, const struct sna
 		.has_frames = d->coal.present & BNL_COAL_TX_MAX_FRAMES,
 		.tx_frames = d->coal.tx_max_frames,
 		.qdisc_kind = qd ? qd->kind : NULL,
-		.qdisc_queued = qd && (qd->backlog || qd->drops ||
-				       (qd2 && (qd2->backlog || qd2->drops))),
+		.qdisc_backlog = !qd ? 0 : qd2 && qd2->backlog > qd->backlog ? qd2->backlog :
+				 qd->backlog,
+		/* with an interval, the drops it saw; else since the qdisc was created */
+		.qdisc_drops = !qd ? 0 : !q2 ? qd->drops :
+			       qd2 && !strcmp(qd->kind, qd2->kind) && qd2->drops > qd->drops ?
+			       qd2->drops - qd->drops : 0,
+		.interval_ns = q2 ? interval_ns : 0,
 	};
 	char where[32] = "root", h[16];
 	int n;
@@ -287,18 +320,97 @@ static void check_seen(struct check *k, struct row *r, const struct snap_dev *d,
 		m += (size_t)snprintf(msg + m, sizeof(msg) - m, ", busy in %.0f%% of samples, "
 				      "inflight fell %" PRIu64 " times (completions)", 100.0 * (double)sn->busy /
 				      (double)sn->n, sn->falls);
-	if (m < sizeof(msg) && q2 && (q->qs_present & SQ_TX_PACKETS) && (q2->qs_present & SQ_TX_PACKETS))
+	/* the same facts as numbers for -j (print_json) */
+	memset(&r->ev, 0, sizeof(r->ev));
+	r->ev.sn = *sn;
+	r->has_ev = true;
+	if (q2 && (q->qs_present & SQ_TX_PACKETS) && (q2->qs_present & SQ_TX_PACKETS)) {
+		r->ev.has |= EV_PACKETS;
+		r->ev.tx_packets = q2->tx_packets - q->tx_packets;
+	}
+	if (q2 && (q->qs_present & SQ_TX_STOP) && (q2->qs_present & SQ_TX_STOP)) {
+		r->ev.has |= EV_STOPS;
+		r->ev.tx_stop = q2->tx_stop - q->tx_stop;
+		r->ev.tx_wake = q2->tx_wake - q->tx_wake;
+	}
+	if (qd && qd2 && !strcmp(qd->kind, qd2->kind)) {
+		r->ev.has |= EV_QDISC;
+		snprintf(r->ev.qd_kind, sizeof(r->ev.qd_kind), "%s", qd->kind);
+		r->ev.qd_backlog0 = qd->backlog;
+		r->ev.qd_backlog1 = qd2->backlog;
+		r->ev.qd_drops = qd2->drops - qd->drops;
+		r->ev.qd_bytes = qd2->bytes - qd->bytes;
+	}
+	if (m < sizeof(msg) && (r->ev.has & EV_PACKETS))
 		m += (size_t)snprintf(msg + m, sizeof(msg) - m, "; sent %" PRIu64 " packets",
-				      q2->tx_packets - q->tx_packets);
-	if (m < sizeof(msg) && q2 && (q->qs_present & SQ_TX_STOP) && (q2->qs_present & SQ_TX_STOP))
+				      r->ev.tx_packets);
+	if (m < sizeof(msg) && (r->ev.has & EV_STOPS))
 		m += (size_t)snprintf(msg + m, sizeof(msg) - m, " (tx_stop +%" PRIu64 ", tx_wake +%" PRIu64 ")",
-				      q2->tx_stop - q->tx_stop, q2->tx_wake - q->tx_wake);
-	if (m < sizeof(msg) && qd && qd2 && !strcmp(qd->kind, qd2->kind))
+				      r->ev.tx_stop, r->ev.tx_wake);
+	if (m < sizeof(msg) && (r->ev.has & EV_QDISC))
 		snprintf(msg + m, sizeof(msg) - m, "; qdisc %s: backlog %s -> %s, drops +%" PRIu64
 			 ", sent %s", qd->kind, units_fmt_bytes(h1, sizeof(h1), qd->backlog),
-			 units_fmt_bytes(h2, sizeof(h2), qd2->backlog), qd2->drops - qd->drops,
-			 units_fmt_bytes(h3, sizeof(h3), qd2->bytes - qd->bytes));
+			 units_fmt_bytes(h2, sizeof(h2), qd2->backlog), r->ev.qd_drops,
+			 units_fmt_bytes(h3, sizeof(h3), r->ev.qd_bytes));
 	add_reason(r->r, &r->nr, LV_INFO, "seen", "%s", msg);
+}
+
+/*
+ * -i's evidence as numbers: "seen": {"interval_ns", "nsamples", "limit":
+ * {"min", "max", "nchanges"}, "inflight_max", "inflight_max_limit",
+ * "nbusy", "ninflight_falls", "stats": {deltas}, "qdisc": {...}}
+ */
+static void json_seen(struct bql_ctx *c, const struct evidence *ev, uint64_t interval_ns)
+{
+	const struct seen *sn = &ev->sn;
+
+	out_open_obj(c, "seen");
+	out_u64(c, OUT_JSON, "interval_ns", NULL, interval_ns);
+	out_u64(c, OUT_JSON, "nsamples", NULL, sn->n);
+	out_open_obj(c, "limit");
+	out_u64(c, OUT_JSON, "min", NULL, sn->lim_lo);
+	out_u64(c, OUT_JSON, "max", NULL, sn->lim_hi);
+	out_u64(c, OUT_JSON, "nchanges", NULL, sn->changes);
+	out_close_obj(c);
+	out_u64(c, OUT_JSON, "inflight_max", NULL, sn->infl_max);
+	if (sn->infl_max)
+		out_u64(c, OUT_JSON, "inflight_max_limit", NULL, sn->infl_max_lim);
+	out_u64(c, OUT_JSON, "nbusy", NULL, sn->busy);
+	out_u64(c, OUT_JSON, "ninflight_falls", NULL, sn->falls);
+	if (ev->has & (EV_PACKETS | EV_STOPS)) {
+		out_open_obj(c, "stats");
+		if (ev->has & EV_PACKETS)
+			out_u64(c, OUT_JSON, "tx_packets", NULL, ev->tx_packets);
+		if (ev->has & EV_STOPS) {
+			out_u64(c, OUT_JSON, "tx_stop", NULL, ev->tx_stop);
+			out_u64(c, OUT_JSON, "tx_wake", NULL, ev->tx_wake);
+		}
+		out_close_obj(c);
+	}
+	if (ev->has & EV_QDISC) {
+		out_open_obj(c, "qdisc");
+		out_str(c, OUT_JSON, "kind", NULL, ev->qd_kind);
+		out_u64(c, OUT_JSON, "backlog_first", NULL, ev->qd_backlog0);
+		out_u64(c, OUT_JSON, "backlog_last", NULL, ev->qd_backlog1);
+		out_u64(c, OUT_JSON, "drops", NULL, ev->qd_drops);
+		out_u64(c, OUT_JSON, "bytes", NULL, ev->qd_bytes);
+		out_close_obj(c);
+	}
+	out_close_obj(c);
+}
+
+/*
+ * Whether @q (or its device, when the queue has no counters) sent
+ * anything: during the interval with @q2, else ever; unknown counts as not
+ */
+static bool queue_sent(const struct snap_queue *q, const struct snap_queue *q2,
+		       const struct snap_dev *d, const struct snap_dev *d2)
+{
+	if (q->qs_present & SQ_TX_BYTES)
+		return q2 ? q2->tx_bytes > q->tx_bytes : q->tx_bytes > 0;
+	if (d->present & SD_STATS)
+		return d2 ? d2->tx_bytes > d->tx_bytes : d->tx_bytes > 0;
+	return false;
 }
 
 static void check_queue(struct check *k, struct row *r, const struct snap_dev *d,
@@ -365,6 +477,20 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 				   units_fmt_bytes(h1, sizeof(h1), a0), src,
 				   q2 ? "nothing sent during the interval" : "confirm with --interval 1");
 	}
+	/*
+	 * BQL never used (limit and inflight 0 in every sample) on a device
+	 * that is down or sent nothing: nothing says whether it works
+	 */
+	if (!v[BQL_LIMIT] && !v[BQL_INFLIGHT] &&
+	    (!q2 || (!q2->bql.val[BQL_LIMIT] && !q2->bql.val[BQL_INFLIGHT])) &&
+	    (down || !queue_sent(q, q2, d, d2))) {
+		r->unused = true;
+		if (row_level(r) == LV_INFO)	/* a finding above is evidence enough */
+			add_reason(r->r, &r->nr, LV_INFO, "bql-unused",
+				   "BQL was never used here (limit and inflight 0) and %s: "
+				   "nothing to judge it by", down ? "the device is down" :
+				   q2 ? "nothing was sent during the interval" : "nothing was sent");
+	}
 	/* inflight at the limit: BQL has stopped the queue */
 	if (v[BQL_LIMIT] && v[BQL_INFLIGHT] >= v[BQL_LIMIT]) {
 		if (q2 && q2->bql.val[BQL_INFLIGHT] == v[BQL_INFLIGHT] &&
@@ -381,7 +507,7 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 				   bql_fmt_human(h1, sizeof(h1), BQL_INFLIGHT, v[BQL_INFLIGHT], 0),
 				   bql_fmt_human(h2, sizeof(h2), BQL_LIMIT, v[BQL_LIMIT], 0));
 	}
-	check_path(r, d, q, d2, q2);
+	check_path(r, d, q, d2, q2, k->interval_ns);
 }
 
 /* The stall_thrs range (ms) that the kernel accepts at @hz: 4..128 jiffies. */
@@ -398,10 +524,57 @@ static void stall_thrs_range(unsigned int hz, uint64_t *lo, uint64_t *hi)
 	*hi = ms;
 }
 
-static void add_notes(struct check *k, const struct snapshot *s)
+/* @s into @buf quoted for a shell where it needs it ('eth*'), with a space before */
+static size_t put_word(char *buf, size_t n, size_t len, const char *s)
+{
+	bool plain = *s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				   "0123456789_.:,@%+=/-") == strlen(s) && !strchr(s, '\'');
+
+	if (len >= n)
+		return len;
+	return len + (size_t)snprintf(buf + len, n - len, plain ? " %s" : " '%s'", s);
+}
+
+/*
+ * The command that turns the stall detector on for what was checked, to be
+ * pasted: the same -n or --sysfs-root, the selectors as typed ('*' for none:
+ * every device with BQL, as check took them), and the first value that
+ * reads back as written at this HZ (13 ms is 4 jiffies at HZ 250: 16 ms).
+ */
+static void stall_hint(char *buf, size_t n, const struct check *k, const struct sel *keep,
+		       uint64_t lo, uint64_t hi, uint64_t *ms)
+{
+	const struct bql_ctx *c = k->c;
+	size_t len = (size_t)snprintf(buf, n, "bqltool");
+
+	*ms = dql_jiffies_to_msecs(DQL_STALL_THRS_MIN, k->hz->hz);
+	for (uint64_t v = lo; v <= hi; v++)
+		if (dql_jiffies_to_msecs(dql_msecs_to_jiffies(v, k->hz->hz), k->hz->hz) == v) {
+			*ms = v;
+			break;
+		}
+	if (c->netns) {
+		len = put_word(buf, n, len, "-n");
+		len = put_word(buf, n, len, c->netns);
+	} else if (c->root_overridden && c->sysfs_root) {
+		len = put_word(buf, n, len, "--sysfs-root");
+		len = put_word(buf, n, len, c->sysfs_root);
+	}
+	len = put_word(buf, n, len, "set");
+	for (size_t i = 0; i < keep->n; i++)
+		len = put_word(buf, n, len, keep->items[i].text ? keep->items[i].text :
+				     keep->items[i].pat);
+	if (!keep->n)
+		len = put_word(buf, n, len, "*");
+	if (len < n)
+		snprintf(buf + len, n - len, " stall_thrs=%" PRIu64 "ms", *ms);
+}
+
+static void add_notes(struct check *k, const struct snapshot *s, const struct sel *keep)
 {
 	size_t with_stall = 0, thrs_on = 0;
-	uint64_t lo, hi;
+	uint64_t lo, hi, ms;
+	char cmd[200];
 
 	for (size_t d = 0; d < s->n; d++)
 		for (unsigned int i = 0; i < s->dev[d].nq; i++) {
@@ -414,10 +587,13 @@ static void add_notes(struct check *k, const struct snapshot *s)
 		}
 	if (with_stall && !thrs_on) {
 		stall_thrs_range(k->hz->hz, &lo, &hi);
+		stall_hint(cmd, sizeof(cmd), k, keep, lo, hi, &ms);
 		add_reason(k->notes, &k->nnotes, LV_INFO, "stall-detector-off",
 			   "the stall detector is off on every queue checked (stall_thrs 0); "
-			   "enable it with 'bqltool set SEL stall_thrs=%" PRIu64 "ms' "
-			   "(valid at HZ %u: %" PRIu64 "..%" PRIu64 " ms)", lo, k->hz->hz, lo, hi);
+			   "enable it with: %s (at HZ %u stall_thrs is %u..%u jiffies, %" PRIu64
+			   "..%" PRIu64 " ms; %" PRIu64 " ms is the lowest that reads back as written)",
+			   cmd, k->hz->hz,
+			   DQL_STALL_THRS_MIN, DQL_STALL_THRS_MAX, lo, hi, ms);
 	} else if (s->n && !with_stall) {
 		add_reason(k->notes, &k->nnotes, LV_INFO, "no-stall-detector",
 			   "no stall_* files: the kernel predates the BQL stall detector (6.9)");
@@ -429,10 +605,10 @@ static void add_notes(struct check *k, const struct snapshot *s)
 			   k->hz->hz);
 }
 
-static void print_json(struct check *k, const size_t cnt[4])
+static void print_json(struct check *k, const size_t cnt[VD_NR])
 {
 	struct bql_ctx *c = k->c;
-	static const char *const keys[] = { "ok", "warn", "fail", "no-bql" };
+	static const char *const keys[VD_NR] = { "ok", "warn", "fail", "no_bql", "unused" };
 
 	out_begin(c, false);
 	out_open_arr(c, "queues");
@@ -454,6 +630,8 @@ static void print_json(struct check *k, const size_t cnt[4])
 			out_close_obj(c);
 		}
 		out_close_arr(c);
+		if (r->has_ev)
+			json_seen(c, &r->ev, k->interval_ns);
 		out_close_obj(c);
 	}
 	out_close_arr(c);
@@ -471,8 +649,10 @@ static void print_json(struct check *k, const size_t cnt[4])
 	out_str(c, OUT_JSON, "source", NULL, hz_source_name(k->hz->src));
 	out_close_obj(c);
 	out_open_obj(c, "summary");
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < VD_NR; i++)
 		out_u64(c, OUT_JSON, keys[i], NULL, cnt[i]);
+	/* deprecated (bqltool-check(8)): the old spelling, for the scripts that read it */
+	out_u64(c, OUT_JSON, "no-bql", NULL, cnt[VD_NOBQL]);
 	out_close_obj(c);
 }
 
@@ -483,7 +663,7 @@ static int row_name(const struct row *r, char *buf, size_t n)
 	return snprintf(buf, n, "%s", r->ifname);
 }
 
-static void print_text(struct check *k, const size_t cnt[4])
+static void print_text(struct check *k, const size_t cnt[VD_NR])
 {
 	static const char *const col[] = { "\033[32m", "\033[33m", "\033[31m" };
 	struct bql_ctx *c = k->c;
@@ -500,7 +680,7 @@ static void print_text(struct check *k, const size_t cnt[4])
 	}
 	for (size_t i = 0; i < k->nrows; i++) {
 		const struct row *r = &k->rows[i];
-		bool color = !r->nobql;
+		bool color = row_vd(r) <= VD_FAIL;
 		const char *verdict = row_verdict(r);
 
 		row_name(r, name, sizeof(name));
@@ -520,8 +700,10 @@ static void print_text(struct check *k, const size_t cnt[4])
 	for (int j = 0; j < k->nnotes; j++)
 		out_text(c, "note: %s\n", k->notes[j].msg);
 	out_text(c, "checked: %zu ok, %zu warn, %zu fail", cnt[0], cnt[1], cnt[2]);
-	if (cnt[3])
-		out_text(c, ", %zu without BQL", cnt[3]);
+	if (cnt[VD_NOBQL])
+		out_text(c, ", %zu without BQL", cnt[VD_NOBQL]);
+	if (cnt[VD_UNUSED])
+		out_text(c, ", %zu unused", cnt[VD_UNUSED]);
 	out_nl(c);
 }
 
@@ -670,7 +852,7 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 	struct sysfs_dev *devs = NULL;
 	struct sel sel = { 0 }, keep = { 0 };
 	bool all = false, *named_nobql = NULL;
-	size_t ndev = 0, cnt[4] = { 0 };
+	size_t ndev = 0, cnt[VD_NR] = { 0 };
 	struct bql_err e;
 	int opt, ret = BQL_EXIT_FAIL;
 
@@ -755,10 +937,9 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 		ret = cmd_fail(c, "out of memory");
 		goto out;
 	}
-	add_notes(&k, &st.snap);
+	add_notes(&k, &st.snap, &keep);
 	for (size_t i = 0; i < k.nrows; i++)
-		cnt[k.rows[i].nobql && row_level(&k.rows[i]) != LV_FAIL ? 3 :
-		    row_level(&k.rows[i])]++;
+		cnt[row_vd(&k.rows[i])]++;
 	if (!k.nrows && !c->json)
 		cmd_warn(c, "no network device with byte queue limits found "
 			 "(-a lists every device and why)");
@@ -768,7 +949,7 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 		print_text(&k, cnt);
 	ret = cmd_output_done(c, out_end(c));
 	if (!ret)
-		ret = cnt[LV_FAIL] ? BQL_EXIT_FAIL : BQL_EXIT_OK;
+		ret = cnt[VD_FAIL] ? BQL_EXIT_FAIL : BQL_EXIT_OK;
 out:
 	snapshot_free(&s2);
 	cmd_state_free(&st);

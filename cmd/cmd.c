@@ -12,6 +12,7 @@
 #include "lib/kernel/sysfs.h"
 #include "lib/kernel/bql.h"
 #include "lib/io/esc.h"
+#include "lib/io/out.h"
 #include "lib/kernel/netns.h"
 #include "lib/io/ofile.h"
 
@@ -345,11 +346,16 @@ static int print_devices(struct bql_ctx *c, bool all)
 		cmd_error(c, &e);
 		return BQL_EXIT_FAIL;
 	}
+	out_begin(c, true);
 	for (size_t i = 0; i < n; i++)
-		if (all || sysfs_dev_has_bql(c, devs[i].name))
-			printf("%s\n", devs[i].name);
+		if (all || sysfs_dev_has_bql(c, devs[i].name)) {
+			if (c->json)
+				out_str(c, OUT_JSON, NULL, NULL, devs[i].name);
+			else
+				printf("%s\n", devs[i].name);
+		}
 	free(devs);
-	return BQL_EXIT_OK;
+	return cmd_output_done(c, out_end(c));
 }
 
 /*
@@ -365,9 +371,77 @@ static int print_queues(struct bql_ctx *c, const char *dev)
 		cmd_error(c, &e);
 		return BQL_EXIT_FAIL;
 	}
-	for (unsigned int q = 0; q < nq; q++)
-		printf("%u\n", q);
-	return BQL_EXIT_OK;
+	out_begin(c, true);
+	for (unsigned int q = 0; q < nq; q++) {
+		if (c->json)
+			out_u64(c, OUT_JSON, NULL, NULL, q);
+		else
+			printf("%u\n", q);
+	}
+	return cmd_output_done(c, out_end(c));
+}
+
+/* one command as JSON: what `help CMD` prints, by part */
+static void json_command(struct bql_ctx *c, const struct cmd_entry *ce, bool options)
+{
+	char man[64];
+
+	snprintf(man, sizeof(man), "bqltool-%s(8)", ce->name);
+	out_open_obj(c, NULL);
+	out_str(c, OUT_JSON, "name", NULL, ce->name);
+	out_str(c, OUT_JSON, "synopsis", NULL, ce->synopsis);
+	out_str(c, OUT_JSON, "summary", NULL, ce->summary);
+	if (options)
+		out_str(c, OUT_JSON, "options", NULL, ce->help ? ce->help : "");
+	out_str(c, OUT_JSON, "man", NULL, man);
+	out_close_obj(c);
+}
+
+/*
+ * help -j: the same facts as data (bpftool prints null; a list of
+ * commands with their synopses serves scripts and completions better)
+ */
+static int help_json(struct bql_ctx *c, int argc, char **argv)
+{
+	const struct cmd_entry *ce;
+	struct bql_err e;
+
+	if (argc < 2) {
+		out_begin(c, false);
+		out_str(c, OUT_JSON, "usage", NULL, "bqltool [GLOBAL OPTIONS] COMMAND [ARGS]");
+		out_open_arr(c, "commands");
+		for (int i = 0; cmd_table[i]; i++)
+			if (!(cmd_table[i]->flags & CMD_HIDDEN))
+				json_command(c, cmd_table[i], false);
+		out_close_arr(c);
+		return cmd_output_done(c, out_end(c));
+	}
+	if (!strcmp(argv[1], "--commands")) {
+		out_begin(c, true);
+		for (int i = 0; cmd_table[i]; i++)
+			if (!(cmd_table[i]->flags & CMD_HIDDEN))
+				out_str(c, OUT_JSON, NULL, NULL, cmd_table[i]->name);
+		return cmd_output_done(c, out_end(c));
+	}
+	if (!strcmp(argv[1], "--keys")) {
+		out_begin(c, true);
+		for (int i = 0; i < BQL_ATTR_NR; i++) {
+			out_open_obj(c, NULL);
+			out_str(c, OUT_JSON, "name", NULL, bql_attrs[i].name);
+			out_bool(c, OUT_JSON, "writable", NULL, bql_attrs[i].writable);
+			out_str(c, OUT_JSON, "unit", NULL, bql_unit_name(bql_attrs[i].unit));
+			out_close_obj(c);
+		}
+		return cmd_output_done(c, out_end(c));
+	}
+	ce = cmd_find(argv[1], &e);
+	if (!ce)
+		return cmd_usage(c, "%s", e.msg);
+	out_begin(c, false);
+	out_open_arr(c, "commands");
+	json_command(c, ce, true);
+	out_close_arr(c);
+	return cmd_output_done(c, out_end(c));
 }
 
 static int help_run(struct bql_ctx *c, int argc, char **argv)
@@ -375,6 +449,8 @@ static int help_run(struct bql_ctx *c, int argc, char **argv)
 	const struct cmd_entry *ce;
 	struct bql_err e;
 
+	if (argc < 2 && c->json)
+		return help_json(c, argc, argv);
 	if (argc < 2) {
 		print_overview(stdout);
 		return BQL_EXIT_OK;
@@ -386,12 +462,14 @@ static int help_run(struct bql_ctx *c, int argc, char **argv)
 	}
 	if (argc > 2)
 		return cmd_usage(c, "too many arguments");
+	if (!strcmp(argv[1], "--devices") || !strcmp(argv[1], "--all-devices"))
+		return print_devices(c, !strcmp(argv[1], "--all-devices"));
+	if (c->json)
+		return help_json(c, argc, argv);
 	if (!strcmp(argv[1], "--keys")) {
 		print_keys(stdout);
 		return BQL_EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--devices") || !strcmp(argv[1], "--all-devices"))
-		return print_devices(c, !strcmp(argv[1], "--all-devices"));
 	if (!strcmp(argv[1], "--commands")) {
 		for (int i = 0; cmd_table[i]; i++)
 			if (!(cmd_table[i]->flags & CMD_HIDDEN))
@@ -413,8 +491,9 @@ const struct cmd_entry cmd_help_entry = {
 		"  --keys         list the BQL attributes: name, rw|ro, unit\n"
 		"  --devices      list the devices with BQL (what no selector means), one per\n"
 		"                 line, in the namespace of -n; --all-devices lists every one\n"
-		"  --queues DEV   list DEV's TX queue numbers, one per line (namespace of -n)\n",
-	.flags = CMD_NO_JSON,
+		"  --queues DEV   list DEV's TX queue numbers, one per line (namespace of -n)\n"
+		"With -j: the same as JSON (commands with synopsis, summary, options, man page;\n"
+		"arrays for the lists)\n",
 	.run = help_run,
 };
 

@@ -122,8 +122,15 @@ static int export_run(struct bql_ctx *c, int argc, char **argv)
 			return cmd_bad_option(c, opt, argv);
 		}
 	}
-	if (!dir)
+	if (!dir) {
+		/* "export /var/lib/...": a directory where a selector goes */
+		for (int i = optind; i < argc; i++)
+			if (!stat(argv[i], &sb) && S_ISDIR(sb.st_mode))
+				return cmd_usage(c, "missing --textfile DIR: did you mean 'export "
+						 "--textfile %s'? (words after export are selectors)",
+						 argv[i]);
 		return cmd_usage(c, "missing --textfile DIR (the node_exporter textfile directory)");
+	}
 	if (!*dir)
 		return cmd_usage(c, "--textfile: empty directory name");
 	/* check the directory first: no point reading sysfs for nothing */

@@ -39,7 +39,7 @@ void cmd_plan_warn_rounding(struct bql_ctx *c, const char *what,
 /* A value for text output, as show prints it (bql_fmt_human). */
 void cmd_plan_fmt(char *buf, size_t n, enum bql_attr a, uint64_t v);
 /*
- * cmd_queue_list - "tx-3", "tx-0..7", "tx-0..3,5" for the ascending queue
+ * cmd_queue_list - "tx-3", "0-7", "0-3,5" (selector syntax) for the ascending queue
  * indexes @q (malloc'ed; NULL when out of memory)
  */
 char *cmd_queue_list(const unsigned int *q, size_t n);

@@ -302,8 +302,9 @@ static int build_dev(struct apply *ap, const struct profile_dev *d)
 	}
 	if (ret) {
 		if (o->skip_missing) {
-			if (!o->check && ap->c->verbose)
-				cmd_note(ap->c, "%s: not present, skipped", d->ifname);
+			/* never silent (-q aside): a skip is something the profile wanted */
+			if (!o->check && !o->quiet)
+				cmd_note(ap->c, "%s: not present, skipped (--missing=skip)", d->ifname);
 			return BQL_EXIT_OK;
 		}
 		if (o->check)

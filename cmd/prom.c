@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "cmd/common.h"
@@ -195,6 +196,50 @@ static void put_queue_families(FILE *f, const struct snapshot *s, unsigned int h
 	}
 }
 
+/*
+ * A root qdisc over several queues feeds none of them alone (show -j's
+ * "shared_qdisc"): the same counters as bql_qdisc_*, per device, named
+ * bql_shared_qdisc_*, with its kind.
+ */
+static void put_shared_qdisc_families(FILE *f, const struct snapshot *s, const char *netns)
+{
+	char name[64], help[160];
+
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		const struct prom_family *fam = &families[i];
+		bool header = false;
+
+		if (fam->src != SRC_QDISC)
+			continue;
+		snprintf(name, sizeof(name), "bql_shared_%s", fam->name + 4);
+		/* "Bytes waiting in the qdisc that feeds ..." -> "... in the root qdisc shared ..." */
+		const char *cut = strstr(fam->help, " the qdisc");
+
+		snprintf(help, sizeof(help), "%.*s the root qdisc shared by all the device's TX queues.",
+			 cut ? (int)(cut - fam->help) : (int)strlen(fam->help), fam->help);
+		for (size_t d = 0; d < s->n; d++) {
+			const struct snap_dev *dev = &s->dev[d];
+			const uint64_t vals[] = {
+				[QD_BACKLOG] = dev->qd.backlog, [QD_QLEN] = dev->qd.qlen,
+				[QD_BYTES] = dev->qd.bytes, [QD_PACKETS] = dev->qd.packets,
+				[QD_DROPS] = dev->qd.drops, [QD_REQUEUES] = dev->qd.requeues,
+				[QD_OVERLIMITS] = dev->qd.overlimits,
+			};
+
+			if (!dev->qd_shared)
+				continue;
+			if (!header)
+				put_family_header(f, name, fam->type, help);
+			header = true;
+			fprintf(f, "%s{", name);
+			put_label(f, "device", dev->ifname, true);
+			put_label(f, "kind", dev->qd.kind, false);
+			put_netns(f, netns);
+			fprintf(f, "} %" PRIu64 "\n", vals[fam->attr]);
+		}
+	}
+}
+
 /* the per-device ethtool values (absent where the driver does not report them) */
 enum { DV_RING_TX, DV_RING_TX_MAX, DV_COAL_USECS, DV_COAL_FRAMES };
 
@@ -293,6 +338,7 @@ int cmd_print_prometheus(struct bql_ctx *c, const struct snapshot *s)
 
 	put_queue_families(f, s, hz->hz, c->netns);
 	put_device_families(f, s, c->netns);
+	put_shared_qdisc_families(f, s, c->netns);
 	put_family_header(f, "bql_kernel_hz", "gauge",
 			  "Kernel HZ used to convert jiffies to seconds; source says where it came from.");
 	fputs("bql_kernel_hz{", f);

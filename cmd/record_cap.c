@@ -222,6 +222,58 @@ static void report(struct rec_run *r, const uint64_t *st)
 			(double)r->ps[i].run_ns / (double)r->ps[i].runs);
 }
 
+/* "eth0:tx-0", "eth0:tx-0 and 3 more": the queues, for the two lines below */
+static void queue_names(const struct rec_run *r, char *buf, size_t n)
+{
+	char name[3 * 64];
+
+	esc_text(name, sizeof(name), r->q[0].name);	/* a device name is anyone's */
+	if (r->n == 1)
+		snprintf(buf, n, "%s", name);
+	else
+		snprintf(buf, n, "%s and %u more", name, r->n - 1);
+}
+
+/* the file written, as the user named it ("standard output" for none) */
+static const char *out_name(const struct rec_run *r, char *buf, size_t n)
+{
+	if (!r->o->out)
+		return "standard output";
+	esc_text(buf, n, r->o->out);
+	return buf;
+}
+
+/* on stderr, always: what is captured, where to, until when */
+static void started(const struct rec_run *r)
+{
+	char q[256], o[4 * 256], until[64];
+
+	queue_names(r, q, sizeof(q));
+	if (r->o->dur_ns)
+		snprintf(until, sizeof(until), "for %.3g s", (double)r->o->dur_ns / 1e9);
+	else if (r->o->count)
+		snprintf(until, sizeof(until), "until %" PRIu64 " completions", r->o->count);
+	else
+		snprintf(until, sizeof(until), "until Ctrl-C");
+	fprintf(stderr, "bqltool: record: capturing %u queue%s (%s) with the %s backend %s, to %s\n",
+		r->n, r->n == 1 ? "" : "s", q, recbpf_backend_name(r->backend), until,
+		out_name(r, o, sizeof(o)));
+}
+
+/* on stderr, always: what was captured, as tcpdump's "N packets captured" */
+static void finished(const struct rec_run *r)
+{
+	uint64_t c, lc, lq;
+	char q[256], o[4 * 256];
+
+	recw_totals(&r->w, &c, &lc, &lq);
+	queue_names(r, q, sizeof(q));
+	fprintf(stderr, "bqltool: record: %" PRIu64 " completion%s (C records) of %u queue%s "
+		"(%s) in %.1f s, %" PRIu64 " events, written to %s\n", c, c == 1 ? "" : "s",
+		r->n, r->n == 1 ? "" : "s", q, (double)(mono_ns() - r->t0) / 1e9, r->w.events,
+		out_name(r, o, sizeof(o)));
+}
+
 /* a queue without a completion has nothing to replay: say so */
 /*
  * A device deleted (or deleted and made again: another ifindex) during
@@ -386,10 +438,8 @@ int record_capture(struct rec_run *r)
 	recw_header(&r->w, comment);
 	r->progress = isatty(STDERR_FILENO) && (r->o->out || !isatty(STDOUT_FILENO));
 	r->t0 = r->last_shown = mono_ns();
-	if (r->c->verbose)
-		fprintf(stderr, "bqltool: record: recording %u queue%s with the %s backend%s\n",
-			r->n, r->n == 1 ? "" : "s", recbpf_backend_name(r->backend),
-			r->o->dur_ns || r->o->count ? "" : "; Ctrl-C ends the capture");
+	/* what it does and until when, as tcpdump says "listening on ..." */
+	started(r);
 	ret = capture(r);
 	if (ret)
 		goto fail;
@@ -424,6 +474,7 @@ int record_capture(struct rec_run *r)
 	r->of = NULL;
 	if (r->c->verbose)
 		report(r, st);
+	finished(r);
 	vanished(r);
 	unseeded(r);
 	return BQL_EXIT_OK;

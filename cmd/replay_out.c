@@ -115,7 +115,8 @@ static void json_queue(struct jsonw *w, const struct rfile *f, unsigned int i,
 	jsonw_raw(w, "semantics", sem);
 	jsonw_u64(w, "records", st.records);
 	jsonw_u64(w, "completions", st.completions);
-	jsonw_u64(w, "bytes_queued", st.bytes_queued);
+	if (st.queued_known)	/* unknown is absent, never 0 (completion-only traces) */
+		jsonw_u64(w, "bytes_queued", st.bytes_queued);
 	jsonw_u64(w, "bytes_completed", st.bytes_completed);
 	jsonw_obj_open(w, "limit");
 	if (st.created)
@@ -252,7 +253,8 @@ static int text_file(struct rx *x, const struct rfile *f)
 		table_cell(&t, NCOLS - 1, "%s", whatif_cols[0]);
 		table_cell(&t, NCOLS, "%s", whatif_cols[1]);
 	} else {
-		table_cell(&t, NCOLS - 1, "%s", text_cols[NCOLS - 1]);
+		/* "verify" is --verify's verdict; without it, how the limits compare */
+		table_cell(&t, NCOLS - 1, "%s", x->verify ? text_cols[NCOLS - 1] : "recorded");
 	}
 	for (unsigned int i = 0; i < nq; i++) {
 		struct replay_stats st;
@@ -301,6 +303,12 @@ static int text_file(struct rx *x, const struct rfile *f)
 				   st.verify_mismatches, st.verify_checked);
 		} else if (!st.verify_checked) {
 			table_cell(&t, 12, "-");
+		} else if (!x->verify) {	/* compared, no verdict asked for */
+			if (!st.verify_mismatches)
+				table_cell(&t, 12, "same %" PRIu64, st.verify_checked);
+			else
+				table_cell(&t, 12, "differs %" PRIu64 "/%" PRIu64,
+					   st.verify_mismatches, st.verify_checked);
 		} else if (!st.verify_mismatches) {
 			table_cell(&t, 12, "ok %" PRIu64, st.verify_checked);
 		} else {
@@ -326,10 +334,38 @@ static int text_file(struct rx *x, const struct rfile *f)
 	return 0;
 }
 
+/*
+ * Without --verify, recomputed limits that differ from the trace's own
+ * (not a what-if: the same kernel, settings and HZ) are no verdict, but
+ * never silent either: a warning says so, the exit status stays 0.
+ */
+static void unverified_warn(const struct rx *x)
+{
+	for (int k = 0; k < x->nfiles && !x->verify; k++) {
+		const struct rfile *f = &x->files[k];
+		uint64_t checked = 0, differ = 0;
+
+		if (rx_whatif(x, f))
+			continue;
+		for (unsigned int q = 0; q < replay_queue_count(&f->r); q++) {
+			struct replay_stats st;
+
+			replay_queue_stats(&f->r, q, &st);
+			checked += st.verify_checked;
+			differ += st.verify_mismatches;
+		}
+		if (differ)
+			cmd_warn(x->c, "%s: %" PRIu64 " of %" PRIu64 " recomputed limits differ from "
+				 "the trace's limit= (--verify lists them, exit 3)", f->path,
+				 differ, checked);
+	}
+}
+
 int rx_summary(struct rx *x)
 {
 	struct bql_ctx *c = x->c;
 
+	unverified_warn(x);
 	if (c->json)
 		return cmd_output_done(c, json_summary(x)) ? BQL_EXIT_FAIL : 0;
 	for (int k = 0; k < x->nfiles; k++) {

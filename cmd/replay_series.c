@@ -16,10 +16,11 @@
 #include "lib/io/cpus.h"
 #include "lib/io/esc.h"
 #include "lib/io/ofile.h"
+#include "lib/io/qname.h"
 #include "lib/io/stops.h"
 
 #define OBUF_SIZE	(1u << 20)	/* timeline buffer */
-#define OBUF_ROW	1024		/* room one timeline row needs at most */
+#define OBUF_ROW	2048		/* room one timeline row needs at most */
 
 /* ------------------------------------------------------------ files */
 
@@ -276,8 +277,8 @@ static char *put_csv_name(char *p, const char *raw)
 	return p;
 }
 
-_Static_assert(ESC_MAX_PER_BYTE * BQLT_NAME_MAX + 3 + 6 * 20 + 80 <= OBUF_ROW,
-	       "a timeline row with the longest escaped name fits OBUF_ROW");
+_Static_assert(2 * (ESC_MAX_PER_BYTE * BQLT_NAME_MAX + 3) + 7 * 20 + 120 <= OBUF_ROW,
+	       "a timeline row with the longest escaped name and ifname fits OBUF_ROW");
 
 /* a JSON string: valid UTF-8, controls escaped (lib/io/esc.h); fits OBUF_ROW */
 static char *put_json_name(char *p, const char *s)
@@ -292,9 +293,11 @@ static const char kind_name[] = {
 
 /*
  * The part of a row between t_ns and the event that depends only on the
- * queue, escaped and quoted once per queue: ",NAME," in CSV,
- * ",\"queue\":\"NAME\",\"event\":\"" in JSON lines. @s has room for at
- * least TL_NAME_PAD bytes, so a short one is copied with a constant size.
+ * queue, escaped and quoted once per queue: ",NAME," in CSV (its header's
+ * "queue" column), and in JSON lines the keys every per-queue object has
+ * (lib/io/qname.h): ",\"name\":\"NAME\"" and, for DEV:tx-N,
+ * ",\"ifname\":\"DEV\",\"queue\":N", then ",\"event\":\"". @s has room for
+ * at least TL_NAME_PAD bytes, so a short one is copied with a constant size.
  */
 #define TL_NAME_PAD	32
 struct tl_name {
@@ -309,8 +312,21 @@ struct tl_name {
 static char *put_name_mid(char *p, bool jsonl, const char *raw)
 {
 	if (jsonl) {
-		p = PUT_LIT(p, ",\"queue\":");
+		unsigned int q;
+		size_t dl;
+
+		p = PUT_LIT(p, ",\"name\":");
 		p = put_json_name(p, raw);
+		if (qname_split(raw, &dl, &q) && dl <= BQLT_NAME_MAX) {
+			char dev[BQLT_NAME_MAX + 1];
+
+			memcpy(dev, raw, dl);
+			dev[dl] = '\0';
+			p = PUT_LIT(p, ",\"ifname\":");
+			p = put_json_name(p, dev);
+			p = PUT_LIT(p, ",\"queue\":");
+			p = put_u32i(p, q);
+		}
 		return PUT_LIT(p, ",\"event\":\"");
 	}
 	*p++ = ',';

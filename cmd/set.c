@@ -63,8 +63,10 @@ void cmd_plan_fmt(char *buf, size_t n, enum bql_attr a, uint64_t v)
 /* ---------------------------------------------- grouped write reports */
 
 /*
- * A queue list as the reports print it: "tx-3", "tx-0..7", "tx-0..3,5,9..11"
- * (@q ascending). Returns a malloc'ed string, NULL when out of memory.
+ * A queue list as the reports print it, in selector syntax so that
+ * "DEV:" and it can be pasted: "tx-3" for one queue (its name), else
+ * "0-7", "0-3,5,9-11" (@q ascending). Returns a malloc'ed string, NULL
+ * when out of memory.
  */
 char *cmd_queue_list(const unsigned int *q, size_t n)
 {
@@ -73,7 +75,11 @@ char *cmd_queue_list(const unsigned int *q, size_t n)
 
 	if (!buf)
 		return NULL;
-	k += (size_t)snprintf(buf, cap, "tx-");
+	buf[0] = '\0';
+	if (n == 1) {
+		snprintf(buf, cap, "tx-%u", q[0]);
+		return buf;
+	}
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 
@@ -81,7 +87,7 @@ char *cmd_queue_list(const unsigned int *q, size_t n)
 			j++;
 		k += (size_t)snprintf(buf + k, cap - k, "%s%u", i ? "," : "", q[i]);
 		if (j > i)
-			k += (size_t)snprintf(buf + k, cap - k, "..%u", q[j]);
+			k += (size_t)snprintf(buf + k, cap - k, "-%u", q[j]);
 		i = j + 1;
 	}
 	return buf;
@@ -129,7 +135,7 @@ static int group_cmp(const void *a, const void *b)
 }
 
 /*
- * One line per device, key and change: "i0:tx-0..7 hold_time: 1 s -> 100 ms",
+ * One line per device, key and change: "i0:0-7 hold_time: 1 s -> 100 ms",
  * in the order the plan first names them. -ENOMEM if the grouping cannot
  * be built (the caller prints per queue).
  */
@@ -680,7 +686,18 @@ static int write_run(struct bql_ctx *c, int argc, char **argv, bool reset)
 		}
 	} else {
 		for (int i = optind; i < argc; i++) {
-			if (!strchr(argv[i], '='))
+			int a = strchr(argv[i], '=') ? -1 : bql_attr_find(argv[i]);
+
+			/* a key alone is a key without its value, not a device named so */
+			if (a >= 0)
+				return cmd_usage(c, "'%s' is a key without a value: give %s=VALUE (e.g. %s)",
+						 argv[i], argv[i],
+						 a == BQL_HOLD_TIME ? "hold_time=500ms" :
+						 a == BQL_STALL_THRS ? "stall_thrs=16ms" :
+						 a == BQL_STALL_MAX ? "stall_max=0" :
+						 a == BQL_LIMIT_MAX ? "limit_max=64K" :
+						 a == BQL_LIMIT_MIN ? "limit_min=3K" : "limit=64K");
+			if (a < 0 && !strchr(argv[i], '='))
 				continue;
 			ret = parse_assign(c, argv[i], hz, &as[nas], &seen);
 			if (ret)

@@ -41,8 +41,15 @@ static void json_dev(struct bql_ctx *c, const struct snap_dev *d)
 		out_u64(c, OUT_JSON, "mtu", NULL, d->mtu);
 	if (d->present & SD_TXQLEN)
 		out_u64(c, OUT_JSON, "txqueuelen", NULL, d->txqlen);
-	if (d->present & SD_QDISC)
-		out_str(c, OUT_JSON, "qdisc", NULL, d->qdisc);
+	/*
+	 * "qdisc" is an object wherever it is (a queue's, top -j's): here the
+	 * root qdisc the link reports, by its kind (ip link's "qdisc")
+	 */
+	if (d->present & SD_QDISC) {
+		out_open_obj(c, "qdisc");
+		out_str(c, OUT_JSON, "kind", NULL, d->qdisc);
+		out_close_obj(c);
+	}
 	out_u64(c, OUT_JSON, "num_tx_queues", NULL, d->ntx);
 	if (d->present & SD_SPEED)
 		out_u64(c, OUT_JSON, "speed", NULL, d->speed_mbps);

@@ -110,7 +110,15 @@ static int parse_time(const char *what, const char *s, bool zero_ok, uint64_t ma
 		      const char *max, uint64_t *ns, struct bql_err *e)
 {
 	int ret = units_parse_sec_ns(what, s, ns, e);
+	/*
+	 * a bare number is seconds: "5" for 5 us is the usual slip with the
+	 * options of short times (at most 10 s), so name it there
+	 */
+	bool bare = *s && strspn(s, "0123456789.") == strlen(s) && max_ns <= 10000000000ull;
 
+	if (max && bare && (ret == -ERANGE || (!ret && *ns > max_ns)))
+		return bql_err_set(e, ERANGE, "%s: '%s': at most %s (a bare number is seconds: "
+				   "did you mean %sms or %sus?)", what, s, max, s, s);
 	if (max && (ret == -ERANGE || (!ret && *ns > max_ns)))
 		return bql_err_set(e, ERANGE, "%s: '%s': at most %s", what, s, max);
 	if (!ret && !zero_ok && !*ns)
@@ -127,6 +135,29 @@ static int parse_uint(const char *what, const char *s, uint64_t lo, uint64_t hi,
 		return bql_err_set(e, EINVAL, "%s: '%s': expected an integer %" PRIu64 "..%" PRIu64,
 				   what, s, lo, hi);
 	*out = (unsigned int)v;
+	return 0;
+}
+
+/*
+ * Microseconds, as ethtool's tx-usecs: a bare integer, or a time with its
+ * unit ("50us", "0.2ms") that is a whole number of them, at most @hi us.
+ */
+static int parse_usecs(const char *what, const char *s, uint64_t hi, unsigned int *out,
+		       struct bql_err *e)
+{
+	uint64_t ns;
+
+	if (*s && strspn(s, "0123456789") == strlen(s))
+		return parse_uint(what, s, 0, hi, out, e);
+	if (units_parse_sec_ns(what, s, &ns, e))
+		return bql_err_set(e, EINVAL, "%s: '%s': expected microseconds 0..%" PRIu64
+				   " (50, or with a unit: 50us, 0.2ms)", what, s, hi);
+	if (ns % 1000)
+		return bql_err_set(e, EINVAL, "%s: '%s': not a whole number of microseconds",
+				   what, s);
+	if (ns / 1000 > hi)
+		return bql_err_set(e, ERANGE, "%s: '%s': at most %" PRIu64 " us", what, s, hi);
+	*out = (unsigned int)(ns / 1000);
 	return 0;
 }
 
@@ -425,7 +456,7 @@ int sim_opts_parse(struct bql_ctx *c, struct sim_opts *o, int opt, const char *a
 		o->ring_given = true;
 		break;
 	case SO_COAL_USECS:
-		ret = parse_uint("--coalesce-usecs", arg, 0, 1000000, &cfg->coalesce_usecs, &e);
+		ret = parse_usecs("--coalesce-usecs", arg, 1000000, &cfg->coalesce_usecs, &e);
 		o->coal_usecs_given = true;
 		break;
 	case SO_COAL_FRAMES:

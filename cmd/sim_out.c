@@ -13,13 +13,30 @@
 #include "lib/io/table.h"
 #include "lib/io/units.h"
 
+/*
+ * A time in the transmit path as DESIGN.md has it everywhere: {"p50",
+ * "p90", "p99", "max", "count"} in ns. A queue that sent nothing has
+ * "count": 0 and no quantiles: unknown is absent, never a measured-looking 0.
+ */
 static void json_delay(struct bql_ctx *c, const char *key, const struct sim_hist *h)
 {
 	out_open_obj(c, key);
-	out_u64(c, OUT_JSON, "p50", NULL, sim_hist_quantile(h, 0.50));
-	out_u64(c, OUT_JSON, "p99", NULL, sim_hist_quantile(h, 0.99));
-	out_u64(c, OUT_JSON, "max", NULL, h->max);
+	if (h->n) {
+		out_u64(c, OUT_JSON, "p50", NULL, sim_hist_quantile(h, 0.50));
+		out_u64(c, OUT_JSON, "p90", NULL, sim_hist_quantile(h, 0.90));
+		out_u64(c, OUT_JSON, "p99", NULL, sim_hist_quantile(h, 0.99));
+		out_u64(c, OUT_JSON, "max", NULL, h->max);
+	}
+	out_u64(c, OUT_JSON, "count", NULL, h->n);
 	out_close_obj(c);
+}
+
+/* the text of a quantile of @h (@q > 1: the maximum); "-" when it saw nothing */
+static const char *text_delay(char *buf, size_t n, const struct sim_hist *h, double q)
+{
+	if (!h->n)
+		return "-";
+	return sim_fmt_ns(buf, n, q > 1 ? h->max : sim_hist_quantile(h, q));
 }
 
 static uint64_t rate_of(uint64_t bytes, uint64_t ns)
@@ -129,7 +146,7 @@ static const char *const cols[] = {
 static void text_queues(struct sx *x)
 {
 	const struct sim_config *cfg = &x->o.cfg;
-	char a[32], b[32], fl[SIM_MAX_FLOWS * 3 + 1];
+	char a[32], b[32], fl[SIM_MAX_FLOWS * 4 + 1];
 	struct table t;
 
 	table_init(&t, NCOLS, 1u << 0, 2);
@@ -143,19 +160,20 @@ static void text_queues(struct sx *x)
 		if (table_row(&t))
 			break;
 		table_cell(&t, 0, "%s", x->qname[i]);
+		/* the flows' numbers, "#0,#2": a bare "0" would read as a count */
 		fl[0] = '\0';
-		for (unsigned int f = 0, n = 0; f < cfg->nflows && n + 4 < sizeof(fl); f++)
+		for (unsigned int f = 0, n = 0; f < cfg->nflows && n + 5 < sizeof(fl); f++)
 			if (sim_flow_queue(cfg, f) == i)
-				n += (size_t)snprintf(fl + n, sizeof(fl) - n, "%s%u", n ? "," : "", f);
+				n += (size_t)snprintf(fl + n, sizeof(fl) - n, "%s#%u", n ? "," : "", f);
 		table_cell(&t, 1, "%s", fl[0] ? fl : "-");
 		table_cell(&t, 2, "%s", sim_fmt_rate(a, sizeof(a),
 			   (double)rate_of(st->bytes_tx, cfg->duration_ns)));
 		table_cell(&t, 3, "%s", sim_fmt_ns(a, sizeof(a), st->starved_ns));
-		table_cell(&t, 4, "%s", sim_fmt_ns(a, sizeof(a), sim_hist_quantile(&st->ring_delay, 0.5)));
-		table_cell(&t, 5, "%s", sim_fmt_ns(a, sizeof(a), sim_hist_quantile(&st->ring_delay, 0.99)));
-		table_cell(&t, 6, "%s", sim_fmt_ns(a, sizeof(a), st->ring_delay.max));
-		table_cell(&t, 7, "%s", sim_fmt_ns(a, sizeof(a), sim_hist_quantile(&st->qdisc_delay, 0.5)));
-		table_cell(&t, 8, "%s", sim_fmt_ns(a, sizeof(a), sim_hist_quantile(&st->qdisc_delay, 0.99)));
+		table_cell(&t, 4, "%s", text_delay(a, sizeof(a), &st->ring_delay, 0.5));
+		table_cell(&t, 5, "%s", text_delay(a, sizeof(a), &st->ring_delay, 0.99));
+		table_cell(&t, 6, "%s", text_delay(a, sizeof(a), &st->ring_delay, 2));
+		table_cell(&t, 7, "%s", text_delay(a, sizeof(a), &st->qdisc_delay, 0.5));
+		table_cell(&t, 8, "%s", text_delay(a, sizeof(a), &st->qdisc_delay, 0.99));
 		table_cell(&t, 9, "%s", units_fmt_bytes(a, sizeof(a), st->limit_final));
 		if (st->completions) {
 			table_cell(&t, 10, "%s", units_fmt_bytes(a, sizeof(a), st->limit_min));
@@ -192,13 +210,13 @@ static void text_summary(struct sx *x, const struct sim_totals *t)
 		 sim_fmt_rate(a, sizeof(a), (double)rate_of(t->bytes_tx, t->duration_ns)),
 		 t->utilization * 100, sim_fmt_ns(b, sizeof(b), t->starved_ns));
 	out_text(c, "ring delay: p50 %s, p99 %s, max %s\n",
-		 sim_fmt_ns(a, sizeof(a), sim_hist_quantile(t->ring_delay, 0.5)),
-		 sim_fmt_ns(b, sizeof(b), sim_hist_quantile(t->ring_delay, 0.99)),
-		 sim_fmt_ns(d, sizeof(d), t->ring_delay->max));
+		 text_delay(a, sizeof(a), t->ring_delay, 0.5),
+		 text_delay(b, sizeof(b), t->ring_delay, 0.99),
+		 text_delay(d, sizeof(d), t->ring_delay, 2));
 	out_text(c, "qdisc delay: p50 %s, p99 %s, max %s\n",
-		 sim_fmt_ns(a, sizeof(a), sim_hist_quantile(t->qdisc_delay, 0.5)),
-		 sim_fmt_ns(b, sizeof(b), sim_hist_quantile(t->qdisc_delay, 0.99)),
-		 sim_fmt_ns(d, sizeof(d), t->qdisc_delay->max));
+		 text_delay(a, sizeof(a), t->qdisc_delay, 0.5),
+		 text_delay(b, sizeof(b), t->qdisc_delay, 0.99),
+		 text_delay(d, sizeof(d), t->qdisc_delay, 2));
 	out_text(c, "packets %" PRIu64 ", completions %" PRIu64 ", stops %" PRIu64
 		 " (ring full %" PRIu64 "), drops %" PRIu64 "\n",
 		 t->packets, t->completions, t->stops, t->ring_stops, t->drops);

@@ -62,7 +62,12 @@ static int top_run(struct bql_ctx *c, int argc, char **argv)
 	while ((opt = cmd_getopt(c, argc, argv, ":d:bc:jn:s:a", opts)) != -1) {
 		switch (opt) {
 		case 'd':
-			if (units_parse_sec_ns("-d", optarg, &o.delay_ns, &e))
+			ret = units_parse_sec_ns("-d", optarg, &o.delay_ns, &e);
+			/* examples top takes (the generic ones end in 50us, refused below) */
+			if (ret && strstr(e.msg, "expected seconds like"))
+				return cmd_usage(c, "-d: invalid value '%s': expected seconds like "
+						 "1, 0.5 or 200ms (at least 0.01 s)", optarg);
+			if (ret)
 				return cmd_usage(c, "%s", e.msg);
 			if (o.delay_ns < MIN_DELAY_NS)
 				return cmd_usage(c, "-d: interval '%s' is too short (at least 0.01 s)",
@@ -153,7 +158,7 @@ const struct cmd_entry cmd_top_entry = {
 		"limit_max, hold_time, stall_thrs) at least once a second: a change\n"
 		"made meanwhile shows within a second. -b reads all but the settings\n"
 		"at every sample.\n"
-		"\nJSON lines carry mono_ns and real_ns timestamps, each device's queues with\n"
+		"\nJSON lines carry mono_ns and real_us timestamps, each device's queues with\n"
 		"their sysfs values (sysfs units), and from the second sample on the rates\n"
 		"(*_rate, per second) and stall_cnt_delta; \"events\" lists devices that\n"
 		"appeared or vanished and queue count changes. Without a terminal the live\n"

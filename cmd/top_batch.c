@@ -71,6 +71,12 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 {
 	out_begin(c, false);
 	out_u64(c, OUT_JSON, "mono_ns", NULL, s->mono_ns);
+	/*
+	 * wall clock in µs: exact in any JSON reader (doubles hold integers to
+	 * 2^53: µs until 2255; real_ns lost its last digits in jq and JS).
+	 * real_ns stays, deprecated (bqltool-top(8))
+	 */
+	out_u64(c, OUT_JSON, "real_us", NULL, s->real_ns / 1000);
 	out_u64(c, OUT_JSON, "real_ns", NULL, s->real_ns);
 	out_u64(c, OUT_JSON, "seq", NULL, s->seq);
 	if (s->dt_ns)
@@ -78,9 +84,12 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 	out_open_arr(c, "devices");
 	for (size_t i = 0; i < s->ndev; i++) {
 		const struct sampler_dev *d = &s->dev[i];
+		/* the same counters as show -j's, nested the same way */
 		const struct cmd_stat st[] = {
 			{ "tx_bytes", d->tx_bytes, d->has_stats },
 			{ "tx_packets", d->tx_packets, d->has_stats },
+			{ "tx_errors", d->tx_errors, d->has_errs },
+			{ "tx_dropped", d->tx_dropped, d->has_errs },
 		};
 
 		if (d->flags & SAMPLER_VANISHED)

@@ -65,13 +65,14 @@ static const struct {
 	[V_INFLIGHT] = { "INFLIGHT",		10, 98, TM_COL_INFLIGHT, false },
 	[V_FILL]     = { "FILL",		12, 97, TM_COL_FILL, true },
 	[V_SPARK]    = { "LIMIT HISTORY",	18, 80, TM_COL_NR, true },
-	[V_MIN]      = { "MIN",			9, 60, TM_COL_LIMIT_MIN, false },
-	[V_MAX]      = { "MAX",			9, 61, TM_COL_LIMIT_MAX, false },
+	/* the sysfs names: "MIN MAX" beside the history read as its range */
+	[V_MIN]      = { "LIMIT_MIN",		9, 60, TM_COL_LIMIT_MIN, false },
+	[V_MAX]      = { "LIMIT_MAX",		9, 61, TM_COL_LIMIT_MAX, false },
 	[V_RATE]     = { "TX RATE",		12, 90, TM_COL_TX_BYTES, false },
 	[V_PPS]      = { "PKT/S",		7, 70, TM_COL_TX_PACKETS, false },
 	[V_STOP]     = { "STOP/S",		7, 65, TM_COL_TX_STOP, false },
 	[V_WAKE]     = { "WAKE/S",		7, 64, TM_COL_TX_WAKE, false },
-	[V_QBACKLOG] = { "QDISC",		9, 66, TM_COL_QD_BACKLOG, false },
+	[V_QBACKLOG] = { "BACKLOG",		9, 66, TM_COL_QD_BACKLOG, false },
 	[V_QDROPS]   = { "QDROP/S",		8, 63, TM_COL_QD_DROPS, false },
 	[V_STALLS]   = { "STALLS",		7, 85, TM_COL_STALL_CNT, false },
 	[V_STALLMAX] = { "STALL MAX",		9, 62, TM_COL_STALL_MAX, false },
@@ -213,22 +214,26 @@ static void draw_bar(const struct layout *l, int y, const struct tm_row *r)
 	mvaddstr(y, x + w + 2, pct);
 }
 
-/* "1B", "870B", "2.2K", "64K", "1.5M": at most 5 characters */
+/*
+ * "1B", "870B", "2.18K", "64.0K", "148K", "1.50M": at most 5 characters,
+ * the digits units_fmt_bytes() gives the LIMIT column (2.18 KiB), so the
+ * range beside a row reads as the same number
+ */
 static char *fmt_short_bytes(char *buf, size_t n, uint64_t v)
 {
 	static const char units[] = "KMGT";
 	double x = (double)v;
 	int u = -1;
 
-	if (v < 1000) {
+	if (v < 1024) {
 		snprintf(buf, n, "%lluB", (unsigned long long)v);
 		return buf;
 	}
-	while (x >= 999.5 && u < 3) {
+	while (x >= 1024 && u < 3) {
 		x /= 1024;
 		u++;
 	}
-	snprintf(buf, n, x < 9.95 ? "%.1f%c" : "%.0f%c", x, units[u]);
+	snprintf(buf, n, x < 10 ? "%.2f%c" : x < 100 ? "%.1f%c" : "%.0f%c", x, units[u]);
 	return buf;
 }
 
@@ -681,11 +686,11 @@ static void draw_help(const struct tv_frame *f)
 		"  Space p   pause or resume          + -       sample less/more often",
 		"  Enter e   expand/collapse device   * E       expand/collapse every device",
 		"  a         show hidden devices too  Up Down PgUp PgDn Home End move, ^L redraw",
-		"Columns (device rows sum their queues)",
+		"Columns (device rows sum the queues shown)",
 		"  LIMIT INFLIGHT  limit, inflight    FILL      inflight / limit",
-		"  MIN MAX         limit_min, _max    TX RATE PKT/S  transmit rate",
+		"  LIMIT_MIN _MAX  the settings       TX RATE PKT/S  transmit rate",
 		"  STOP/S WAKE/S   queue stops/wakes per second (netdev qstats, if reported)",
-		"  QDISC QDROP/S   the queue's qdisc: backlog, drops/s; RING TX-USECS ethtool",
+		"  BACKLOG QDROP/S the queue's qdisc: backlog, drops/s; RING TX-USECS ethtool",
 		"  STALLS          stall_cnt          STALL MAX stall_max in ms",
 		"Flags",
 		"  STALL  the stall detector fired (kept about a second)",

@@ -170,6 +170,28 @@ int tv_init(const struct tv_opts *o, char *err, size_t n)
 	tv_quit_sig = tv_winch = 0;
 	set_handlers();		/* before curses, so it keeps its hands off them */
 	tv_screen = newterm(NULL, stdout, stdin);
+	if (tv_screen) {
+		/*
+		 * a terminal that cannot move the cursor (TERM=dumb, a hardcopy or
+		 * generic type) would get a garbled stream, not a screen: refuse it
+		 */
+		char *cup = tigetstr("cup");
+
+		if (!cup || cup == (char *)-1 || tigetflag("hc") > 0 || tigetflag("gn") > 0) {
+			const char *term = getenv("TERM");
+
+			endwin();
+			delscreen(tv_screen);
+			tv_screen = NULL;
+			restore_handlers();
+			close(tv_pipe[0]);
+			close(tv_pipe[1]);
+			tv_pipe[0] = tv_pipe[1] = -1;
+			snprintf(err, n, "terminal type '%s' cannot move the cursor; use -b for "
+				 "batch output", term ? term : "(unset)");
+			return -ENOTTY;
+		}
+	}
 	if (!tv_screen) {
 		const char *term = getenv("TERM");
 

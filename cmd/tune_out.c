@@ -54,6 +54,10 @@ static void json_result(struct tx *x, const char *key, const struct tune_result 
 	out_u64(c, OUT_JSON, "p99", NULL, r->p99);
 	out_u64(c, OUT_JSON, "max", NULL, r->max);
 	out_close_obj(c);
+	/* sim's shape, {"p99": ...} under qdisc_delay_ns; the flat key is deprecated */
+	out_open_obj(c, "qdisc_delay_ns");
+	out_u64(c, OUT_JSON, "p99", NULL, r->qdisc_p99);
+	out_close_obj(c);
 	out_u64(c, OUT_JSON, "qdisc_delay_p99_ns", NULL, r->qdisc_p99);
 	out_u64(c, OUT_JSON, "latency_ns", NULL, r->lat);
 	out_u64(c, OUT_JSON, "starved_ns", NULL, r->starved_ns);

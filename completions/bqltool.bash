@@ -42,6 +42,22 @@ _bqltool_opts()
 	done < <("$1" help ${2:+"$2"} 2>/dev/null)
 }
 
+# _bqltool_find BIN: the program to ask, as typed; a bare name that PATH
+# lacks is looked for where bqltool is installed (make install: PREFIX/sbin,
+# the package: /usr/sbin), which a user's PATH often lacks (sudo bqltool <TAB>)
+_bqltool_find()
+{
+	local d
+	if [[ $1 == */* ]] || type -P "$1" >/dev/null 2>&1; then
+		printf '%s\n' "$1"
+		return
+	fi
+	for d in /usr/local/sbin /usr/sbin /sbin; do
+		[[ -x $d/$1 ]] && printf '%s\n' "$d/$1" && return
+	done
+	printf '%s\n' "$1"
+}
+
 # _bqltool_devices ROOT NETNS [all]: device names; only those with BQL
 # unless "all" (check names devices without BQL on purpose).
 _bqltool_devices()
@@ -128,6 +144,7 @@ _bqltool_value()
 		[[ ${COMPREPLY[*]} == *: ]] && compopt -o nospace ;;
 	--from) _filedir ;;
 	--link) COMPREPLY=($(compgen -W "10M 100M 1G 2.5G 10G 25G 40G 100G 200G 400G" -- "$cur")) ;;
+	--qdisc) COMPREPLY=($(compgen -W "fq_codel fq cake fifo pfifo_fast pfifo bfifo" -- "$cur")) ;;
 	-s | --sort)
 		COMPREPLY=($(compgen -W "name limit inflight fill limit_min limit_max tx_rate
 			pkt_rate stop_rate wake_rate stall_cnt stall_max qdisc_backlog qdrop_rate
@@ -153,10 +170,11 @@ _bqltool()
 	local cur prev words cword split
 	_init_completion -s -n := || return
 
-	local bin=${words[0]/#\~/$HOME} root=${BQLTOOL_SYSFS_ROOT:-/sys} netns= cmd= w i j
+	local bin root=${BQLTOOL_SYSFS_ROOT:-/sys} netns= cmd= w i j k
 	local -a _bqltool_optnames cmds
 	local -A _bqltool_optarg
 
+	bin=$(_bqltool_find "${words[0]/#\~/$HOME}")
 	# global options before the command; remember -n and --sysfs-root
 	_bqltool_opts "$bin"
 	for ((i = 1; i < cword; i++)); do
@@ -195,7 +213,25 @@ _bqltool()
 	for w in "${cmds[@]}"; do [[ $w == "$cmd" ]] && cmds=("$w") && break; done
 	((${#cmds[@]} == 1)) && cmd=${cmds[0]}
 
+	# global options may follow the command (bqltool show -n NS eth0): -n
+	# and --sysfs-root there count too (top's and record's own -n is the same)
+	for ((k = i + 1; k < cword; k++)); do
+		w=${words[k]}
+		case $w in
+		--sysfs-root=*) root=${w#*=} ;;
+		--netns=*) netns=${w#*=} ;;
+		-n | --netns | --sysfs-root)
+			((k + 1 < cword)) || break
+			((k++))
+			[[ $w == --sysfs-root ]] && root=${words[k]} || netns=${words[k]} ;;
+		esac
+	done
+
 	_bqltool_opts "$bin" "$cmd"
+	# a global option after the command takes its value as before it
+	for w in -n --netns --sysfs-root; do
+		[[ ${_bqltool_optarg[$w]} ]] || _bqltool_optarg[$w]=GLOBAL
+	done
 	if [[ ${_bqltool_optarg[$prev]} ]]; then
 		_bqltool_value "$prev" "${_bqltool_optarg[$prev]}"
 		return
@@ -216,6 +252,8 @@ _bqltool()
 		# SEL... KEY=VALUE...: keys once a selector is there, values after '='
 		local nsel=0
 		for ((j = i + 1; j < cword; j++)); do
+			# an option's argument (-n NS) is not a selector
+			[[ ${_bqltool_optarg[${words[j]}]} && ${words[j]} != *=* ]] && ((j++)) && continue
 			[[ ${words[j]} == -* || ${words[j]} == *=* ]] || ((nsel++))
 		done
 		if [[ $cur == *=* ]]; then

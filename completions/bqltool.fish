@@ -29,6 +29,23 @@ function __bqltool_opts
     end
 end
 
+# __bqltool_find BIN: the program to ask, as typed; a bare name that PATH
+# lacks is looked for where bqltool is installed (make install: PREFIX/sbin,
+# the package: /usr/sbin), which a user's PATH often lacks (sudo bqltool <TAB>)
+function __bqltool_find
+    if string match -q -- '*/*' $argv[1]; or command -q -- $argv[1]
+        echo $argv[1]
+        return
+    end
+    for d in /usr/local/sbin /usr/sbin /sbin
+        if test -x $d/$argv[1]
+            echo $d/$argv[1]
+            return
+        end
+    end
+    echo $argv[1]
+end
+
 function __bqltool_commands
     set -l bin $argv[1]
     set -l names ($bin help --commands 2>/dev/null)
@@ -109,6 +126,8 @@ function __bqltool_value
             __fish_complete_path $cur
         case --link
             printf '%s\n' 10M 100M 1G 2.5G 10G 25G 40G 100G 200G 400G
+        case --qdisc
+            printf '%s\n' fq_codel fq cake fifo pfifo_fast pfifo bfifo
         case -s --sort
             printf '%s\n' name limit inflight fill limit_min limit_max tx_rate \
                 pkt_rate stop_rate wake_rate stall_cnt stall_max qdisc_backlog \
@@ -159,7 +178,7 @@ end
 function __bqltool_complete
     set -l toks (commandline -opc)
     set -l cur (commandline -ct)
-    set -g __bqltool_bin (string replace -r '^~' $HOME -- $toks[1])
+    set -g __bqltool_bin (__bqltool_find (string replace -r '^~' $HOME -- $toks[1]))
     set -g __bqltool_root /sys
     set -g __bqltool_netns
     test -n "$BQLTOOL_SYSFS_ROOT"; and set __bqltool_root $BQLTOOL_SYSFS_ROOT
@@ -207,8 +226,34 @@ function __bqltool_complete
         test (count $m) -eq 1; and set cmd $m
     end
     set -l copts (__bqltool_opts $__bqltool_bin $cmd)
+    # global options may follow the command (bqltool show -n NS eth0): -n
+    # and --sysfs-root there count too (top's and record's own -n is the same)
+    set -l k (math $i + 1)
+    while test $k -le (count $toks)
+        set -l t $toks[$k]
+        switch $t
+            case '--sysfs-root=*'
+                set __bqltool_root (string split -m1 = -- $t)[2]
+            case '--netns=*'
+                set __bqltool_netns (string split -m1 = -- $t)[2]
+            case -n --netns --sysfs-root
+                if test $k -lt (count $toks)
+                    set k (math $k + 1)
+                    if test $t = --sysfs-root
+                        set __bqltool_root $toks[$k]
+                    else
+                        set __bqltool_netns $toks[$k]
+                    end
+                end
+        end
+        set k (math $k + 1)
+    end
     set -l last $toks[-1]
     if test $i -lt (count $toks)
+        if contains -- $last -n --netns --sysfs-root
+            __bqltool_value $last GLOBAL $cur
+            return
+        end
         set -l a (__bqltool_optarg $last $copts)
         if test -n "$a"; and not string match -q '[?]*' -- $a
             __bqltool_value $last $a $cur
@@ -232,8 +277,17 @@ function __bqltool_complete
                 return
             end
             __bqltool_selectors $__bqltool_root "$__bqltool_netns" $cur
-            # keys once a selector is on the line
+            # keys once a selector is on the line (an option's argument is none)
+            set -l skip 0
             for t in $toks[(math $i + 1)..-1]
+                if test $skip -eq 1
+                    set skip 0
+                    continue
+                end
+                if contains -- $t -n --netns --sysfs-root
+                    set skip 1
+                    continue
+                end
                 string match -q -- '-*' $t; or string match -q '*=*' -- $t; and continue
                 __bqltool_keyvals $__bqltool_bin ''
                 break

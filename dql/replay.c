@@ -23,6 +23,7 @@ struct replay_queue {
 	bool created;
 	bool stopped;			/* STACK_XOFF by BQL */
 	bool q_seen;			/* Q records feed num_queued */
+	bool nq_seen;			/* a C record's nq= set num_queued */
 	bool warned_nq, warned_ignored;
 
 	/* limit series after each C */
@@ -343,6 +344,7 @@ do_c(struct replay *r, struct replay_queue *q, const struct bqlt_rec *rec,
 			}
 		}
 		d->num_queued = rec->nq;
+		q->nq_seen = true;
 	}
 	if (rec->has & BQLT_HAS_LO)
 		d->last_obj_cnt = rec->lo;
@@ -548,6 +550,7 @@ int replay_queue_stats(const struct replay *r, unsigned int idx,
 		return -EINVAL;
 	q = &r->q[idx];
 	*st = q->st;
+	st->queued_known = q->q_seen || !q->nq_seen;
 	if (!q->created)
 		return 0;
 	st->limit_final = q->d.limit;

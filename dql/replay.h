@@ -120,6 +120,9 @@ struct replay_ops {
  *		STACK_XOFF does: a Q leaving dql_avail() < 0 while running;
  *		it runs again after a C leaving dql_avail() >= 0, or an R
  * @bytes_queued:	bytes of Q records dql_queued() accepted
+ * @queued_known:	@bytes_queued is what was queued: the queue had Q
+ *		records, or no C record took num_queued from its nq= (a
+ *		completion-only trace has no Q records: unknown, not 0)
  * @queued_ignored:	Q records above DQL_MAX_OBJECT ignored (6.10+)
  * @stall_cnt, @stall_max:	the struct dql's (stall_max in jiffies)
  * @verify_checked, @verify_mismatches:	C records with limit=, and those
@@ -134,6 +137,7 @@ struct replay_stats {
 	uint64_t records;
 	uint64_t completions;
 	uint64_t bytes_queued;
+	bool queued_known;
 	uint64_t bytes_completed;
 	uint32_t limit_final;
 	uint32_t limit_min;

@@ -154,7 +154,10 @@ void sim_config_init(struct sim_config *cfg);
  * the option ("--link", "--set stall_thrs", ...) and the value.
  */
 int sim_config_check(const struct sim_config *cfg, struct bql_err *e);
-/* the TX queue of a flow: its pinned queue, or hashed (depends on the seed) */
+/*
+ * the TX queue of a flow: its pinned queue, or one with the fewest flows
+ * before it (pinned ones counted), ties broken in an order the seed shuffles
+ */
 unsigned int sim_flow_queue(const struct sim_config *cfg, unsigned int flow);
 
 /*

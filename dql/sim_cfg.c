@@ -242,15 +242,49 @@ int sim_config_check(const struct sim_config *cfg, struct bql_err *e)
 	return 0;
 }
 
+/*
+ * Flows not pinned are spread as a balanced RSS indirection table spreads
+ * them: each goes, in index order, to a queue with the fewest flows so far
+ * (pinned ones counted), ties broken by an order of the queues that the
+ * seed shuffles. N flows on N queues leave none idle, whatever the seed,
+ * and which flow lands where still depends on the seed.
+ */
 unsigned int sim_flow_queue(const struct sim_config *cfg, unsigned int flow)
 {
-	uint64_t x = cfg->seed ^ ((uint64_t)flow << 32);
+	unsigned int nq = cfg->nqueues, order[SIM_MAX_QUEUES], load[SIM_MAX_QUEUES] = { 0 };
+	unsigned int nf = cfg->nflows < SIM_MAX_FLOWS ? cfg->nflows : SIM_MAX_FLOWS;
+	uint64_t x = cfg->seed;
 
 	if (cfg->flows[flow].pinned)
 		return cfg->flows[flow].queue;
-	if (cfg->nqueues <= 1)
+	if (nq <= 1)
 		return 0;
-	return (unsigned int)(splitmix64(&x) % cfg->nqueues);
+	if (nq > SIM_MAX_QUEUES)
+		nq = SIM_MAX_QUEUES;
+	for (unsigned int i = 0; i < nq; i++)
+		order[i] = i;
+	for (unsigned int i = nq - 1; i > 0; i--) {	/* Fisher-Yates */
+		unsigned int j = (unsigned int)(splitmix64(&x) % (i + 1)), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (unsigned int i = 0; i < nf; i++)
+		if (cfg->flows[i].pinned && cfg->flows[i].queue < nq)
+			load[cfg->flows[i].queue]++;
+	for (unsigned int i = 0; i < nf && i <= flow; i++) {
+		unsigned int best = order[0];
+
+		if (cfg->flows[i].pinned)
+			continue;
+		for (unsigned int k = 1; k < nq; k++)
+			if (load[order[k]] < load[best])
+				best = order[k];
+		if (i == flow)
+			return best;
+		load[best]++;
+	}
+	return order[0];	/* @flow past SIM_MAX_FLOWS: not simulated */
 }
 
 /* ------------------------------------------------------------ work */

@@ -201,6 +201,27 @@ static int anon_fd(const char *target)
 }
 
 /*
+ * The temporary beside @o->target could not be made: a missing directory
+ * is named as such (the user sees no temporary and has nothing to do with
+ * one), anything else as the temporary that failed.
+ */
+static int dir_err(const struct ofile *o, const char *slash, int err, struct bql_err *e)
+{
+	int dl = !slash ? 1 : slash == o->target ? 1 : (int)(slash - o->target);
+	const char *dir = slash ? o->target : ".";
+	char *d = strndup(dir, (size_t)dl);
+	struct stat st;
+	/* ENOENT also comes from a directory that takes no new files (/proc) */
+	bool missing = err == ENOENT && d && stat(d, &st) && errno == ENOENT;
+
+	free(d);
+	if (missing)
+		return bql_err_set(e, err, "%s: directory %.*s does not exist", o->path, dl, dir);
+	return bql_err_set(e, err, "%s: cannot create a temporary file in %.*s: %s", o->path,
+			   dl, dir, strerror(err));
+}
+
+/*
  * The file to write beside @o->target, with the mode and owner it must end
  * with: an unnamed one where the filesystem allows (a kill -9 leaves
  * nothing), else the temporary ".NAME.XXXXXX"
@@ -245,12 +266,7 @@ static int open_rename(struct ofile *o, unsigned int flags, struct bql_err *e)
 		err = errno;
 		free(o->tmp);
 		o->tmp = NULL;
-		if (slash)
-			return bql_err_set(e, err, "%s: cannot create a temporary file in %.*s: %s",
-					   o->path, slash == o->target ? 1 : (int)(slash - o->target),
-					   o->target, strerror(err));
-		return bql_err_set(e, err, "%s: cannot create a temporary file in .: %s",
-				   o->path, strerror(err));
+		return dir_err(o, slash, err, e);
 	}
 	o->kind = OFILE_RENAME;
 	if (!exists)

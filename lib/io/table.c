@@ -85,6 +85,11 @@ void table_print(const struct table *t, FILE *f)
 			if (!first)
 				pending += 2;
 			first = 0;
+			/* an empty cell is owed like padding: no spaces end a line */
+			if (!*s) {
+				pending += w;
+				continue;
+			}
 			/* cells quote the outside (names): printed escaped */
 			if (t->left & (1u << c)) {
 				if (!*s) {	/* nothing to print: no spaces at the end of a row */

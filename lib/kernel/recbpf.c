@@ -45,6 +45,7 @@ static int no_bpf(struct bql_err *e)
 }
 
 bool recbpf_available(void) { return false; }
+const char *recbpf_libbpf_version(void) { return NULL; }
 int recbpf_probe_fentry(int verbose, struct bql_err *e) { (void)verbose; return no_bpf(e); }
 int recbpf_open(struct recbpf **rp, const struct recbpf_opts *o,
 		enum recbpf_backend b, struct bql_err *e, bool *refused)
@@ -119,6 +120,13 @@ struct recbpf {
 bool recbpf_available(void)
 {
 	return true;
+}
+
+const char *recbpf_libbpf_version(void)
+{
+	const char *v = libbpf_version_string();
+
+	return v && v[0] == 'v' ? v + 1 : v;	/* "v1.1" */
 }
 
 /* libbpf's messages: the first warning is kept (it explains a failure), all shown with -vv */

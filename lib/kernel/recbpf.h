@@ -50,6 +50,8 @@ struct recbpf;
 
 /* true if this binary was built with BPF support */
 bool recbpf_available(void);
+/* the libbpf it runs with ("1.1"), NULL without BPF support */
+const char *recbpf_libbpf_version(void);
 const char *recbpf_backend_name(enum recbpf_backend b);
 /* the backend named @s ("tracepoints", "fentry", "watchpoint"), or -1 */
 int recbpf_backend_parse(const char *s);

@@ -430,13 +430,17 @@ static void read_dev_stats(struct sampler *s)
 		if (d->flags & SAMPLER_VANISHED)
 			continue;
 		d->has_stats = false;
+		d->has_errs = false;
 		if (nl_ok) {
 			struct bnl_link l;
 
 			if (!bnl_link_get(s->nl, d->ifname, &l, NULL) && l.has_stats) {
 				d->tx_bytes = l.tx_bytes;
 				d->tx_packets = l.tx_packets;
+				d->tx_errors = l.tx_errors;
+				d->tx_dropped = l.tx_dropped;
 				d->has_stats = true;
+				d->has_errs = true;
 			}
 		} else if (!s->nl) {
 			int b = read_stat_u64(s, d, "statistics/tx_bytes", d->fd_tx_bytes,
@@ -446,6 +450,12 @@ static void read_dev_stats(struct sampler *s)
 
 			d->has_stats = (b > 0 || (!b && d->had_stats)) &&
 				       (p > 0 || (!p && d->had_stats));
+			/* the counters show -j has too, read by path: rarely wanted, never kept open */
+			d->has_errs = d->has_stats &&
+				      read_stat_u64(s, d, "statistics/tx_errors", SAMPLER_FD_BY_PATH,
+						    &d->tx_errors) > 0 &&
+				      read_stat_u64(s, d, "statistics/tx_dropped", SAMPLER_FD_BY_PATH,
+						    &d->tx_dropped) > 0;
 		}
 	}
 }

@@ -137,6 +137,8 @@ struct sampler_queue {
  * @ntx: TX queues the device has (all of them, selected or not)
  * @has_stats: @tx_bytes/@tx_packets were read (rtnetlink stats64, or
  *	statistics/ in sysfs without netlink)
+ * @has_errs: @tx_errors/@tx_dropped were read (the same sources; in sysfs
+ *	by path at each sample, not kept open)
  * @has_rate: @tx_bytes_rate/@tx_packets_rate are known this sample
  * @operstate: as sysfs shows it ("up", "down", "unknown"...), "" when
  *	unknown; refreshed at every full scan
@@ -149,8 +151,8 @@ struct sampler_dev {
 	unsigned int ntx;
 	uint64_t speed_mbps;
 	char operstate[16];
-	bool has_stats, has_rate;
-	uint64_t tx_bytes, tx_packets;
+	bool has_stats, has_errs, has_rate;
+	uint64_t tx_bytes, tx_packets, tx_errors, tx_dropped;
 	double tx_bytes_rate, tx_packets_rate;
 	unsigned int nq;
 	struct sampler_queue *q;

@@ -128,12 +128,17 @@ static int get_str(struct json_object *v, const char *path, char *buf,
 	return 0;
 }
 
-static int parse_vals(struct json_object *o, const char *path, bool queue_key,
+/*
+ * One "all" object, or with @ifname one entry of "queues": "queue", and
+ * "name" and "ifname" as every per-queue object has them (optional; when
+ * given they must name this queue of this device).
+ */
+static int parse_vals(struct json_object *o, const char *path, const char *ifname,
 		      struct profile_vals *pv, unsigned int *queue,
 		      struct bql_err *e)
 {
-	char kp[256];
-	bool have_queue = false;
+	char kp[256], qname[BQL_IFNAMSIZ + 16], named[BQL_IFNAMSIZ + 16] = "";
+	bool queue_key = ifname != NULL, have_queue = false;
 	int ret;
 
 	memset(pv, 0, sizeof(*pv));
@@ -156,6 +161,19 @@ static int parse_vals(struct json_object *o, const char *path, bool queue_key,
 			have_queue = true;
 			continue;
 		}
+		if (queue_key && (!strcmp(key, "name") || !strcmp(key, "ifname"))) {
+			char got[BQL_IFNAMSIZ + 16];
+
+			ret = get_str(v, kp, got, sizeof(got), e);
+			if (ret)
+				return ret;
+			if (key[0] == 'i' && strcmp(got, ifname))
+				return perr(e, EINVAL, kp, "\"%s\" is not the device this entry is under",
+					    got);
+			if (key[0] == 'n')
+				memcpy(named, got, sizeof(named));
+			continue;
+		}
 		if (a == BQL_LIMIT)
 			return perr(e, EINVAL, kp,
 				    "not a profile setting (DQL moves the limit at every completion; use limit_min/limit_max)");
@@ -164,7 +182,7 @@ static int parse_vals(struct json_object *o, const char *path, bool queue_key,
 		if (a < 0)
 			return perr(e, EINVAL, kp,
 				    "unknown key (expected %slimit_min, limit_max, hold_time or stall_thrs)",
-				    queue_key ? "queue, " : "");
+				    queue_key ? "queue, name, ifname, " : "");
 		ret = get_uint(v, kp, &pv->val[a], e);
 		if (ret)
 			return ret;
@@ -172,6 +190,12 @@ static int parse_vals(struct json_object *o, const char *path, bool queue_key,
 	}
 	if (queue_key && !have_queue)
 		return perr(e, EINVAL, path, "missing \"queue\" (the TX queue number)");
+	if (named[0]) {
+		snprintf(qname, sizeof(qname), "%s:tx-%u", ifname, *queue);
+		if (strcmp(named, qname))
+			return perr(e, EINVAL, path, "\"name\" is \"%s\" but \"queue\" %u of %s is %s",
+				    named, *queue, ifname, qname);
+	}
 	return 0;
 }
 
@@ -216,7 +240,7 @@ static int parse_dev(const char *name, struct json_object *o,
 	if (all) {
 		d->all = true;
 		snprintf(kp, sizeof(kp), "%s.all", path);
-		return parse_vals(all, kp, false, &d->v, NULL, e);
+		return parse_vals(all, kp, NULL, &d->v, NULL, e);
 	}
 	snprintf(kp, sizeof(kp), "%s.queues", path);
 	if (!json_object_is_type(queues, json_type_array))
@@ -231,7 +255,7 @@ static int parse_dev(const char *name, struct json_object *o,
 	}
 	for (size_t i = 0; i < n; i++) {
 		snprintf(kp, sizeof(kp), "%s.queues[%zu]", path, i);
-		ret = parse_vals(json_object_array_get_idx(queues, i), kp, true,
+		ret = parse_vals(json_object_array_get_idx(queues, i), kp, d->ifname,
 				 &d->q[i].v, &d->q[i].queue, e);
 		if (!ret && seen[d->q[i].queue])
 			ret = perr(e, EINVAL, kp, "queue %u is also at %s.queues[%zu]",
@@ -620,7 +644,12 @@ char *profile_to_json(const struct profile *p)
 		jv = add(jd, "queues", json_object_new_array(), &bad);
 		for (size_t k = 0; k < d->nq && !bad; k++) {
 			struct json_object *jq = add(jv, NULL, json_object_new_object(), &bad);
+			char qn[BQL_IFNAMSIZ + 16];
 
+			/* named as every per-queue object is: name, ifname, queue */
+			snprintf(qn, sizeof(qn), "%s:tx-%u", d->ifname, d->q[k].queue);
+			add(jq, "name", json_object_new_string(qn), &bad);
+			add(jq, "ifname", json_object_new_string(d->ifname), &bad);
 			add(jq, "queue", json_object_new_int((int)d->q[k].queue), &bad);
 			if (jq)
 				vals_to_json(jq, &d->q[k].v, &bad);

@@ -100,14 +100,33 @@ int rules_path(const struct rules_path_in *in, struct rule_hit *hits)
 			n++;
 		}
 	}
-	if (in->active && in->limit && in->qdisc_kind && fifo_kind(in->qdisc_kind)) {
-		hits[n].level = in->qdisc_queued ? RULE_WARN : RULE_INFO;
+	/*
+	 * no evidence, no verdict: only a FIFO seen holding a backlog or
+	 * dropping is a standing queue BQL moved there; the finding says what
+	 * was seen
+	 */
+	if (in->active && in->limit && in->qdisc_kind && fifo_kind(in->qdisc_kind) &&
+	    (in->qdisc_backlog || in->qdisc_drops)) {
+		char seen[96] = "", span[32] = "since it was created";
+
+		if (in->interval_ns)
+			snprintf(span, sizeof(span), "in %.3g s", (double)in->interval_ns / 1e9);
+		if (in->qdisc_backlog && in->qdisc_drops)
+			snprintf(seen, sizeof(seen), "held up to %s and dropped %" PRIu64 " packet%s %s",
+				 units_fmt_bytes(a, sizeof(a), in->qdisc_backlog), in->qdisc_drops,
+				 in->qdisc_drops == 1 ? "" : "s", span);
+		else if (in->qdisc_backlog)
+			snprintf(seen, sizeof(seen), "held up to %s",
+				 units_fmt_bytes(a, sizeof(a), in->qdisc_backlog));
+		else
+			snprintf(seen, sizeof(seen), "dropped %" PRIu64 " packet%s %s", in->qdisc_drops,
+				 in->qdisc_drops == 1 ? "" : "s", span);
+		hits[n].level = RULE_WARN;
 		hits[n].code = "fifo-qdisc";
 		snprintf(hits[n].msg, sizeof(hits[n].msg),
-			 "BQL moves the standing queue out of the ring into %s, a FIFO that does "
-			 "not manage it%s: an AQM such as fq_codel would ('tc qdisc replace dev %s "
-			 "%s fq_codel')", in->qdisc_kind,
-			 in->qdisc_queued ? " (it holds a backlog or has dropped)" : "",
+			 "%s %s: BQL moves the standing queue out of the ring into this FIFO, "
+			 "which does not manage it: an AQM such as fq_codel would ('tc qdisc "
+			 "replace dev %s %s fq_codel')", in->qdisc_kind, seen,
 			 in->ifname ? in->ifname : "DEV", in->qdisc_where ? in->qdisc_where : "root");
 		n++;
 	}

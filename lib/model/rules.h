@@ -61,7 +61,9 @@ struct rules_path_in {
 	unsigned int tx_usecs, tx_frames;	/* TX coalescing */
 	const char *qdisc_kind;		/* the qdisc that feeds the queue */
 	const char *qdisc_where;	/* "root" or "parent 1:3", for the tc command */
-	bool qdisc_queued;		/* it held a backlog or has dropped */
+	uint64_t qdisc_backlog;		/* the most it was seen holding, bytes */
+	uint64_t qdisc_drops;		/* packets it dropped during @interval_ns */
+	uint64_t interval_ns;		/* 0: one snapshot, drops since it was created */
 };
 
 /*
@@ -78,9 +80,9 @@ uint64_t rules_irq_worth(const struct rules_path_in *in);
  *   line rate: the link starves between completions;
  * - dark-buffer (warn): BQL is not active and the ring holds more than
  *   RULES_DARK_RING_US of MTU-sized frames at line rate;
- * - fifo-qdisc: BQL is active in front of a FIFO (pfifo_fast, pfifo, bfifo,
- *   pfifo_head_drop), which does not manage the queue BQL moved into it:
- *   a warning where it holds a backlog or dropped, else a note.
+ * - fifo-qdisc (warn): BQL is active in front of a FIFO (pfifo_fast, pfifo,
+ *   bfifo, pfifo_head_drop) seen holding a backlog or dropping, which does
+ *   not manage the queue BQL moved into it; nothing without that evidence.
  */
 int rules_path(const struct rules_path_in *in, struct rule_hit *hits);
 

@@ -93,11 +93,38 @@ verdict() {
 	assert_output --partial "inflight stuck at 2.96 KiB >= limit 2.96 KiB for 0.1 s"
 }
 
-@test "check: a down device with limit 0 is not judged" {
+@test "check: a down device whose BQL was never used is not judged: unused, not ok (#38)" {
 	bq check eth6
 	assert_success
-	assert_equal "$(verdict eth6:tx-0)" ok
-	assert_line --regexp '^eth6:tx-0  ok$'
+	assert_equal "$(verdict eth6:tx-0)" unused
+	assert_line 'eth6:tx-0  unused  BQL was never used here (limit and inflight 0) and the device is down: nothing to judge it by'
+	assert_line "checked: 0 ok, 0 warn, 0 fail, 1 unused"
+	bq -j check eth6
+	jq -e '.queues[0].verdict == "unused" and .queues[0].reasons[0].code == "bql-unused" and
+		.summary.unused == 1 and .summary.ok == 0' <<<"$output"
+	# up, never used, and nothing sent: no evidence either
+	echo up > "$ROOT/class/net/eth6/operstate"
+	echo 0 > "$ROOT/class/net/eth6/statistics/tx_bytes"
+	bq check eth6
+	assert_line --regexp '^eth6:tx-0  unused  .* and nothing was sent: nothing to judge it by$'
+	# a queue that has a limit is judged as before
+	bq check eth0
+	assert_line --regexp '^eth0:tx-0  ok$'
+}
+
+@test "check -i -j: the evidence as numbers, not only as English (#38)" {
+	bq -j check --interval 0.1 eth5
+	assert_failure 1	# stuck at the limit
+	jq -e '.queues[0].seen | .interval_ns == 100000000 and .nsamples >= 3 and
+		.limit == {"min": 3028, "max": 3028, "nchanges": 0} and
+		.inflight_max == 3028 and .inflight_max_limit == 3028 and
+		.nbusy == .nsamples and .ninflight_falls == 0' <<<"$output"
+	# the message says the same
+	jq -e '.queues[0].reasons[] | select(.code == "seen") | .message |
+		test("limit 2.96 KiB \\(no change\\), inflight up to 2.96 KiB \\(100% of the limit then\\), busy in 100% of samples")' <<<"$output"
+	# one snapshot: no "seen"
+	bq -j check eth5
+	jq -e '.queues[0] | has("seen") | not' <<<"$output"
 }
 
 @test "check: a device named without BQL fails with the kernel's reason" {
@@ -109,25 +136,38 @@ verdict() {
 	assert_output --partial "lltx or IFF_NO_QUEUE"
 }
 
-@test "check -a: devices without BQL are listed as no-bql, not failures" {
+@test "check -a: devices without BQL are listed as no_bql, not failures" {
 	bq check -a 'l*' eth0
 	assert_success
-	assert_line --regexp '^lo +no-bql +loopback'
+	assert_line --regexp '^lo +no_bql +loopback'
 	assert_equal "$(verdict eth0:tx-0)" ok
 	assert_line "checked: 2 ok, 0 warn, 0 fail, 1 without BQL"
 	bq check --all
 	assert_failure 1	# eth2 fails
-	assert_line --regexp '^veth0 +no-bql '
-	assert_line "checked: 4 ok, 4 warn, 1 fail, 2 without BQL"
+	assert_line --regexp '^veth0 +no_bql '
+	assert_line "checked: 3 ok, 4 warn, 1 fail, 2 without BQL, 1 unused"
 }
 
-@test "check: the stall detector off everywhere is a note with the valid range" {
+@test "check: the stall detector off everywhere is a note with a command that works as pasted (#38)" {
 	bq check eth1 eth2
-	assert_line --regexp "^note: the stall detector is off .*stall_thrs=13ms' \(valid at HZ 250: 13..512 ms\)"
+	assert_line "note: the stall detector is off on every queue checked (stall_thrs 0); enable it with: bqltool --sysfs-root $ROOT set eth1 eth2 stall_thrs=16ms (at HZ 250 stall_thrs is 4..128 jiffies, 13..512 ms; 16 ms is the lowest that reads back as written)"
 	BQLTOOL_HZ=1000 bq check eth1
-	assert_output --partial "(valid at HZ 1000: 4..128 ms)"
+	assert_output --partial "set eth1 stall_thrs=4ms (at HZ 1000 stall_thrs is 4..128 jiffies, 4..128 ms; 4 ms"
 	BQLTOOL_HZ=100 bq check eth1
-	assert_output --partial "(valid at HZ 100: 31..1280 ms)"
+	assert_output --partial "set eth1 stall_thrs=40ms (at HZ 100 stall_thrs is 4..128 jiffies, 31..1280 ms; 40 ms"
+	# globs quoted, and no selector is every device with BQL, as check took it
+	bq check 'eth[12]'
+	assert_output --partial "set 'eth[12]' stall_thrs=16ms"
+	# pasted as printed: it runs, and the detector reads back what was written
+	bq check eth1 eth2
+	cmd=$(sed -n 's/.*enable it with: \(.*\) (at HZ.*/\1/p' <<<"$output")
+	[ -n "$cmd" ]
+	run env PATH="$(dirname "$BQLTOOL"):$PATH" bash -c "$cmd"
+	assert_success
+	bq -j show eth1 eth2
+	jq -e '[.[].queues[].stall_thrs] | all(. == 16)' <<<"$output"
+	bq check eth1 eth2
+	refute_output --partial "stall detector is off"
 }
 
 @test "check: a kernel before 6.9 gets a note, no stall verdicts" {
@@ -153,21 +193,22 @@ verdict() {
 		all(.queues[];
 			(.ifname | type == "string") and
 			((.queue | type == "number") or .queue == null) and
-			(.verdict | IN("ok", "warn", "fail", "no-bql")) and
+			(.verdict | IN("ok", "warn", "fail", "no_bql", "unused")) and
 			all(.reasons[]; (.level | IN("info", "warn", "fail")) and
 				(.code | type == "string") and (.message | type == "string"))) and
-		(.summary == {"ok": 4, "warn": 4, "fail": 1, "no-bql": 2}) and
+		(.summary == {"ok": 3, "warn": 4, "fail": 1, "no_bql": 2, "unused": 1, "no-bql": 2}) and
 		(.hz == {"value": 250, "source": "BQLTOOL_HZ"})' <<<"$output"
 	run jq -r '.queues[] | select(.verdict != "ok") |
 		"\(.ifname):\(.queue) \(.verdict) \([.reasons[].code] | join(","))"' <<<"$output"
 	assert_output - <<-EOF
-	lo:null no-bql no-bql
+	lo:null no_bql no-bql
 	eth1:0 warn stalls
 	eth2:0 fail limit-min-above-max
 	eth3:0 warn limit-max-below-frame
 	eth4:0 warn no-completions
 	eth4:1 warn no-completions
-	veth0:null no-bql no-bql
+	eth6:0 unused bql-unused
+	veth0:null no_bql no-bql
 	EOF
 }
 

@@ -10,12 +10,29 @@ load helpers
 	assert_regex "$stderr" "Usage: bqltool"
 }
 
-@test "-V and --version print the version" {
+@test "-V and --version print the version, then what this build can do (#38)" {
 	bqx -V
 	assert_success
-	assert_regex "$output" "^bqltool [0-9]+\\.[0-9]+\\.[0-9]+$"
+	# the first line is the version alone, as scripts read it
+	assert_regex "${lines[0]}" "^bqltool [0-9]+\\.[0-9]+\\.[0-9]+$"
+	# then the features, as bpftool -V names libbpf and its features
+	assert_regex "${lines[-1]}" "^features: (bpf \\(record\\)|no bpf \\(record is not built in\\)), gzip \\(zlib [0-9.]+\\), zstd [0-9.]+, json-c [0-9.]+, libnl [0-9.]+$"
+	if [[ ${lines[-1]} == "features: bpf"* ]]; then
+		assert_regex "${lines[1]}" "^using libbpf [0-9.]+$"
+	fi
 	bqx --version
 	assert_success
+	assert_equal "${lines[0]}" "$("$BQLTOOL" -V | head -1)"
+	bqx -j -V
+	assert_success
+	jq -e '(.version | test("^[0-9]+\\.[0-9]+\\.[0-9]+$")) and (.features | .gzip and .zstd and (.bpf | type == "boolean"))
+		and (.libraries | has("zlib") and has("zstd") and has("json_c") and has("libnl"))
+		and ((.features.bpf | not) or (.libraries.libbpf | type == "string"))' <<<"$output"
+	# record's refusal agrees with what -V says
+	if jq -e '.features.bpf | not' <<<"$output" >/dev/null; then
+		bqx record -d 1
+		assert_regex "$stderr" "without BPF support"
+	fi
 }
 
 @test "-h, --help and help list the commands" {
@@ -38,6 +55,35 @@ load helpers
 	bqx help nosuch
 	assert_failure 2
 	assert_regex "$stderr" "unknown command 'nosuch'"
+}
+
+@test "help -j prints JSON: the commands, one command, and each list (#38)" {
+	bqx -j help
+	assert_success
+	assert_equal "$stderr" ""
+	jq -e '.usage == "bqltool [GLOBAL OPTIONS] COMMAND [ARGS]" and
+		([.commands[].name] | index("show") == 0 and index("help") != null) and
+		all(.commands[]; . as $c | ($c.synopsis | startswith($c.name)) and (.summary | length > 0)
+			and (.man | test("^bqltool-[a-z]+\\(8\\)$")))' <<<"$output"
+	# the names equal the text list
+	assert_equal "$(jq -r '.commands[].name' <<<"$output")" "$("$BQLTOOL" help --commands)"
+	bqx -p help show
+	assert_success
+	jq -e '.commands | length == 1 and .[0].name == "show" and
+		(.[0].synopsis | startswith("show ")) and (.[0].options | test("--format"))' <<<"$output"
+	bqx -j help --commands
+	jq -e 'type == "array" and index("replay") != null' <<<"$output"
+	bqx -j help --keys
+	jq -e '.[0] == {"name": "limit", "writable": true, "unit": "bytes"} and
+		(map(select(.name == "inflight"))[0].writable == false)' <<<"$output"
+	use_tree nic64
+	bq -j help --queues ens1f0
+	jq -e 'type == "array" and .[0] == 0 and length == 64' <<<"$output"
+	bq -j help --devices
+	jq -e 'type == "array" and index("ens1f0") != null' <<<"$output"
+	bqx -j help nosuch
+	assert_failure 2
+	assert_output ""
 }
 
 @test "help --keys prints the attribute table" {

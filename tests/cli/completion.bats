@@ -155,6 +155,77 @@ MULTI="$DATA/sysfs/multi"
 	refute_line show
 }
 
+@test "bash, zsh, fish: --sysfs-root after the command counts, as bqltool takes it there (#38)" {
+	for l in "$BQLTOOL show --sysfs-root $MULTI " "$BQLTOOL show --sysfs-root=$MULTI "; do
+		bcomp "$l"
+		assert_equal "$(sort <<<"$output")" "$(sorted eth0 eth1 wlan0)"
+		zcomp "$l"
+		assert_equal "$(sort <<<"$output")" "$(sorted eth0 eth1 wlan0)"
+		fcomp "$l"
+		assert_equal "$(sort <<<"$output")" "$(sorted eth0 eth1 wlan0)"
+	done
+	bcomp "$BQLTOOL show --sysfs-root $MULTI eth1:"
+	assert_equal "$output" "$(printf '%s\n' 0 1)"
+	zcomp "$BQLTOOL show --sysfs-root $MULTI eth1:"
+	assert_equal "$output" "$(printf '%s\n' 0 1)"
+	fcomp "$BQLTOOL show --sysfs-root $MULTI eth1:"
+	assert_equal "$output" "$(printf '%s\n' eth1:0 eth1:1)"
+	# its value is no selector: set offers devices, keys only after one
+	bcomp "$BQLTOOL set --sysfs-root $MULTI "
+	assert_equal "$(sort <<<"$output")" "$(sorted eth0 eth1 wlan0)"
+	fcomp "$BQLTOOL set --sysfs-root $MULTI "
+	assert_equal "$(sort <<<"$output")" "$(sorted eth0 eth1 wlan0)"
+	# and its own value completes as a directory, after the command too
+	zcomp "$BQLTOOL show -"
+	assert_line --sysfs-root
+	assert_line --netns
+}
+
+@test "bash, zsh, fish: tune --qdisc offers the kinds tune takes (#38)" {
+	want=$(sorted fq_codel fq cake fifo pfifo_fast pfifo bfifo)
+	# the same kinds as tune's help
+	for k in $want; do
+		"$BQLTOOL" help tune | grep -q -- "$k" || fail "tune's help does not name $k"
+	done
+	bcomp "$BQLTOOL tune --qdisc "
+	assert_equal "$(sort <<<"$output")" "$want"
+	zcomp "$BQLTOOL tune --qdisc "
+	assert_equal "$(sort <<<"$output")" "$want"
+	fcomp "$BQLTOOL tune --qdisc "
+	assert_equal "$(sort <<<"$output")" "$want"
+}
+
+@test "bash, zsh, fish: 'bqltool' not on PATH is found where it is installed (sbin: sudo bqltool <TAB>) (#38)" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for a private mount namespace"
+	unshare -m true 2>/dev/null || skip "cannot create a mount namespace here"
+	[ -r /usr/share/bash-completion/bash_completion ] || skip "bash-completion not installed"
+	local sbin=$BATS_TEST_TMPDIR/sbin
+	mkdir -p "$sbin"
+	ln -s "$BQLTOOL" "$sbin/bqltool"
+	# /usr/sbin gets a directory holding only bqltool, in a mount namespace of
+	# this test; PATH has no bqltool
+	cat >"$BATS_TEST_TMPDIR/b.sh" <<-'EOF'
+		mount --bind "$1" /usr/sbin || exit 99
+		source /usr/share/bash-completion/bash_completion
+		source "$2"
+		compopt() { return 0; }
+		COMP_WORDS=(bqltool "") COMP_CWORD=1 COMP_LINE="bqltool " COMP_POINT=8
+		_bqltool bqltool "" bqltool
+		printf "%s
+" "${COMPREPLY[@]}"
+	EOF
+	run env PATH=/usr/bin:/bin unshare -m bash "$BATS_TEST_TMPDIR/b.sh" "$sbin" "$COMPLETIONS/bqltool.bash"
+	assert_success
+	assert_equal "$(sort <<<"$output")" "$("$BQLTOOL" help --commands | sort)"
+	if command -v fish >/dev/null; then
+		run env PATH=/usr/bin:/bin unshare -m sh -c 'mount --bind "$1" /usr/sbin || exit 99
+			exec fish -c "source $2; complete -C\"bqltool \" | string replace -r \"\t.*\" \"\""' \
+			_ "$sbin" "$COMPLETIONS/bqltool.fish"
+		assert_success
+		assert_equal "$(sort <<<"$output")" "$("$BQLTOOL" help --commands | sort)"
+	fi
+}
+
 @test "zsh: the completion function parses (zsh -n)" {
 	command -v zsh >/dev/null || skip "zsh not installed"
 	run zsh -n "$COMPLETIONS/_bqltool"

@@ -574,8 +574,8 @@ hostile_trace() {
 	body=$(cat "$BATS_TEST_TMPDIR/t.jsonl")
 	json_strict "$body"
 	[ "$(jq -s length <<<"$body")" = 5 ]
-	[[ "$body" == *'"queue":"c\u009b31m"'* ]]
-	[[ "$body" == *'"queue":"b\uefff\ueffe"'* ]]
+	[[ "$body" == *'"name":"c\u009b31m"'* ]]
+	[[ "$body" == *'"name":"b\uefff\ueffe"'* ]]
 }
 
 @test "hostile trace: replay --timeline CSV is valid UTF-8 and escaped" {

@@ -102,7 +102,7 @@ bq_fsize0() {
 	use_tree multi
 	bq_fsize0 set --dry-run eth1 limit_max=1000
 	assert_success
-	assert_line "eth1:tx-0..1 limit_max: max -> 1000 B"
+	assert_line "eth1:0-1 limit_max: max -> 1000 B"
 	bq_fsize0 show eth1
 	assert_success
 }
@@ -304,7 +304,7 @@ _dev_link_out() {
 		refute_output --partial 777777
 	done
 	bq check -a
-	assert_line --regexp "^evil0 +no-bql +refused: its directory leads outside the sysfs root"
+	assert_line --regexp "^evil0 +no_bql +refused: its directory leads outside the sysfs root"
 	outside_unchanged
 }
 

@@ -80,3 +80,27 @@ setup() {
 	run make -s -C "$REPO" -p BUILD="$b" VMLINUX_BTF=/nonexistent -q "$b/bpf/record.skel.h"
 	assert_output --partial "HAVE_BPF := 1"
 }
+
+@test "make install creates /etc/bqltool: README's persistence recipe runs as written (#38)" {
+	run make -s -C "$REPO" install DESTDIR="$DEST" PREFIX=/usr $SAN
+	assert_success
+	[ -d "$DEST/etc/bqltool" ] || fail "no $DEST/etc/bqltool"
+	assert_equal "$(stat -c %a "$DEST/etc/bqltool")" 755
+	# the unit reads the profile there
+	grep -q ' /etc/bqltool/profile.json' "$DEST/usr/lib/systemd/system/bqltool-apply.service"
+	use_tree tuned
+	bq save -o "$DEST/etc/bqltool/profile.json"
+	assert_success
+	bq apply --check "$DEST/etc/bqltool/profile.json"
+	assert_success
+	# uninstall keeps the administrator's profile and its directory ...
+	run make -s -C "$REPO" uninstall DESTDIR="$DEST" PREFIX=/usr $SAN
+	assert_success
+	[ -f "$DEST/etc/bqltool/profile.json" ]
+	# ... and removes the directory when it is empty
+	rm "$DEST/etc/bqltool/profile.json"
+	run make -s -C "$REPO" install DESTDIR="$DEST" PREFIX=/usr $SAN
+	run make -s -C "$REPO" uninstall DESTDIR="$DEST" PREFIX=/usr $SAN
+	assert_success
+	[ ! -e "$DEST/etc/bqltool" ]
+}

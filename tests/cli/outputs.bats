@@ -76,6 +76,24 @@ rpx() {
 	assert_equal "$(cat "$t/profiles/other.json")" "$want"
 }
 
+@test "outputs: a missing directory is named as such, not as a temporary file (#38)" {
+	use_tree tuned
+	local t=$BATS_TEST_TMPDIR
+	bq save -o "$t/etc/bqltool/profile.json"
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" "bqltool: save: $t/etc/bqltool/profile.json: directory $t/etc/bqltool does not exist"
+	rpx replay -q --timeline "$t/none/t.csv" "$EXAMPLES/ramp.bqlt"
+	assert_failure 1
+	assert_equal "$stderr" "bqltool: replay: $t/none/t.csv: directory $t/none does not exist"
+	# through a dangling symlink, the directory of the file it points to
+	ln -s "$t/gone/p.json" "$t/l.json"
+	bq save -o "$t/l.json"
+	assert_failure 1
+	assert_equal "$stderr" "bqltool: save: $t/l.json: directory $t/gone does not exist"
+	[ ! -e "$t/etc" ] && [ ! -e "$t/none" ] && [ ! -e "$t/gone" ]
+}
+
 @test "outputs: overwriting a 0600 file keeps 0600 and its owner (save, replay, export)" {
 	use_tree multi
 	local t=$BATS_TEST_TMPDIR owner=""
@@ -293,7 +311,7 @@ release() {
 	rpx replay -q --timeline "$d/x.csv" "$TRACES/../../../examples/ramp.bqlt"
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	assert_regex "$stderr" '^bqltool: replay: /.*\.\.\..*/x\.csv: cannot create a temporary file in /.*aaa: No such file or directory$'
+	assert_regex "$stderr" '^bqltool: replay: /.*\.\.\..*/x\.csv: directory /.*aaa does not exist$'
 	[ "${#stderr}" -lt 300 ]
 }
 

@@ -46,7 +46,7 @@ norm() {
 	BQLTOOL_HZ=300 bq save
 	assert_equal "$(jq '.hz' <<<"$output")" 300
 	bqx -V
-	assert_equal "$(jq -r '.bqltool_version' <<<"$(BQLTOOL_HZ=250 "$BQLTOOL" --sysfs-root "$ROOT" save)")" "${output#bqltool }"
+	assert_equal "$(jq -r '.bqltool_version' <<<"$(BQLTOOL_HZ=250 "$BQLTOOL" --sysfs-root "$ROOT" save)")" "${lines[0]#bqltool }"
 }
 
 @test "save: one entry for all queues only when every queue is selected and equal" {
@@ -71,6 +71,32 @@ norm() {
 	assert_equal "$output" "$a"
 }
 
+@test "save: a queue entry is named as every per-queue object (name, ifname, queue); apply checks them, and takes entries without them (#38)" {
+	use_tree tuned
+	bq save
+	assert_success
+	jq -e '[.devices.eth0.queues[] | [.name, .ifname, .queue]] ==
+		[["eth0:tx-0","eth0",0],["eth0:tx-1","eth0",1],["eth0:tx-2","eth0",2],["eth0:tx-3","eth0",3]]' <<<"$output"
+	jq -e '.devices.eth0.queues[0] | keys_unsorted[0:3] == ["name","ifname","queue"]' <<<"$output"
+	local p=$BATS_TEST_TMPDIR/p.json
+	echo "$output" >"$p"
+	bq apply --check "$p"
+	assert_success
+	# names that disagree with where the entry is: refused, naming the path
+	jq '.devices.eth0.queues[1].ifname = "eth1"' "$p" >"$p.1"
+	bq apply "$p.1"
+	assert_failure 2
+	assert_regex "$stderr" 'devices\.eth0\.queues\[1\]\.ifname: "eth1" is not the device this entry is under'
+	jq '.devices.eth0.queues[1].name = "eth0:tx-3"' "$p" >"$p.2"
+	bq apply "$p.2"
+	assert_failure 2
+	assert_regex "$stderr" 'devices\.eth0\.queues\[1\]: "name" is "eth0:tx-3" but "queue" 1 of eth0 is eth0:tx-1'
+	# profiles written before (queue alone) still apply
+	bq apply --check "$P/partial.json"
+	assert_regex "$stderr$output" "eth1|wlan0"
+	refute_regex "$stderr" "unknown key"
+}
+
 @test "save -o: written atomically, same content, mode from the umask" {
 	use_tree tuned
 	dir=$BATS_TEST_TMPDIR/out
@@ -88,7 +114,7 @@ norm() {
 	assert_equal "$(ls -A "$dir" | sort | tr '\n' ' ')" "p.json q.json "
 	bq save -o "$BATS_TEST_TMPDIR/nodir/p.json"
 	assert_failure 1
-	assert_regex "$stderr" "nodir/p.json: cannot create a temporary file in .*nodir: No such file or directory"
+	assert_regex "$stderr" "nodir/p.json: directory .*nodir does not exist$"
 	bq save -o
 	assert_failure 2
 	assert_regex "$stderr" "option '-o' needs an argument"
@@ -299,6 +325,11 @@ norm() {
 	assert_success
 	assert_equal "$(v eth0 3 limit_max)" 65536
 	refute_output --partial eth9
+	# a skip is never silent (#38): a note on stderr, -q aside
+	assert_equal "$stderr" "bqltool: note: eth9: not present, skipped (--missing=skip)"
+	bq apply -q --missing=skip "$P/missing-dev.json"
+	assert_success
+	assert_equal "$stderr" ""
 }
 
 @test "apply: a queue the device lacks, or a device without BQL: exit 1, nothing written" {
@@ -333,7 +364,7 @@ norm() {
 	assert_output "[]"
 	assert_equal "$(tree_bytes)" "$before"
 	bq apply --only eth1 --only wlan0 --dry-run "$P/partial.json"
-	assert_equal "${#lines[@]}" 2	# per key, eth1:tx-0..1; wlan0's 2 are in place: -v lists them
+	assert_equal "${#lines[@]}" 2	# per key, eth1:0-1; wlan0's 2 are in place: -v lists them
 	bq -v apply --only eth1 --only wlan0 --dry-run "$P/partial.json"
 	assert_equal "${#lines[@]}" 6
 	# the absent device is skipped, the present one applied
@@ -397,7 +428,7 @@ norm() {
 	bq apply --dry-run "$P/partial.json"
 	assert_success
 	assert_regex "$stderr" "warning: devices.eth1.all.hold_time: the kernel keeps hold_time in jiffies \\(HZ=250\\): 250 ms is 63 jiffies and will read back as 252 ms"
-	assert_line "eth1:tx-0..1 hold_time: 1000 ms -> 252 ms"
+	assert_line "eth1:0-1 hold_time: 1000 ms -> 252 ms"
 	bq apply --check "$P/partial.json"
 	assert_failure 1
 	assert_line "eth1:tx-0 hold_time: 1000 ms, profile 250 ms (reads back as 252 ms with HZ=250)"

@@ -236,6 +236,20 @@ families() {
 	assert_equal "$(ls -A "$BATS_TEST_TMPDIR" | grep -c prom)" 0
 }
 
+@test "export DIR: did you mean --textfile DIR? (#38)" {
+	use_tree multi
+	mkdir "$BATS_TEST_TMPDIR/tf"
+	bq export "$BATS_TEST_TMPDIR/tf"
+	assert_failure 2
+	assert_output ""
+	assert_equal "${stderr_lines[0]}" "bqltool: export: missing --textfile DIR: did you mean 'export --textfile $BATS_TEST_TMPDIR/tf'? (words after export are selectors)"
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR/tf")" ""
+	# a selector is no directory: the plain message
+	bq export eth0
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "bqltool: export: missing --textfile DIR (the node_exporter textfile directory)"
+}
+
 @test "export: a selector that matches nothing exits 1 and writes nothing" {
 	use_tree multi
 	out=$BATS_TEST_TMPDIR/textfile

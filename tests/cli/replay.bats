@@ -35,6 +35,15 @@ rp() {
 	[ "$(jq '.queues[0].verify.checked' <<<"$output")" -eq 60 ]
 }
 
+@test "replay: -j on a completion-only trace leaves bytes_queued out: unknown, not 0 (#38)" {
+	rp -j replay completion-only.bqlt
+	[ "$status" -eq 0 ]
+	jq -e '.queues[0] | (has("bytes_queued") | not) and .bytes_completed == 473882' <<<"$output"
+	# with Q records it is known
+	rp -j replay ramp.bqlt
+	jq -e '.queues[0].bytes_queued == 93868' <<<"$output"
+}
+
 @test "replay: -j keys of DESIGN.md" {
 	rp -j replay ramp.bqlt
 	[ "$status" -eq 0 ]
@@ -90,6 +99,21 @@ rp() {
 	jq -s -e 'length == 77 and (map(.event) | unique == ["C","P","Q"])' "$BATS_TEST_TMPDIR/t.jsonl"
 }
 
+@test "replay: --timeline JSON rows name their queue as every per-queue object does" {
+	# name is the trace's name; ifname and queue (the index) where it is DEV:tx-N
+	printf 'bqltrace 1\nhz 1000\nqueue eth0:tx-3 hold_time=1000\nqueue odd hold_time=1000\n0 eth0:tx-3 Q 1514\n0 odd Q 100\n1000000 eth0:tx-3 C 1514\n1000000 odd C 100\n' >"$BATS_TEST_TMPDIR/n.bqlt"
+	rp replay -q --timeline "$BATS_TEST_TMPDIR/n.jsonl" "$BATS_TEST_TMPDIR/n.bqlt"
+	[ "$status" -eq 0 ]
+	jq -s -e 'length == 2
+		and .[0].name == "eth0:tx-3" and .[0].ifname == "eth0" and .[0].queue == 3
+		and .[1].name == "odd" and (.[1] | has("ifname") or has("queue") | not)' \
+		"$BATS_TEST_TMPDIR/n.jsonl"
+	# the CSV keeps its documented header, the name in its queue column
+	rp replay -q --timeline "$BATS_TEST_TMPDIR/n.csv" "$BATS_TEST_TMPDIR/n.bqlt"
+	[ "$status" -eq 0 ]
+	[ "$(sed -n 2p "$BATS_TEST_TMPDIR/n.csv" | cut -d, -f3)" = eth0:tx-3 ]
+}
+
 @test "replay: --timeline to /dev/stdout" {
 	rp replay -q --timeline /dev/stdout ramp.bqlt
 	[ "$status" -eq 0 ]
@@ -115,12 +139,29 @@ rp() {
 	[ "${stderr_lines[11]}" = "bqltool: replay: verification failed: 12 of 60 limits differ" ]
 }
 
-@test "replay: without --verify a mismatch is only counted" {
+@test "replay: without --verify a mismatch is counted and warned about, no verdict (#38)" {
 	cd "$TRACES"
 	run --separate-stderr "$BQLTOOL" replay mismatch.bqlt
 	[ "$status" -eq 0 ]
+	[[ "$output" != *FAIL* ]]
+	[[ "${lines[1]}" =~ \ stall_max\ +recorded$ ]]
+	[[ "${lines[2]}" =~ \ differs\ 12/60$ ]]
+	[ "$stderr" = "bqltool: warning: mismatch.bqlt: 12 of 60 recomputed limits differ from the trace's limit= (--verify lists them, exit 3)" ]
+	# JSON: the same counts, the same warning
+	run --separate-stderr "$BQLTOOL" -j replay mismatch.bqlt
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '.queues[0].verify' <<<"$output")" = '{"checked":60,"mismatches":12}' ]
+	[[ "$stderr" == *"12 of 60 recomputed limits differ"* ]]
+	# limits that agree: "same", nothing on stderr
+	rp replay completion-only.bqlt
+	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
-	[[ "$output" == *"FAIL 12/60"* ]]
+	[[ "${lines[2]}" =~ \ same\ 60$ ]]
+	# -q: no summary, no warning
+	cd "$TRACES"
+	run --separate-stderr "$BQLTOOL" replay -q mismatch.bqlt
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
 }
 
 @test "replay: --kernel 3.3 computes other limits than the newest kernel" {
@@ -175,7 +216,7 @@ rp() {
 	rp -j replay --hz 1000 --kernel 6.15 completion-only.bqlt
 	[ "$(jq -c '.queues[0] | [.whatif, .recorded]' <<<"$output")" = '[false,null]' ]
 	rp replay --hz 1000 --kernel newest completion-only.bqlt
-	[[ "$output" == *" ok 60"* ]]
+	[[ "$output" == *" same 60"* ]]
 	[[ "$output" != *what-if* ]]
 	# without limit= in the trace there is nothing to compare with
 	rp replay --set limit_max=10K ramp.bqlt
@@ -378,7 +419,7 @@ plot_matches() {
 	rp replay --plot "$BATS_TEST_TMPDIR/no-such-dir/p.svg" ramp.bqlt
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	[ "$stderr" = "bqltool: replay: $BATS_TEST_TMPDIR/no-such-dir/p.svg: cannot create a temporary file in $BATS_TEST_TMPDIR/no-such-dir: No such file or directory" ]
+	[ "$stderr" = "bqltool: replay: $BATS_TEST_TMPDIR/no-such-dir/p.svg: directory $BATS_TEST_TMPDIR/no-such-dir does not exist" ]
 	mkdir "$BATS_TEST_TMPDIR/dir.svg"
 	rp -j replay --plot "$BATS_TEST_TMPDIR/dir.svg" ramp.bqlt
 	[ "$status" -eq 1 ]

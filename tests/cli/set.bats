@@ -30,6 +30,32 @@ targets8() {
 	done
 }
 
+@test "set: the queue lists it prints are selectors: pasted back they select the same queues (#38)" {
+	use_tree multi
+	bq set --dry-run eth0:0-1,3 eth1:1 limit_max=64K
+	assert_success
+	assert_line --index 0 "eth0:0-1,3 limit_max: max -> 64.0 KiB"
+	assert_line --index 1 "eth1:tx-1 limit_max: max -> 64.0 KiB"
+	# the first word of each line, as a selector
+	bq -j show $(cut -d' ' -f1 <<<"$output")
+	assert_success
+	assert_equal "$(jq -c '[.[].queues[].name]' <<<"$output")" '["eth0:tx-0","eth0:tx-1","eth0:tx-3","eth1:tx-1"]'
+}
+
+@test "set: a key without its value is named as such, not taken for a device (#38)" {
+	use_tree multi
+	before=$(tree_digest)
+	bq set eth0 limit_max
+	assert_failure 2
+	assert_output ""
+	assert_equal "$stderr" "bqltool: set: 'limit_max' is a key without a value: give limit_max=VALUE (e.g. limit_max=64K)
+Try 'bqltool help set'."
+	bq set eth0 hold_time limit_min=0
+	assert_failure 2
+	assert_regex "$stderr" "'hold_time' is a key without a value: give hold_time=VALUE \(e.g. hold_time=500ms\)"
+	assert_equal "$(tree_digest)" "$before"
+}
+
 @test "set: writes every selected queue and prints old -> new (in show's units)" {
 	use_tree multi
 	bq set eth0 limit_min=3000 hold_time=500
@@ -37,8 +63,8 @@ targets8() {
 	assert_equal "$stderr" ""
 	# the queues of a device that change the same way: one line
 	assert_equal "${#lines[@]}" 2
-	assert_line --index 0 "eth0:tx-0..3 limit_min: 0 B -> 2.93 KiB"
-	assert_line --index 1 "eth0:tx-0..3 hold_time: 1000 ms -> 500 ms"
+	assert_line --index 0 "eth0:0-3 limit_min: 0 B -> 2.93 KiB"
+	assert_line --index 1 "eth0:0-3 hold_time: 1000 ms -> 500 ms"
 	for q in 0 1 2 3; do
 		assert_equal "$(v eth0 $q limit_min)" 3000
 		assert_equal "$(v eth0 $q hold_time)" 500
@@ -54,8 +80,8 @@ targets8() {
 	bq set 'eth*' hold_time=100ms --dry-run
 	assert_success
 	assert_equal "${#lines[@]}" 2
-	assert_line --index 0 "eth0:tx-0..3 hold_time: 1000 ms -> 100 ms"
-	assert_line --index 1 "eth1:tx-0..1 hold_time: 1000 ms -> 100 ms"
+	assert_line --index 0 "eth0:0-3 hold_time: 1000 ms -> 100 ms"
+	assert_line --index 1 "eth1:0-1 hold_time: 1000 ms -> 100 ms"
 	bq -v set 'eth*' hold_time=100ms --dry-run
 	assert_success
 	assert_equal "${#lines[@]}" 6
@@ -67,16 +93,16 @@ targets8() {
 	bq set eth0 limit_min=2000 limit_max=1M --dry-run
 	assert_success
 	assert_equal "${#lines[@]}" 3
-	assert_line --index 0 "eth0:tx-0,2..3 limit_min: 1000 B -> 1.95 KiB"
+	assert_line --index 0 "eth0:0,2-3 limit_min: 1000 B -> 1.95 KiB"
 	assert_line --index 1 "eth0:tx-1 limit_min: 0 B -> 1.95 KiB"
-	assert_line --index 2 "eth0:tx-0..3 limit_max: max -> 1.00 MiB"
+	assert_line --index 2 "eth0:0-3 limit_max: max -> 1.00 MiB"
 	# JSON stays one object per queue and key
 	bq -j set eth0 limit_min=2000 --dry-run
 	assert_success
 	assert_equal "$(jq 'length' <<<"$output")" 4
 	bq reset eth0:0,2-3
 	assert_success
-	assert_line --index 0 "eth0:tx-0,2..3 limit_min: 1000 B -> 0 B"
+	assert_line --index 0 "eth0:0,2-3 limit_min: 1000 B -> 0 B"
 	assert_line --index 1 "eth0:tx-2 stall_max: 16 ms -> 0 ms"
 }
 
@@ -97,7 +123,7 @@ targets8() {
 	assert_equal "$(v eth0 3 limit_max)" 1879048192
 	assert_equal "$(v wlan0 0 limit_max)" 65536
 	assert_equal "${#lines[@]}" 2
-	assert_line --index 0 "eth0:tx-1..2 limit_max: max -> 64.0 KiB"
+	assert_line --index 0 "eth0:1-2 limit_max: max -> 64.0 KiB"
 	assert_line --index 1 "wlan0:tx-0 limit_max: max -> 64.0 KiB"
 	bq set limit_min=1 eth1:tx-1 --dry-run
 	assert_success
@@ -210,7 +236,7 @@ targets8() {
 	bq set --dry-run eth0 'w*' limit_min=3000 stall_thrs=20ms
 	assert_success
 	assert_equal "${#lines[@]}" 4
-	assert_line "eth0:tx-0..3 stall_thrs: off -> 20 ms"
+	assert_line "eth0:0-3 stall_thrs: off -> 20 ms"
 	assert_line "wlan0:tx-0 limit_min: 0 B -> 2.93 KiB"
 	assert_regex "$stderr" "dry run: nothing was written"
 	assert_equal "$(tree_bytes)" "$before"
@@ -477,11 +503,11 @@ targets8() {
 	use_tree tuned
 	bq reset eth0 eth1
 	assert_success
-	assert_line "eth0:tx-0..1,3 limit_min: 1.48 KiB -> 0 B"
+	assert_line "eth0:0-1,3 limit_min: 1.48 KiB -> 0 B"
 	assert_line "eth0:tx-2 limit_min: 2.96 KiB -> 0 B"
-	assert_line "eth0:tx-0..3 limit_max: 64.0 KiB -> max"
-	assert_line "eth0:tx-0..3 hold_time: 500 ms -> 1000 ms"
-	assert_line "eth0:tx-0..3 stall_thrs: 20 ms -> off"
+	assert_line "eth0:0-3 limit_max: 64.0 KiB -> max"
+	assert_line "eth0:0-3 hold_time: 500 ms -> 1000 ms"
+	assert_line "eth0:0-3 stall_thrs: 20 ms -> off"
 	refute_line --partial "unchanged"
 	# stall_max is cleared, as at boot (6 jiffies at HZ 250 = 24 ms)
 	assert_line "eth0:tx-3 stall_max: 24 ms -> 0 ms"

@@ -104,7 +104,7 @@ generic() {
 		output=$line
 		generic '.devices[].queues[]'
 		shape '[.devices[] | ., .queues[]] | no_loose_counters'
-		shape 'all(.devices[]; .stats | keys == ["tx_bytes", "tx_packets"])'
+		shape 'all(.devices[]; .stats | keys == ["tx_bytes", "tx_dropped", "tx_errors", "tx_packets"])'
 		shape 'all(.devices[]; .ifname as $d | all(.queues[]; .ifname == $d))'
 	done <<<"$all"
 	# the same names, queue for queue, as show -j
@@ -188,7 +188,7 @@ generic() {
 	shape '.model.nqueues == 1 and (.model | has("queues") | not)'
 	shape 'all(.ensemble[]; .nqueues_busy | type == "number")'
 	T="$BATS_TEST_TMPDIR/s.bqlt"
-	"$BQLTOOL" sim -q --queues 2 --duration 0.1 --trace "$T"
+	"$BQLTOOL" sim -q --queues 2 --traffic bulk@1 --duration 0.1 --trace "$T"
 	tn -j tune --from "$T" --duration 0.05
 	assert_success
 	shape 'lists_are_arrays and queue_keys_named'

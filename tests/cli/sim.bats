@@ -29,13 +29,52 @@ sim() {
 		bytes_completed inflight packets completions queues; do
 		jq -e "has(\"$k\")" <<<"$output" >/dev/null || fail "no key $k"
 	done
-	jq -e '.ring_delay_ns | has("p50") and has("p99") and has("max")' <<<"$output"
+	jq -e '.ring_delay_ns | has("p50") and has("p90") and has("p99") and has("max") and .count > 0' <<<"$output"
 	jq -e '.queues[0].limit | has("min") and has("max") and has("mean") and has("final")' <<<"$output"
 	jq -e '.queues[0] | has("stops")' <<<"$output"
 	# conservation and the link's capacity
 	jq -e '.bytes_queued == .bytes_completed + .inflight' <<<"$output"
 	jq -e '.throughput_bps <= .link_bps and .utilization >= 0.99' <<<"$output"
 	jq -e '.link_bps == 1000000000' <<<"$output"
+}
+
+@test "sim: a queue that sent nothing has no delay quantiles: count 0, '-' in text (#38)" {
+	sim -j sim --queues 2 --traffic bulk --duration 0.05
+	[ "$status" -eq 0 ]
+	idle=$(jq -r '[.queues[] | select(.packets == 0)][0].name' <<<"$output")
+	[ "$idle" != null ] || fail "no idle queue in this run"
+	jq -e --arg q "$idle" '.queues[] | select(.name == $q) |
+		.ring_delay_ns == {"count": 0} and .qdisc_delay_ns == {"count": 0}' <<<"$output"
+	jq -e '.queues[] | select(.packets > 0) | .ring_delay_ns | has("p50") and .count > 0' <<<"$output"
+	sim sim --queues 2 --traffic bulk --duration 0.05
+	[ "$status" -eq 0 ]
+	assert_line --regexp "^ +$idle +[^ ]+ +0 bit/s +0 ns +- +- +- +- +- "
+}
+
+@test "sim: hints: a bare number read as seconds says so; --coalesce-usecs takes a unit (#38)" {
+	sim sim --irq-latency 5
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "bqltool: sim: --irq-latency: '5': at most 1 s (a bare number is seconds: did you mean 5ms or 5us?)"
+	# a time with its unit keeps the plain message
+	sim sim --irq-latency 2s
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "bqltool: sim: --irq-latency: '2s': at most 1 s"
+	# --coalesce-usecs 50us is --coalesce-usecs 50, byte for byte
+	sim -j sim --coalesce-usecs 50us --duration 0.02
+	assert_success
+	a=$output
+	sim -j sim --coalesce-usecs 50 --duration 0.02
+	assert_equal "$a" "$output"
+	sim -j sim --coalesce-usecs 0.2ms --duration 0.02
+	b=$output
+	sim -j sim --coalesce-usecs 200 --duration 0.02
+	assert_equal "$b" "$output"
+	sim sim --coalesce-usecs 0.5us
+	assert_failure 2
+	assert_regex "$stderr" "--coalesce-usecs: '0.5us': not a whole number of microseconds"
+	sim sim --coalesce-usecs 2s
+	assert_failure 2
+	assert_regex "$stderr" "--coalesce-usecs: '2s': at most 1000000 us"
 }
 
 @test "sim: conservation per queue with four queues and mixed traffic" {
@@ -317,9 +356,32 @@ verify() {
 	[[ $stderr == *"MSS: expected 88..65536"* ]]
 }
 
+@test "sim: flows not pinned are spread, no queue idle while another holds two; the flows column shows #numbers (#38)" {
+	# whatever the seed: two flows on two queues, one each
+	for seed in 1 2 3 4 5 6 7 8; do
+		sim -j sim --seed "$seed" --queues 2 --traffic bulk --traffic cbr:100M --duration 0.02
+		[ "$status" -eq 0 ]
+		jq -e '[.queues[].flows | length] == [1, 1]' <<<"$output" || fail "seed $seed: $(jq -c '[.queues[].flows]' <<<"$output")"
+	done
+	# a pinned flow counts: the hashed ones go elsewhere first
+	sim -j sim --queues 3 --traffic bulk@0 --traffic bulk --traffic cbr:100M --duration 0.02
+	jq -e '[.queues[].flows | length] == [1, 1, 1] and .queues[0].flows == [0]' <<<"$output"
+	# five flows on two queues: 3 and 2
+	sim -j sim --queues 2 --traffic poisson:10M --traffic poisson:10M --traffic poisson:10M \
+		--traffic poisson:10M --traffic poisson:10M --duration 0.02
+	jq -e '[.queues[].flows | length] | sort == [2, 3]' <<<"$output"
+	# which flow lands where still depends on the seed
+	a=$("$BQLTOOL" -j sim --seed 1 --queues 4 --traffic bulk --traffic bulk --duration 0.01 | jq -c '[.flows[].queue]')
+	b=$(for s in 2 3 4 5 6 7 8 9; do "$BQLTOOL" -j sim --seed $s --queues 4 --traffic bulk --traffic bulk --duration 0.01 | jq -c '[.flows[].queue]'; done | sort -u | wc -l)
+	[ "$b" -gt 1 ] || fail "every seed puts the flows on $a"
+	# the text table's flows column: numbers marked as such, "-" for none
+	sim sim --queues 3 --traffic bulk@1 --traffic cbr:100M@1 --duration 0.02
+	assert_line --regexp '^ +sim:tx-1 +#0,#1 '
+	assert_line --regexp '^ +sim:tx-0 +- '
+}
+
 @test "sim: --traffic SPEC@Q pins flows; the summary, JSON and plot title say where they went" {
-	# seed 1 hashes 4 flows onto 4 queues leaving tx-0 idle; pinned, each queue
-	# carries one, and round robin gives each a quarter of the link
+	# pinned, each queue carries one, and round robin gives each a quarter of the link
 	sim -j sim --queues 4 --traffic bulk@0 --traffic bulk@1 --traffic bulk@2 --traffic bulk@3 --duration 0.1
 	[ "$status" -eq 0 ]
 	jq -e '[.queues[].flows] == [[0],[1],[2],[3]]' <<<"$output"
@@ -330,7 +392,7 @@ verify() {
 	sim sim --queues 4 --traffic bulk@2 --traffic poisson:100M --duration 0.05
 	[ "$status" -eq 0 ]
 	assert_line --regexp '^traffic: bulk fixed:1514 @tx-2, poisson 100 Mbit/s fixed:1514 -> tx-[0-3]$'
-	assert_line --regexp '^ +sim:tx-2 +0(,1)? '
+	assert_line --regexp '^ +sim:tx-2 +#0 '
 	sim sim -q --queues 2 --traffic bulk@1 --size imix --seed 7 --duration 0.01 --plot "$BATS_TEST_TMPDIR/p.svg"
 	[ "$status" -eq 0 ]
 	grep -q '<title>bqltool sim: 1 Gbit/s link, 2 queues, seed 7, traffic bulk imix @tx-1<' "$BATS_TEST_TMPDIR/p.svg"

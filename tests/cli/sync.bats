@@ -116,6 +116,24 @@ options() {
 	done
 }
 
+@test "sync: every man page names the version it documents in .TH, the binary's (#38)" {
+	version=$("$BQLTOOL" -V | head -1 | cut -d' ' -f2)
+	for page in "$MAN"/*.[58]; do
+		th=$(grep -m1 '^\.TH ' "$page")
+		[[ $th == *" \"bqltool $version\" "* ]] || fail "$page: $th (want \"bqltool $version\")"
+	done
+}
+
+@test "sync: no man page renders a line over 80 columns, and no doubled parentheses (#38)" {
+	command -v man >/dev/null || skip "man is not installed"
+	for page in "$MAN"/*.[58]; do
+		while IFS= read -r l; do
+			(( $(printf '%s' "$l" | wc -L) <= 80 )) || fail "$page: over 80 columns: $l"
+			[[ $l != *" (("* ]] || fail "$page: doubled parentheses: $l"
+		done < <(MANWIDTH=80 man -l "$page" 2>/dev/null)
+	done
+}
+
 @test "sync: every key is in bqltool(8) and bqltool-show(8); writable keys in bqltool-set(8) and 'help set'" {
 	main=$(render "$MAN/bqltool.8")
 	show=$(render "$MAN/bqltool-show.8")

@@ -28,3 +28,21 @@ setup() {
 	h=${lines[1]%%completions*}
 	[ "${#h}" -eq $((2 + ${#long} + 2 + 2)) ]
 }
+
+@test "no text table line ends in spaces: empty trailing cells are not padded (#38)" {
+	use_tree multi
+	bq top -b -c 1
+	assert_success
+	# the device rows end in empty cells (no qstats, no stall delta yet)
+	assert_line --regexp '^eth0 +all +up '
+	run grep -c ' $' <<<"$output"
+	assert_output 0
+	for args in "show" "check -a" "set --dry-run eth0 limit_max=64K"; do
+		bq $args
+		run grep -c ' $' <<<"$output"
+		assert_output 0
+	done
+	run -0 "$BQLTOOL" replay "$EXAMPLES/ramp.bqlt" "$EXAMPLES/decay.bqlt"
+	run grep -c ' $' <<<"$output"
+	assert_output 0
+}

@@ -94,6 +94,30 @@ stop_top() {
 	refute_line --regexp "^eth0 +all"
 }
 
+@test "-j: a device's stats have show -j's keys and values (#38)" {
+	bq -j top -c 1 eth0
+	assert_success
+	top_stats=$(jq -c '.devices[0].stats' <<<"$output")
+	bq -j show eth0
+	assert_equal "$top_stats" "$(jq -c '.[0].stats' <<<"$output")"
+	assert_equal "$(jq -c 'keys' <<<"$top_stats")" '["tx_bytes","tx_dropped","tx_errors","tx_packets"]'
+}
+
+@test "-j: real_us is the wall clock in exact microseconds; real_ns stays, deprecated (#38)" {
+	local before after
+	before=$(date +%s%6N)
+	bq -j top -c 1
+	after=$(date +%s%6N)
+	assert_success
+	# jq reads numbers as doubles: an integer below 2^53 survives it exactly
+	us=$(jq -r '.real_us' <<<"$output")
+	[[ "$us" =~ ^[0-9]{16}$ ]]
+	(( us >= before && us <= after ))
+	(( us < 9007199254740992 ))
+	ns=$(grep -o '"real_ns":[0-9]*' <<<"$output" | cut -d: -f2)
+	(( ns / 1000 == us ))
+}
+
 @test "-j: one JSON object per line, values equal the tree" {
 	bq -j top -c 3 -d 0.05
 	assert_success
@@ -252,6 +276,13 @@ stop_top() {
 		assert_output ""
 		assert_regex "$stderr" "-d"
 		assert_regex "$stderr" "Try 'bqltool help top'"
+	done
+	# the examples it gives are values it takes (#38: it suggested 50us, then refused it)
+	bq top -b -c 1 -d abc
+	assert_equal "${stderr_lines[0]}" "bqltool: top: -d: invalid value 'abc': expected seconds like 1, 0.5 or 200ms (at least 0.01 s)"
+	for d in 1 0.5 200ms; do
+		bq top -b -c 1 -d "$d"
+		assert_success
 	done
 	for c in 0 -3 x 1.5; do
 		bq top -b -c "$c"

@@ -22,6 +22,9 @@ known=(--stall 1s:2ms --stall 3s:2ms --duration 5)
 		jq -e "has(\"$k\")" <<<"$output" >/dev/null || fail "no key $k"
 	done
 	jq -e '.keep_defaults == false' <<<"$output"
+	# delays in sim's shape (#38); the flat key stays, deprecated, with the same number
+	jq -e '[.baseline, .recommended] | all(.[]; (.qdisc_delay_ns | keys == ["p99"]) and
+		.qdisc_delay_ns.p99 == .qdisc_delay_p99_ns)' <<<"$output"
 	jq -e '.recommended.ring_delay_ns.p99 < .baseline.ring_delay_ns.p99' <<<"$output"
 	jq -e '.recommended.throughput_bps >= 0.995 * .baseline.throughput_bps' <<<"$output"
 	jq -e '.recommended.settings | has("limit_min") and has("limit_max") and has("hold_time")' <<<"$output"

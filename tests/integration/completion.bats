@@ -41,6 +41,24 @@ setup() {
 	refute_output --regexp "(^|[[:space:]])(lo|cv0|cv1)([[:space:]]|$)"
 }
 
+@test "netns: -n NS after the command counts in bash, zsh and fish: 'bqltool show -n NS ' (#38)" {
+	[ ! -e /sys/class/net/c0 ] || skip "the host has a device named c0"
+	bcomp "$BQLTOOL show -n $NS "
+	assert_success
+	assert_output "c0"
+	bcomp "$BQLTOOL show --netns=$NS c0:"
+	assert_equal "$output" "$(printf '%s\n' 0 1)"
+	fcomp "$BQLTOOL show -n $NS "
+	assert_output "c0"
+	fcomp "$BQLTOOL show -n $NS c0:"
+	assert_equal "$output" "$(printf '%s\n' c0:0 c0:1)"
+	command -v zsh >/dev/null || skip "zsh not installed"
+	ZCAPTURE_DUMP=$BATS_FILE_TMPDIR/zcompdump run timeout 20 zsh \
+		"$BATS_TEST_DIRNAME/../cli/zcapture.zsh" "$COMPLETIONS" "$BQLTOOL show -n $NS "
+	assert_success
+	assert_output "c0"
+}
+
 @test "netns: bash, zsh and fish complete 'bqltool -n NS show DEV:' with the namespace's queues" {
 	# c0 exists only in the namespace: the host's sysfs has no such queues
 	[ ! -e /sys/class/net/c0 ] || skip "the host has a device named c0"

@@ -109,6 +109,28 @@ canon() {
 	promtool_ok "$TF/bqltool-netns-$NS.prom" "export -n $NS"
 }
 
+@test "real kernel: export keeps a root qdisc shared by the queues (htb over 3), as show prints it (#38)" {
+	need_tool promtool prometheus
+	ip -n "$NS" link add i7 numtxqueues 3 type ifb
+	ip netns exec "$NS" tc qdisc add dev i7 root handle 7: htb default 1
+	run --separate-stderr "$BQLTOOL" -n "$NS" show i7
+	assert_success
+	assert_output --partial "qdisc htb 7: parent root (all 3 queues)"
+	run --separate-stderr "$BQLTOOL" -n "$NS" export --textfile "$TF" i7
+	assert_success
+	local f="$TF/bqltool-netns-$NS.prom"
+	for m in backlog_bytes backlog_packets sent_bytes_total sent_packets_total drops_total \
+		requeues_total overlimits_total; do
+		grep -qx "bql_shared_qdisc_$m{device=\"i7\",kind=\"htb\",netns=\"$NS\"} 0" "$f" ||
+			fail "no bql_shared_qdisc_$m for i7: $(grep shared "$f")"
+	done
+	# no per-queue qdisc series: no qdisc feeds one queue alone
+	run grep -c '^bql_qdisc_.*device="i7"' "$f"
+	assert_output 0
+	promtool_ok "$f" "export with a shared qdisc"
+	ip -n "$NS" link del i7
+}
+
 @test "real kernel: node_exporter's textfile collector serves the host's and the namespace's series" {
 	need_tool "$NODE_EXPORTER" prometheus-node-exporter
 	need_tool curl curl

@@ -90,10 +90,10 @@ verified() {
 	MISMATCHES=$(jq '[.queues[].verify.mismatches] | add' <<<"$output")
 }
 
-@test "record eth0 -d 25 -o t.bqt.zst during five parallel downloads: replay --verify reproduces every limit, bpftool lists as before" {
+@test "record eth0 -d 25 -o t.bqlt.zst during five parallel downloads: replay --verify reproduces every limit, bpftool lists as before" {
 	capture_require
 	assert_nothing_attached
-	local t="$BATS_TEST_TMPDIR/t.bqt.zst" before
+	local t="$BATS_TEST_TMPDIR/t.bqlt.zst" before
 	before=$(all_bpf)
 	traffic_start
 	timeout 90 "$BQLTOOL" -v record eth0 -d 25 -o "$t" 2>"$BATS_TEST_TMPDIR/err" &
@@ -143,9 +143,9 @@ verified() {
 	fi
 }
 
-@test "record -o t.bqt.gz --queued: Q records, the gzip capture replays with 0 mismatches" {
+@test "record -o t.bqlt.gz --queued: Q records, the gzip capture replays with 0 mismatches" {
 	capture_require
-	local t="$BATS_TEST_TMPDIR/t.bqt.gz"
+	local t="$BATS_TEST_TMPDIR/t.bqlt.gz"
 	traffic_start
 	# (a count, not a duration: the archive may be slow to answer for a
 	# while; SIGTERM at the timeout still ends the capture cleanly)
@@ -179,7 +179,7 @@ verified() {
 	local sig before
 	before=$(all_bpf)
 	for sig in INT TERM; do
-		local t="$BATS_TEST_TMPDIR/$sig.bqt"
+		local t="$BATS_TEST_TMPDIR/$sig.bqlt"
 		"$BQLTOOL" record eth0 -o "$t" 2>"$BATS_TEST_TMPDIR/$sig.err" &
 		local pid=$!
 		sleep 2
@@ -198,7 +198,7 @@ verified() {
 		assert_failure
 	done
 	# SIGKILL: no handler runs, the kernel closes the links with the process
-	local t="$BATS_TEST_TMPDIR/KILL.bqt"
+	local t="$BATS_TEST_TMPDIR/KILL.bqlt"
 	"$BQLTOOL" record eth0 -o "$t" 2>/dev/null &
 	local pid=$!
 	sleep 2
@@ -223,7 +223,7 @@ verified() {
 }
 
 @test "record: unknown device, device without BQL: exit 1, no file, nothing attached" {
-	local t="$BATS_TEST_TMPDIR/x.bqt"
+	local t="$BATS_TEST_TMPDIR/x.bqlt"
 	run --separate-stderr timeout 20 "$BQLTOOL" record nosuchdev0 -d 1 -o "$t"
 	assert_failure 1
 	assert_regex "$stderr" "nosuchdev0: no such device"
@@ -236,7 +236,7 @@ verified() {
 
 @test "record -n NS: a veth does not use BQL; 8 ifb queues exceed the watchpoints' debug registers" {
 	netns_require
-	local t="$BATS_TEST_TMPDIR/x.bqt"
+	local t="$BATS_TEST_TMPDIR/x.bqlt"
 	run --separate-stderr timeout 20 "$BQLTOOL" record -n "$NS" va -d 1 -o "$t"
 	assert_failure 1
 	assert_regex "$stderr" "va: device does not use BQL"
@@ -284,6 +284,27 @@ verified() {
 	assert_nothing_attached
 }
 
+@test "record says what it captures and, at the end, what it captured, as tcpdump does (#38)" {
+	netns_require
+	ip netns exec "$NS" test -d /sys/class/net/i8/queues/tx-7/byte_queue_limits ||
+		skip "no 8-queue ifb in the namespace"
+	capture_require
+	local t="$BATS_TEST_TMPDIR/i8.bqlt.zst"
+	run --separate-stderr timeout 20 "$BQLTOOL" record -n "$NS" i8:0-1 -d 0.5 -o "$t"
+	assert_success
+	assert_output ""
+	assert_regex "${stderr_lines[0]}" "^bqltool: record: capturing 2 queues \(i8:tx-0 and 1 more\) with the [a-z]+ backend for 0.5 s, to $t$"
+	assert_regex "${stderr_lines[1]}" "^bqltool: record: 0 completions \(C records\) of 2 queues \(i8:tx-0 and 1 more\) in 0\.[5-9] s, [0-9]+ events, written to $t$"
+	[ -s "$t" ]
+	# to standard output, with -c: the same two lines, the trace alone on stdout
+	run --separate-stderr timeout 20 "$BQLTOOL" record -n "$NS" i8:3 -d 0.3
+	assert_success
+	assert_regex "${stderr_lines[0]}" "^bqltool: record: capturing 1 queue \(i8:tx-3\) with the [a-z]+ backend for 0.3 s, to standard output$"
+	assert_regex "${stderr_lines[1]}" "written to standard output$"
+	assert_regex "${lines[0]}" "^bqltrace 1$"
+	assert_nothing_attached
+}
+
 @test "record with no selector takes the devices that are up and on which BQL runs" {
 	netns_require
 	ip netns exec "$NS" test -d /sys/class/net/i9/queues/tx-0/byte_queue_limits ||
@@ -321,7 +342,7 @@ verified() {
 	capture_require
 	local b t ok=0
 	for b in tracepoints fentry watchpoint; do
-		t="$BATS_TEST_TMPDIR/$b.bqt"
+		t="$BATS_TEST_TMPDIR/$b.bqlt"
 		traffic_start
 		BQLTOOL_RECORD_BACKEND=$b run --separate-stderr timeout 30 "$BQLTOOL" -v record eth0 -d 3 -o "$t"
 		traffic_stop
@@ -355,9 +376,9 @@ verified() {
 }
 
 @test "record: an unwritable -o fails before anything is loaded" {
-	run --separate-stderr timeout 20 "$BQLTOOL" record eth0 -d 1 -o "$BATS_TEST_TMPDIR/no/such/dir/t.bqt"
+	run --separate-stderr timeout 20 "$BQLTOOL" record eth0 -d 1 -o "$BATS_TEST_TMPDIR/no/such/dir/t.bqlt"
 	assert_failure 1
-	assert_regex "$stderr" "no/such/dir/t.bqt"
+	assert_regex "$stderr" "no/such/dir/t.bqlt"
 	[ ! -e "$BATS_TEST_TMPDIR/no" ]
 	assert_nothing_attached
 }

@@ -39,8 +39,8 @@ bqn() {
 	assert_success
 	# one line per key: the 8 queues change the same way
 	assert_equal "${#lines[@]}" 2
-	assert_line --index 0 --regexp "^i0:tx-0\.\.7 limit_min: .* -> 2.93 KiB$"
-	assert_line --index 1 --regexp "^i0:tx-0\.\.7 hold_time: .* -> 500 ms$"
+	assert_line --index 0 --regexp "^i0:0-7 limit_min: .* -> 2.93 KiB$"
+	assert_line --index 1 --regexp "^i0:0-7 hold_time: .* -> 500 ms$"
 	assert_equal "$(all8 i0 limit_min)" "3000 3000 3000 3000 3000 3000 3000 3000"
 	assert_equal "$(all8 i0 hold_time)" "500 500 500 500 500 500 500 500"
 	assert_equal "$(nsr i1 0 limit_min)" 0

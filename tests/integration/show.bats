@@ -167,6 +167,9 @@ counters_nested() {
 	run --separate-stderr "$BQLTOOL" -j top -b -c 1
 	assert_success
 	counters_nested "$(jq -c .devices <<<"$output")" || fail "top -b -j: a counter outside stats"
+	# the same device counters in both (#38): top -j had 2 of show's 4
+	jq -e 'all(.devices[]; .stats | keys == ["tx_bytes","tx_dropped","tx_errors","tx_packets"])' \
+		<<<"$output" >/dev/null || fail "top -b -j: device stats keys differ from show -j's"
 	[ "$qstats" -gt 0 ] || skip "no host device reports per-queue stats (netdev qstats, Linux 6.9+)"
 	[ "$(jq '[.devices[].queues[] | select(.stats.tx_bytes)] | length' <<<"$output")" -gt 0 ] ||
 		fail "top -b -j: no queue has stats.tx_bytes where show -j has $qstats"
@@ -226,6 +229,8 @@ tc_qdiscs() {
 	run --separate-stderr "$BQLTOOL" -n "$NS" -j show i5
 	assert_success
 	assert_equal "$(jq -r '.[0].shared_qdisc.kind' <<<"$output")" htb
+	# the device's own qdisc is an object, as every qdisc is (#38)
+	assert_equal "$(jq -c '.[0].qdisc' <<<"$output")" '{"kind":"htb"}'
 	assert_equal "$(jq -r '.[0].shared_qdisc.handle' <<<"$output")" "5:"
 	assert_equal "$(jq -r '.[0].shared_qdisc.parent' <<<"$output")" root
 	assert_equal "$(jq '[.[0].queues[] | has("qdisc")] | any' <<<"$output")" false

@@ -57,7 +57,7 @@ all4() {
 	bqn "${args[@]}" --apply
 	assert_success
 	assert_line "applying (old -> new):"
-	assert_line --regexp "^t0:tx-0\.\.3 hold_time: 1000 ms -> $hold ms$"	# as show prints it, one line for the 4 queues
+	assert_line --regexp "^t0:0-3 hold_time: 1000 ms -> $hold ms$"	# as show prints it, one line for the 4 queues
 	assert_equal "$(all4 limit_min)" "$min $min $min $min"
 	assert_equal "$(all4 limit_max)" "$max $max $max $max"
 	assert_equal "$(all4 hold_time)" "$hold $hold $hold $hold"

@@ -127,11 +127,22 @@ static size_t old_row(char *out, size_t n, bool jsonl, const struct replay_event
 	char k = kind_name[ev->kind];
 
 	if (jsonl) {
+		/* name, and ifname + queue for DEV:tx-N (lib/io/qname.h) */
+		char dev[BQLT_NAME_MAX + 1], devj[8 * BQLT_NAME_MAX + 8], ids[8 * BQLT_NAME_MAX + 64] = "";
+		unsigned int q;
+		size_t dl;
+
 		esc_json_str(name, sizeof(name), ev->qname);
+		if (qname_split(ev->qname, &dl, &q)) {
+			memcpy(dev, ev->qname, dl);
+			dev[dl] = '\0';
+			esc_json_str(devj, sizeof(devj), dev);
+			snprintf(ids, sizeof(ids), ",\"ifname\":%s,\"queue\":%u", devj, q);
+		}
 		return (size_t)snprintf(out, n, "{\"line\":%" PRIu64 ",\"t_ns\":%" PRIu64
-					",\"queue\":%s,\"event\":\"%c\",\"bytes\":%" PRIu32
+					",\"name\":%s%s,\"event\":\"%c\",\"bytes\":%" PRIu32
 					",\"inflight\":%" PRIu32 ",\"limit\":%" PRIu32 "}\n",
-					ev->line, ev->t_ns, name, k, ev->bytes, ev->inflight,
+					ev->line, ev->t_ns, name, ids, k, ev->bytes, ev->inflight,
 					ev->limit);
 	}
 	esc_text(esc, sizeof(esc), ev->qname);
@@ -155,12 +166,13 @@ static size_t old_row(char *out, size_t n, bool jsonl, const struct replay_event
 }
 
 static char longest_q[BQLT_NAME_MAX + 1], longest_bad[BQLT_NAME_MAX + 1];
+static char longest_dev[BQLT_NAME_MAX + 1];	/* DEV:tx-9, DEV all escapes: name and ifname */
 
 static const char *const names[] = {
 	"eth0:tx-0", "a,b", "q\"uote", "\"", "x\\y", "c1\xc2\x85" "csi\xc2\x9b", "bad\xff\xfe",
 	"cut\xe2\x82", "rlo\xe2\x80\xae", "utf8\xc3\xa9\xf0\x9f\x98\x80", "cr\rlf\n", "\x7f",
 	"a", "exactly-thirty-one-bytes-long-x", "exactly-thirty-two-bytes-long-xy",
-	longest_q, longest_bad,
+	longest_q, longest_bad, "bad\xff\xfe:tx-7", "e:tx-4294967295", "e:tx-01", longest_dev,
 };
 #define NNAMES	(sizeof(names) / sizeof(names[0]))
 
@@ -192,6 +204,8 @@ static void test_rows(void **state)
 	(void)state;
 	memset(longest_q, '"', BQLT_NAME_MAX);
 	memset(longest_bad, '\x9b', BQLT_NAME_MAX);
+	memset(longest_dev, '\x9b', BQLT_NAME_MAX - 5);
+	memcpy(longest_dev + BQLT_NAME_MAX - 5, ":tx-9", 6);
 	for (size_t i = 0; i < NNAMES; i++)
 		strcpy(copies[i], names[i]);
 	bql_ctx_init(&c);

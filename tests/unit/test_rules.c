@@ -138,14 +138,27 @@ static void test_fifo(void **state)
 	(void)state;
 	in.qdisc_kind = "pfifo_fast";
 	in.qdisc_where = "parent 1:3";
+	/* no backlog, no drops: no evidence, no finding (#38) */
+	n = rules_path(&in, h);
+	assert_null(find(h, n, "fifo-qdisc"));
+	in.qdisc_backlog = 12345;
 	n = rules_path(&in, h);
 	x = find(h, n, "fifo-qdisc");
 	assert_non_null(x);
-	assert_int_equal(x->level, RULE_INFO);
+	assert_int_equal(x->level, RULE_WARN);
+	assert_non_null(strstr(x->msg, "pfifo_fast held up to 12.1 KiB: BQL moves the standing queue"));
 	assert_non_null(strstr(x->msg, "'tc qdisc replace dev eth9 parent 1:3 fq_codel'"));
-	in.qdisc_queued = true;
+	in.qdisc_drops = 3;
+	in.interval_ns = 2000000000;
 	n = rules_path(&in, h);
-	assert_int_equal(find(h, n, "fifo-qdisc")->level, RULE_WARN);
+	assert_non_null(strstr(find(h, n, "fifo-qdisc")->msg,
+			       "pfifo_fast held up to 12.1 KiB and dropped 3 packets in 2 s: "));
+	in.qdisc_backlog = 0;
+	in.qdisc_drops = 1;
+	in.interval_ns = 0;
+	n = rules_path(&in, h);
+	assert_non_null(strstr(find(h, n, "fifo-qdisc")->msg,
+			       "pfifo_fast dropped 1 packet since it was created: "));
 	in.qdisc_kind = "fq_codel";
 	n = rules_path(&in, h);
 	assert_null(find(h, n, "fifo-qdisc"));

@@ -283,6 +283,16 @@ static void test_filter(void **state)
 	assert_int_equal(topmodel_build(&m, &s), 0);
 	assert_string_equal(layout(&m), "eth0 0 2");
 	assert_int_equal(m.rows[0].nq, 2);
+	/* the device row sums the queues shown, as under a selector (#38) */
+	assert_true(m.rows[0].v[TM_COL_LIMIT] == 1000 + 3000);
+	assert_true(m.rows[0].v[TM_COL_INFLIGHT] == 100 + 2900);
+	assert_true(m.rows[0].v[TM_COL_FILL] == 3000.0 / 4000.0);
+	topmodel_set_filter(&m, "eth0:tx-1");
+	assert_int_equal(topmodel_build(&m, &s), 0);
+	assert_string_equal(layout(&m), "eth0 1");
+	assert_int_equal(m.rows[0].nq, 1);
+	assert_true(m.rows[0].v[TM_COL_LIMIT] == 5000);
+	assert_true(m.rows[0].v[TM_COL_INFLIGHT] == 0);
 	topmodel_set_filter(&m, "nomatch*");
 	assert_int_equal(topmodel_build(&m, &s), 0);
 	assert_int_equal(m.nrows, 0);
