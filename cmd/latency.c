@@ -228,8 +228,7 @@ static int observe(struct lat_run *r)
 	}
 	if (lo.prog_stats)
 		prog_stats(r);
-	latbpf_close(r->l);
-	r->l = NULL;
+	latbpf_detach(r->l);
 	latency_delta(d, now, prev);
 	/* with -i, a last part shorter than a tenth of an interval is not a reading */
 	if (!r->o->ivl_ns || now->t_ns - last >= r->o->ivl_ns / 10)

@@ -49,6 +49,7 @@ int latbpf_prog_stats(const struct latbpf *l, struct latbpf_prog_stat *out, int 
 	(void)l; (void)out; (void)max;
 	return 0;
 }
+void latbpf_detach(struct latbpf *l) { (void)l; }
 void latbpf_close(struct latbpf *l) { (void)l; }
 
 #else /* BQLTOOL_HAVE_BPF */
@@ -258,13 +259,13 @@ static int tables(struct latbpf *l, const struct latbpf_opts *o, struct bql_err 
 		b->slots[i].dev = f->dev;
 		b->slots[i].dql = f->dql;
 		b->slots[i].queue = o->t[i].queue;
-		if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.txq_slot), &f->txq, &slot, BPF_ANY))
+		if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.lat_txq), &f->txq, &slot, BPF_ANY))
 			return bql_err_set(e, errno, "cannot fill the queue table: %s",
 					   strerror(errno));
 		if (i && f->dev == cur) {
 			d.n++;
 		} else {
-			if (i && bpf_map_update_elem(bpf_map__fd(l->skel->maps.dev_slots), &cur, &d,
+			if (i && bpf_map_update_elem(bpf_map__fd(l->skel->maps.lat_devs), &cur, &d,
 						     BPF_NOEXIST))
 				return bql_err_set(e, errno == EEXIST ? EINVAL : errno,
 						   "%s: the device table: %s", o->t[i - 1].ifname,
@@ -275,7 +276,7 @@ static int tables(struct latbpf *l, const struct latbpf_opts *o, struct bql_err 
 			d.n = 1;
 		}
 	}
-	if (o->n && bpf_map_update_elem(bpf_map__fd(l->skel->maps.dev_slots), &cur, &d, BPF_NOEXIST))
+	if (o->n && bpf_map_update_elem(bpf_map__fd(l->skel->maps.lat_devs), &cur, &d, BPF_NOEXIST))
 		return bql_err_set(e, errno == EEXIST ? EINVAL : errno, "%s: the device table: %s",
 				   o->t[o->n - 1].ifname,
 				   errno == EEXIST ? "queues not listed together" : strerror(errno));
@@ -352,10 +353,12 @@ int latbpf_open(struct latbpf **lp, const struct latbpf_opts *o, struct bql_err 
 		goto fail;
 	}
 	/*
-	 * net_dev_xmit before net_dev_start_xmit (links are destroyed in
-	 * reverse): every push of the per-CPU stack has its pop
+	 * The end of each pair before its start (links are destroyed in
+	 * reverse): net_dev_xmit before net_dev_start_xmit, so that every push
+	 * of the per-CPU stack has its pop; qdisc_dequeue before qdisc_enqueue,
+	 * so that every packet stamped is seen leaving; softirq_exit first.
 	 */
-	static const int order[P_NR] = { P_XMIT, P_START, P_ENQ, P_DEQ, P_NAPI, P_SEXIT,
+	static const int order[P_NR] = { P_XMIT, P_START, P_DEQ, P_ENQ, P_NAPI, P_SEXIT,
 					 P_SENTRY, P_RAISE, P_DROP, P_STALL, P_TIMEOUT };
 	for (int k = 0; k < P_NR; k++) {
 		int p = order[k];
@@ -399,6 +402,8 @@ static uint64_t mono_ns(void)
 
 int latbpf_read(const struct latbpf *l, struct latbpf_snap *s, struct bql_err *e)
 {
+	if (!l->skel)
+		return bql_err_set(e, EINVAL, "the observer is detached");
 	int ncpu = l->ncpu, fd;
 	size_t hsz = (sizeof(struct lat_hist) + 7) & ~(size_t)7;
 	struct lat_hist *hv = NULL;
@@ -418,7 +423,7 @@ int latbpf_read(const struct latbpf *l, struct latbpf_snap *s, struct bql_err *e
 	memset(s, 0, sizeof(*s));
 	s->n = l->n;
 	s->t_ns = mono_ns();
-	fd = bpf_map__fd(l->skel->maps.hists);
+	fd = bpf_map__fd(l->skel->maps.lat_hists);
 	for (unsigned int i = 0; i < l->n; i++) {
 		struct latbpf_queue *q = &s->q[i];
 
@@ -433,7 +438,7 @@ int latbpf_read(const struct latbpf *l, struct latbpf_snap *s, struct bql_err *e
 			for (int c = 0; c < ncpu; c++)
 				lathist_add(&q->h[k], (const struct lat_hist *)((char *)hv + c * hsz));
 		}
-		if (!bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.cnts), &i, cv))
+		if (!bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.lat_cnts), &i, cv))
 			for (int c = 0; c < ncpu; c++)
 				for (int k = 0; k < LAT_C_NR; k++)
 					q->c.v[k] += cv[c].v[k];
@@ -442,7 +447,7 @@ int latbpf_read(const struct latbpf *l, struct latbpf_snap *s, struct bql_err *e
 
 			if (!q->c.v[LAT_C_DROP])
 				break;
-			if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.drops), &key, dv))
+			if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.lat_drops), &key, dv))
 				continue;
 			for (int c = 0; c < ncpu; c++)
 				q->drops[r] += dv[c];
@@ -451,7 +456,7 @@ int latbpf_read(const struct latbpf *l, struct latbpf_snap *s, struct bql_err *e
 	{
 		__u32 zero = 0;
 
-		if (!bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.cpu_irq), &zero, hv)) {
+		if (!bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.lat_cpu_irq), &zero, hv)) {
 			s->ncpu = ncpu < LAT_MAX_CPUS ? (unsigned int)ncpu : LAT_MAX_CPUS;
 			for (unsigned int c = 0; c < s->ncpu; c++)
 				memcpy(&s->cpu_irq[c], (char *)hv + c * hsz, sizeof(struct lat_hist));
@@ -500,16 +505,26 @@ int latbpf_prog_stats(const struct latbpf *l, struct latbpf_prog_stat *out, int 
 	return n;
 }
 
-void latbpf_close(struct latbpf *l)
+void latbpf_detach(struct latbpf *l)
 {
 	if (!l)
 		return;
 	while (l->nlinks)
 		bpf_link__destroy(l->links[--l->nlinks]);
 	ring_buffer__free(l->rb);
+	l->rb = NULL;
 	latency_bpf__destroy(l->skel);
+	l->skel = NULL;
 	if (l->stats_fd >= 0)
 		close(l->stats_fd);
+	l->stats_fd = -1;
+}
+
+void latbpf_close(struct latbpf *l)
+{
+	if (!l)
+		return;
+	latbpf_detach(l);
 	for (int r = 0; r < LAT_NREASONS; r++)
 		free(l->reasons[r]);
 	free(l);

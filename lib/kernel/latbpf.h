@@ -76,7 +76,9 @@ typedef void (*latbpf_event_fn)(void *arg, const struct lat_event *ev);
 int latbpf_events(struct latbpf *l, latbpf_event_fn fn, void *arg);
 /* program run counts and times (with prog_stats); how many filled (<= @max) */
 int latbpf_prog_stats(const struct latbpf *l, struct latbpf_prog_stat *out, int max);
-/* detach and close everything; NULL is a no-op */
+/* detach: every link and BPF object gone (reason names stay); NULL is a no-op */
+void latbpf_detach(struct latbpf *l);
+/* detach and free everything; NULL is a no-op */
 void latbpf_close(struct latbpf *l);
 
 #endif

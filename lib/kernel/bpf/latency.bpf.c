@@ -46,49 +46,49 @@ struct {
 	__uint(max_entries, 65536);
 	__type(key, __u64);		/* skb address */
 	__type(value, struct enq_val);
-} enq SEC(".maps");
+} lat_enq_ts SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, LAT_MAX_SLOTS);
 	__type(key, __u64);		/* struct netdev_queue * */
 	__type(value, __u32);		/* slot */
-} txq_slot SEC(".maps");
+} lat_txq SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, LAT_MAX_SLOTS);
 	__type(key, __u64);		/* struct net_device * */
 	__type(value, struct lat_dev);
-} dev_slots SEC(".maps");
+} lat_devs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, LAT_MAX_SLOTS * LAT_H_NR);
 	__type(key, __u32);		/* slot * LAT_H_NR + enum lat_kind */
 	__type(value, struct lat_hist);
-} hists SEC(".maps");
+} lat_hists SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct lat_hist);
-} cpu_irq SEC(".maps");
+} lat_cpu_irq SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, LAT_MAX_SLOTS);
 	__type(key, __u32);
 	__type(value, struct lat_cnt);
-} cnts SEC(".maps");
+} lat_cnts SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, LAT_MAX_SLOTS * LAT_NREASONS);
 	__type(key, __u32);		/* slot * LAT_NREASONS + reason */
 	__type(value, __u64);
-} drops SEC(".maps");
+} lat_drops SEC(".maps");
 
 struct fifo {
 	struct lat_fifo_ent e[LAT_FIFO];
@@ -99,7 +99,7 @@ struct {
 	__uint(max_entries, LAT_MAX_SLOTS);
 	__type(key, __u32);
 	__type(value, struct fifo);
-} fifos SEC(".maps");
+} lat_fifos SEC(".maps");
 
 struct xmit_stack {
 	__u32 depth;
@@ -125,7 +125,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct sirq);
-} sirqs SEC(".maps");
+} lat_sirq SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -151,7 +151,7 @@ static __always_inline struct lat_slot *slot_ptr(__u32 i)
 
 static __always_inline void cnt_inc(__u32 slot, __u32 idx)
 {
-	struct lat_cnt *c = bpf_map_lookup_elem(&cnts, &slot);
+	struct lat_cnt *c = bpf_map_lookup_elem(&lat_cnts, &slot);
 
 	if (c && idx < LAT_C_NR)
 		c->v[idx]++;
@@ -160,7 +160,7 @@ static __always_inline void cnt_inc(__u32 slot, __u32 idx)
 static __always_inline void hist_add(__u32 slot, __u32 kind, __u64 v)
 {
 	__u32 key = slot * LAT_H_NR + kind;
-	struct lat_hist *h = bpf_map_lookup_elem(&hists, &key);
+	struct lat_hist *h = bpf_map_lookup_elem(&lat_hists, &key);
 
 	if (h)
 		lat_hist_add(h, v);
@@ -168,7 +168,7 @@ static __always_inline void hist_add(__u32 slot, __u32 kind, __u64 v)
 
 static __always_inline int slot_of_txq(__u64 txq)
 {
-	__u32 *s = bpf_map_lookup_elem(&txq_slot, &txq);
+	__u32 *s = bpf_map_lookup_elem(&lat_txq, &txq);
 
 	return s ? (int)*s : -1;
 }
@@ -176,7 +176,7 @@ static __always_inline int slot_of_txq(__u64 txq)
 /* the slot of queue @q of device @dev, or -1 */
 static __always_inline int slot_of_dev(__u64 dev, __u32 q)
 {
-	struct lat_dev *d = bpf_map_lookup_elem(&dev_slots, &dev);
+	struct lat_dev *d = bpf_map_lookup_elem(&lat_devs, &dev);
 
 	if (!d)
 		return -1;
@@ -256,12 +256,12 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u32);
-} popn SEC(".maps");
+} lat_popn SEC(".maps");
 
 /* how many packets from the FIFO's head num_completed has passed */
 static long pop_scan(__u32 k, struct pop_ctx *c)
 {
-	__u32 zero = 0, *n = bpf_map_lookup_elem(&popn, &zero);
+	__u32 zero = 0, *n = bpf_map_lookup_elem(&lat_popn, &zero);
 
 	if (!n || c->h + *n == c->t)
 		return 1;
@@ -273,7 +273,7 @@ static long pop_scan(__u32 k, struct pop_ctx *c)
 
 static long pop_take(__u32 k, struct pop_ctx *c)
 {
-	__u32 zero = 0, *n = bpf_map_lookup_elem(&popn, &zero);
+	__u32 zero = 0, *n = bpf_map_lookup_elem(&lat_popn, &zero);
 	__u64 ts;
 
 	if (!n || k >= *n)
@@ -290,10 +290,10 @@ static long pop_take(__u32 k, struct pop_ctx *c)
  */
 static __always_inline __u32 complete(__u32 i, struct lat_slot *s, __u64 now)
 {
-	__u32 key = i, zero = 0, *n = bpf_map_lookup_elem(&popn, &zero), got;
+	__u32 key = i, zero = 0, *n = bpf_map_lookup_elem(&lat_popn, &zero), got;
 	struct pop_ctx c;
 
-	c.f = bpf_map_lookup_elem(&fifos, &key);
+	c.f = bpf_map_lookup_elem(&lat_fifos, &key);
 	if (!c.f || !n)
 		return 0;
 	c.h = READ_ONCE(s->head);
@@ -336,7 +336,7 @@ static __always_inline void sent(__u32 i, struct lat_slot *s, __u64 now)
 		return;
 	}
 	s->last_pos = nq;
-	f = bpf_map_lookup_elem(&fifos, &key);
+	f = bpf_map_lookup_elem(&lat_fifos, &key);
 	if (!f)
 		return;
 	if (t - h >= LAT_FIFO) {
@@ -361,7 +361,7 @@ int BPF_PROG(lat_enq, struct Qdisc *q, const struct netdev_queue *txq, struct sk
 	if (i < 0)
 		return 0;
 	v.slot = (__u32)i;
-	bpf_map_update_elem(&enq, &key, &v, BPF_ANY);
+	bpf_map_update_elem(&lat_enq_ts, &key, &v, BPF_ANY);
 	cnt_inc(v.slot, LAT_C_ENQ);
 	return 0;
 }
@@ -383,11 +383,11 @@ int BPF_PROG(lat_deq, struct Qdisc *q, const struct netdev_queue *txq, int packe
 		if (!p || k >= packets)
 			break;
 		key = (__u64)p;
-		v = bpf_map_lookup_elem(&enq, &key);
+		v = bpf_map_lookup_elem(&lat_enq_ts, &key);
 		if (v) {
 			hist_add(v->slot, LAT_H_QDISC, now > v->t ? now - v->t : 0);
 			cnt_inc(v->slot, LAT_C_DEQ);
-			bpf_map_delete_elem(&enq, &key);
+			bpf_map_delete_elem(&lat_enq_ts, &key);
 		} else {
 			cnt_inc((__u32)i, LAT_C_DEQ);
 			cnt_inc((__u32)i, LAT_C_DEQ_UNTIMED);
@@ -480,14 +480,14 @@ SEC("tp_btf/napi_poll")
 int BPF_PROG(lat_napi, struct napi_struct *napi, int work, int budget)
 {
 	__u64 dev = (__u64)napi->dev;
-	struct lat_dev *d = bpf_map_lookup_elem(&dev_slots, &dev);
+	struct lat_dev *d = bpf_map_lookup_elem(&lat_devs, &dev);
 	__u32 zero = 0;
 	struct sirq *sq;
 	struct napi_ctx c;
 
 	if (!d)
 		return 0;
-	sq = bpf_map_lookup_elem(&sirqs, &zero);
+	sq = bpf_map_lookup_elem(&lat_sirq, &zero);
 	c.first = d->first;
 	c.n = d->n;
 	c.now = bpf_ktime_get_ns();
@@ -507,7 +507,7 @@ int BPF_PROG(lat_raise, unsigned int vec)
 
 	if (vec != NET_RX_SOFTIRQ)
 		return 0;
-	sq = bpf_map_lookup_elem(&sirqs, &zero);
+	sq = bpf_map_lookup_elem(&lat_sirq, &zero);
 	if (sq && !sq->raise_t)
 		sq->raise_t = bpf_ktime_get_ns();
 	return 0;
@@ -523,7 +523,7 @@ int BPF_PROG(lat_sentry, unsigned int vec)
 
 	if (vec != NET_RX_SOFTIRQ)
 		return 0;
-	sq = bpf_map_lookup_elem(&sirqs, &zero);
+	sq = bpf_map_lookup_elem(&lat_sirq, &zero);
 	if (!sq)
 		return 0;
 	if (!sq->raise_t) {
@@ -534,7 +534,7 @@ int BPF_PROG(lat_sentry, unsigned int vec)
 	sq->delay = now > sq->raise_t ? now - sq->raise_t : 0;
 	sq->raise_t = 0;
 	sq->in_rx = 1;
-	h = bpf_map_lookup_elem(&cpu_irq, &zero);
+	h = bpf_map_lookup_elem(&lat_cpu_irq, &zero);
 	if (h)
 		lat_hist_add(h, sq->delay);
 	return 0;
@@ -548,7 +548,7 @@ int BPF_PROG(lat_sexit, unsigned int vec)
 
 	if (vec != NET_RX_SOFTIRQ)
 		return 0;
-	sq = bpf_map_lookup_elem(&sirqs, &zero);
+	sq = bpf_map_lookup_elem(&lat_sirq, &zero);
 	if (sq)
 		sq->in_rx = 0;
 	return 0;
@@ -561,14 +561,14 @@ int BPF_PROG(lat_drop, struct sk_buff *skb, void *location, enum skb_drop_reason
 	     struct sock *sk)
 {
 	__u64 key = (__u64)skb;
-	struct enq_val *v = bpf_map_lookup_elem(&enq, &key);
+	struct enq_val *v = bpf_map_lookup_elem(&lat_enq_ts, &key);
 	__u32 r = reason < LAT_NREASONS ? (__u32)reason : LAT_NREASONS - 1, k;
 	bool qd = (qreasons[(r / 64) & (LAT_NREASONS / 64 - 1)] >> (r % 64)) & 1;
 	int i;
 
 	if (v) {
 		i = (int)v->slot;
-		bpf_map_delete_elem(&enq, &key);
+		bpf_map_delete_elem(&lat_enq_ts, &key);
 		cnt_inc((__u32)i, LAT_C_DROP_QUEUED);
 	} else {
 		if (!qd)
@@ -581,7 +581,7 @@ int BPF_PROG(lat_drop, struct sk_buff *skb, void *location, enum skb_drop_reason
 		return 0;
 	cnt_inc((__u32)i, LAT_C_DROP);
 	k = (__u32)i * LAT_NREASONS + r;
-	__u64 *c = bpf_map_lookup_elem(&drops, &k);
+	__u64 *c = bpf_map_lookup_elem(&lat_drops, &k);
 	if (c)
 		(*c)++;
 	return 0;
