@@ -215,6 +215,48 @@ wait_latency() {
 	assert_nothing_attached
 }
 
+@test "latency: ring time on eth0 during downloads agrees with record --queued of the same window, computed offline (--from)" {
+	capture_require
+	lat_require
+	local t="$BATS_TEST_TMPDIR/eth0.bqlt" out="$BATS_TEST_TMPDIR/eth0.json"
+	traffic_start
+	"$BQLTOOL" record --queued eth0 -d 20 -o "$t" 2>"$BATS_TEST_TMPDIR/rec.err" &
+	REC_PID=$!
+	start_latency "$out" -j eth0 -d 20
+	wait_latency
+	wait "$REC_PID"
+	REC_PID=
+	traffic_stop
+	assert_nothing_attached
+	run --separate-stderr "$BQLTOOL" -j latency --from "$t"
+	assert_success
+	echo "$output" >"$BATS_TEST_TMPDIR/from.json"
+	# The same definition both ways: a packet's time runs from the observation
+	# after the driver queued it (net_dev_xmit) to the first observation where
+	# num_completed has passed its last byte (net_dev_xmit, napi_poll). The
+	# windows differ by the two start-ups (tens of ms of 20 s), so a few packets
+	# are in one and not the other; the live side reads percentiles from
+	# buckets 1/8 of an octave wide (12.5%), the offline side from the same
+	# buckets. p50 sits in a dense bucket: 15%. p99 is about the 10th largest
+	# of ~1000 values, where one packet more or less moves it to the next
+	# order statistic of a sparse tail: 30%.
+	run python3 - "$out" "$BATS_TEST_TMPDIR/from.json" <<-'EOF'
+	import json, sys
+	live = json.load(open(sys.argv[1]))["devices"][0]["queues"][0]
+	off = json.load(open(sys.argv[2]))["queues"][0]
+	a, b = live["ring_time"], off["ring_time"]
+	print("eth0:tx-0 ring time live: %d packets, p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f us"
+	      % (a["count"], a["p50"] / 1e3, a["p90"] / 1e3, a["p99"] / 1e3, a["max"] / 1e3))
+	print("eth0:tx-0 ring time from record --queued: %d packets, p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f us"
+	      % (b["count"], b["p50"] / 1e3, b["p90"] / 1e3, b["p99"] / 1e3, b["max"] / 1e3))
+	assert a["count"] >= 200 and b["count"] >= 200, "too little traffic"
+	assert abs(a["p50"] - b["p50"]) <= 0.15 * b["p50"], "p50"
+	assert abs(a["p99"] - b["p99"]) <= 0.30 * b["p99"], "p99"
+	EOF
+	echo "$output" | sed 's/^/# /' >&3
+	assert_success
+}
+
 @test "latency: unknown device, device without BQL, bad netns: exit 1, nothing attached" {
 	run --separate-stderr timeout 20 "$BQLTOOL" latency nosuchdev0 -d 1
 	assert_failure 1
