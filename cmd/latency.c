@@ -403,7 +403,7 @@ static int latency_run(struct bql_ctx *c, int argc, char **argv)
 
 const struct cmd_entry cmd_latency_entry = {
 	.name = "latency",
-	.synopsis = "latency [-d SEC] [-i SEC] [--hist] [-n NS] [-v] [SEL...] | latency --from TRACE",
+	.synopsis = "latency [-d SEC] [-i SEC] [--hist] [-n NS] [-v] [--from TRACE] [SEL...]",
 	.summary = "Measure time in the transmit path per queue: qdisc wait, ring time, stops (BPF)",
 	.help = "  -d, --duration SEC  stop after SEC seconds (fractional; default: until Ctrl-C)\n"
 		"  -i, --interval SEC  print what each interval saw (default: once, at the end)\n"

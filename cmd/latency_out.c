@@ -352,11 +352,11 @@ int latency_print(struct bql_ctx *c, const struct lat_report *r)
 	char d[24];
 
 	out_begin(c, false);
-	out_u64(c, OUT_JSON, "duration_ns", NULL, r->dur_ns);
 	if (r->rt) {
 		print_trace(c, r);
 		return out_end(c);
 	}
+	out_u64(c, OUT_JSON, "duration_ns", NULL, r->dur_ns);
 	if (!c->json)
 		out_text(c, "%s observed%s%s\n", latency_fmt_ns(d, sizeof(d), r->dur_ns),
 			 r->missing[0] ? "; no tracepoint " : "", r->missing);
