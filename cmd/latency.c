@@ -34,7 +34,7 @@ struct lat_opts {
 	uint64_t dur_ns;	/* -d, 0 = until a signal */
 	uint64_t ivl_ns;	/* -i, 0 = one report at the end */
 	const char *from;	/* --from TRACE */
-	bool hist;
+	bool hist, no_irq;
 };
 
 struct lat_run {
@@ -126,7 +126,7 @@ static int report(struct lat_run *r, const struct latbpf_snap *s, uint64_t dur)
 	struct lat_report rep = {
 		.t = r->t, .n = r->n, .s = s, .dur_ns = dur, .l = r->l,
 		.missing = latbpf_missing(r->l), .ev = r->ev, .nev = r->nev,
-		.ev_lost = r->ev_lost, .hist = r->o->hist,
+		.ev_lost = r->ev_lost, .hist = r->o->hist, .no_irq = r->o->no_irq,
 	};
 	int ret = latency_print(r->c, &rep);
 
@@ -158,7 +158,7 @@ static int observe(struct lat_run *r)
 	const char *st = getenv("BQLTOOL_LATENCY_STATS");
 	struct latbpf_opts lo = {
 		.t = r->t, .n = r->n, .verbose = r->c->verbose,
-		.prog_stats = st && *st == '1',
+		.prog_stats = st && *st == '1', .no_irq = r->o->no_irq,
 	};
 	struct latbpf_snap *prev = NULL, *now = NULL, *d = NULL;
 	struct sigaction sa;
@@ -330,6 +330,7 @@ static int latency_run(struct bql_ctx *c, int argc, char **argv)
 		{ "interval",	required_argument,	NULL, 'i' },
 		{ "from",	required_argument,	NULL, 'F' },
 		{ "hist",	no_argument,		NULL, 'H' },
+		{ "no-irq",	no_argument,		NULL, 'I' },
 		{ "netns",	required_argument,	NULL, 'n' },
 		{ "verbose",	no_argument,		NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -365,6 +366,9 @@ static int latency_run(struct bql_ctx *c, int argc, char **argv)
 		case 'H':
 			o.hist = true;
 			break;
+		case 'I':
+			o.no_irq = true;
+			break;
 		case 'n':
 			netns = optarg;
 			break;
@@ -376,8 +380,8 @@ static int latency_run(struct bql_ctx *c, int argc, char **argv)
 		}
 	}
 	if (o.from) {
-		if (o.dur_ns || o.ivl_ns || netns || argc > optind)
-			return cmd_usage(c, "--from reads a trace: no -d, -i, -n or selector");
+		if (o.dur_ns || o.ivl_ns || netns || o.no_irq || argc > optind)
+			return cmd_usage(c, "--from reads a trace: no -d, -i, -n, --no-irq or selector");
 		return from_trace(c, &o);
 	}
 	if (c->root_overridden)
@@ -403,11 +407,13 @@ static int latency_run(struct bql_ctx *c, int argc, char **argv)
 
 const struct cmd_entry cmd_latency_entry = {
 	.name = "latency",
-	.synopsis = "latency [-d SEC] [-i SEC] [--hist] [-n NS] [-v] [--from TRACE] [SEL...]",
+	.synopsis = "latency [-d SEC] [-i SEC] [--hist] [--no-irq] [-n NS] [-v] [--from TRACE] [SEL...]",
 	.summary = "Measure time in the transmit path per queue: qdisc wait, ring time, stops (BPF)",
 	.help = "  -d, --duration SEC  stop after SEC seconds (fractional; default: until Ctrl-C)\n"
 		"  -i, --interval SEC  print what each interval saw (default: once, at the end)\n"
 		"      --hist          text: log2 histograms of the qdisc wait and the ring time\n"
+		"      --no-irq        no interrupt delay: leave out the softirq tracepoints, which\n"
+		"                      fire for every softirq of every CPU (the cost when TX is light)\n"
 		"      --from TRACE    the ring time of a recording's Q and C records (record\n"
 		"                      --queued), offline: no BPF, no root\n"
 		"  -n, --netns NS      observe devices of network namespace NS\n"

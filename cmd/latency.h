@@ -25,6 +25,7 @@ struct lat_report {
 	unsigned int nev;
 	uint64_t ev_lost;
 	bool hist;			/* text: the histograms too */
+	bool no_irq;			/* --no-irq: no interrupt delay measured */
 };
 
 /* print @r as text or one JSON document; returns out_end()'s result */

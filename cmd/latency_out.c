@@ -140,7 +140,8 @@ static void json_view(struct bql_ctx *c, const struct qview *v, const struct lat
 	out_u64(c, OUT_JSON, "polls", NULL, v->c[LAT_C_POLLS]);
 	out_u64(c, OUT_JSON, "polls_completing", NULL, v->c[LAT_C_POLLS_DONE]);
 	json_dist(c, "completions_per_poll", &v->cpp);
-	json_dist(c, "irq_delay", &v->irq);
+	if (!r->no_irq)
+		json_dist(c, "irq_delay", &v->irq);
 	out_open_obj(c, "drops");
 	out_u64(c, OUT_JSON, "count", NULL, v->c[LAT_C_DROP]);
 	out_u64(c, OUT_JSON, "queued", NULL, v->c[LAT_C_DROP_QUEUED]);
@@ -263,9 +264,14 @@ static void text_view(struct bql_ctx *c, const char *name, const struct qview *v
 	out_text(c, "  polls        %" PRIu64 ", %" PRIu64 " completing; packets per poll: ",
 		 v->c[LAT_C_POLLS], v->c[LAT_C_POLLS_DONE]);
 	text_dist(c, &v->cpp, false);
-	out_text(c, "\n  irq delay    %" PRIu64 " polls: ", v->irq.count);
-	text_dist(c, &v->irq, true);
 	out_text(c, "\n");
+	if (r->no_irq) {
+		out_text(c, "  irq delay    not measured (--no-irq)\n");
+	} else {
+		out_text(c, "  irq delay    %" PRIu64 " polls: ", v->irq.count);
+		text_dist(c, &v->irq, true);
+		out_text(c, "\n");
+	}
 	if (v->c[LAT_C_DROP]) {
 		out_text(c, "  drops        %" PRIu64 ":", v->c[LAT_C_DROP]);
 		for (unsigned int k = 0; k < LAT_NREASONS; k++) {

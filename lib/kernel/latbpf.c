@@ -243,43 +243,34 @@ static int resolve(struct latbpf *l, const struct latbpf_opts *o, struct bql_err
 	return 0;
 }
 
-/* the slots, the queue and device tables (targets come grouped by device) */
+/* the slots and the device table (targets come grouped by device) */
 static int tables(struct latbpf *l, const struct latbpf_opts *o, struct bql_err *e)
 {
 	struct latency_bpf__bss *b = l->skel->bss;
-	struct lat_dev d = { 0 };
-	uint64_t cur = 0;
 
+	b->ndevs = 0;
 	for (unsigned int i = 0; i < o->n; i++) {
 		const struct lat_find *f = &b->finds[i];
-		__u32 slot = i;
+		struct lat_dev *d = b->ndevs ? &b->devs[b->ndevs - 1] : NULL;
 
 		memset(&b->slots[i], 0, sizeof(b->slots[i]));
 		b->slots[i].txq = f->txq;
 		b->slots[i].dev = f->dev;
 		b->slots[i].dql = f->dql;
 		b->slots[i].queue = o->t[i].queue;
-		if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.lat_txq), &f->txq, &slot, BPF_ANY))
-			return bql_err_set(e, errno, "cannot fill the queue table: %s",
-					   strerror(errno));
-		if (i && f->dev == cur) {
-			d.n++;
-		} else {
-			if (i && bpf_map_update_elem(bpf_map__fd(l->skel->maps.lat_devs), &cur, &d,
-						     BPF_NOEXIST))
-				return bql_err_set(e, errno == EEXIST ? EINVAL : errno,
-						   "%s: the device table: %s", o->t[i - 1].ifname,
-						   errno == EEXIST ? "queues not listed together" :
-						   strerror(errno));
-			cur = f->dev;
-			d.first = i;
-			d.n = 1;
+		if (d && d->dev == f->dev) {
+			d->n++;
+			continue;
 		}
+		for (unsigned int k = 0; k < b->ndevs; k++)
+			if (b->devs[k].dev == f->dev)
+				return bql_err_set(e, EINVAL, "%s: the device's queues are not "
+						   "listed together", o->t[i].ifname);
+		d = &b->devs[b->ndevs++];
+		d->dev = f->dev;
+		d->first = i;
+		d->n = 1;
 	}
-	if (o->n && bpf_map_update_elem(bpf_map__fd(l->skel->maps.lat_devs), &cur, &d, BPF_NOEXIST))
-		return bql_err_set(e, errno == EEXIST ? EINVAL : errno, "%s: the device table: %s",
-				   o->t[o->n - 1].ifname,
-				   errno == EEXIST ? "queues not listed together" : strerror(errno));
 	b->nslots = o->n;
 	return 0;
 }
@@ -321,9 +312,12 @@ int latbpf_open(struct latbpf **lp, const struct latbpf_opts *o, struct bql_err 
 		goto fail;
 	}
 	for (int p = 0; p < P_NR; p++) {
-		bpf_program__set_autoload(prog_of(l->skel, p), have[p]);
 		if (!have[p])
 			add_missing(l, progs[p].what);
+		/* softirq tracepoints fire for every softirq of every CPU */
+		if (o->no_irq && (p == P_RAISE || p == P_SENTRY || p == P_SEXIT))
+			have[p] = false;
+		bpf_program__set_autoload(prog_of(l->skel, p), have[p]);
 	}
 	if (!have[P_START] || !have[P_XMIT]) {
 		err = ENOTSUP;

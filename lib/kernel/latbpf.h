@@ -29,6 +29,7 @@ struct latbpf_opts {
 	unsigned int n;			/* <= LAT_MAX_SLOTS */
 	int verbose;			/* >= 2: libbpf's own messages on stderr */
 	bool prog_stats;		/* kernel run-time statistics (BPF_ENABLE_STATS) */
+	bool no_irq;			/* leave the softirq programs out (no interrupt delay) */
 };
 
 /* one queue's reading: every distribution and counter, summed over the CPUs */

@@ -136,7 +136,7 @@ MULTI="$DATA/sysfs/multi"
 	bcomp "$BQLTOOL lat"
 	assert_output latency
 	bcomp "$BQLTOOL latency -"
-	for o in -d --duration -i --interval --hist --from -n --netns -v --verbose; do
+	for o in -d --duration -i --interval --hist --no-irq --from -n --netns -v --verbose; do
 		assert_line -- "$o"
 	done
 	bcomp "$BQLTOOL latency --from $BATS_TEST_DIRNAME/../da"

@@ -38,7 +38,7 @@ lat() {
 	assert_regex "$stderr" "latency observes the running kernel, not a sysfs tree"
 	lat latency --from "$DATA/traces/ringtime.bqlt" eth0
 	assert_failure 2
-	assert_regex "$stderr" "--from reads a trace: no -d, -i, -n or selector"
+	assert_regex "$stderr" "--from reads a trace: no -d, -i, -n, --no-irq or selector"
 	lat latency --from "$DATA/traces/ringtime.bqlt" -d 1
 	assert_failure 2
 	lat latency --from ""
@@ -84,7 +84,7 @@ lat() {
 @test "latency: help names the quantities and the options" {
 	lat help latency
 	assert_success
-	assert_line --index 0 "Usage: bqltool [GLOBAL OPTIONS] latency [-d SEC] [-i SEC] [--hist] [-n NS] [-v] [--from TRACE] [SEL...]"
+	assert_line --index 0 "Usage: bqltool [GLOBAL OPTIONS] latency [-d SEC] [-i SEC] [--hist] [--no-irq] [-n NS] [-v] [--from TRACE] [SEL...]"
 	assert_regex "$output" "qdisc wait \(enqueue -> dequeue; a bypass waits 0\)"
 	assert_regex "$output" "ring time \(netdev_tx_sent_queue -> the completion"
 	assert_regex "$output" "--from TRACE"

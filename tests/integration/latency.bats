@@ -11,7 +11,7 @@ load capture
 
 # latency's BPF programs and maps (lib/kernel/bpf/latency.bpf.c), as bpftool shows them
 LAT_PROGS='^(lat_enq|lat_deq|lat_start|lat_xmit|lat_napi|lat_raise|lat_sentry|lat_sexit|lat_drop|lat_stall|lat_timeout|lat_find)$'
-LAT_MAPS='^(lat_enq_ts|lat_txq|lat_devs|lat_hists|lat_cpu_irq|lat_cnts|lat_drops|lat_fifos|lat_xs|lat_sirq|lat_ev|lat_popn|latency_\.bss)$'
+LAT_MAPS='^(lat_enq_ts|lat_hists|lat_cpu_irq|lat_cnts|lat_drops|lat_fifos|lat_xs|lat_sirq|lat_ev|lat_popn|latency_\.bss)$'
 TOOLS="$BATS_TEST_DIRNAME/../tools"
 # tbf: 8 Mbit/s = 1,000,000 bytes/s per queue; frames of 1000 bytes
 RATE_PPS=1000

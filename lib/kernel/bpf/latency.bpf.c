@@ -49,20 +49,6 @@ struct {
 } lat_enq_ts SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, LAT_MAX_SLOTS);
-	__type(key, __u64);		/* struct netdev_queue * */
-	__type(value, __u32);		/* slot */
-} lat_txq SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, LAT_MAX_SLOTS);
-	__type(key, __u64);		/* struct net_device * */
-	__type(value, struct lat_dev);
-} lat_devs SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, LAT_MAX_SLOTS * LAT_H_NR);
 	__type(key, __u32);		/* slot * LAT_H_NR + enum lat_kind */
@@ -135,6 +121,13 @@ struct {
 /* set by user space before attaching */
 struct lat_slot slots[LAT_MAX_SLOTS];
 __u32 nslots;
+/*
+ * The devices of slots[], each with its run of slots: a few compares find
+ * a packet's queue, cheaper than a hash lookup for the handful of devices
+ * one observes.
+ */
+struct lat_dev devs[LAT_MAX_SLOTS];
+__u32 ndevs;
 __u64 qreasons[LAT_NREASONS / 64];	/* kfree_skb reasons that are qdisc drops */
 struct lat_find finds[LAT_MAX_SLOTS];	/* lat_find() request and answer */
 
@@ -166,26 +159,55 @@ static __always_inline void hist_add(__u32 slot, __u32 kind, __u64 v)
 		lat_hist_add(h, v);
 }
 
-static __always_inline int slot_of_txq(__u64 txq)
+/* the index in devs[] of device @dev, or -1 */
+static __always_inline int dev_find(__u64 dev)
 {
-	__u32 *s = bpf_map_lookup_elem(&lat_txq, &txq);
-
-	return s ? (int)*s : -1;
+	for (int d = 0; d < LAT_MAX_SLOTS; d++) {
+		if (d >= ndevs)
+			break;
+		if (devs[d].dev == dev)
+			return d;
+	}
+	return -1;
 }
 
 /* the slot of queue @q of device @dev, or -1 */
 static __always_inline int slot_of_dev(__u64 dev, __u32 q)
 {
-	struct lat_dev *d = bpf_map_lookup_elem(&lat_devs, &dev);
+	int d = dev_find(dev);
+	__u32 first, n;
 
-	if (!d)
+	if (d < 0 || d >= LAT_MAX_SLOTS)
 		return -1;
+	first = devs[d].first;
+	n = devs[d].n;
 	for (int k = 0; k < LAT_MAX_SLOTS; k++) {
-		__u32 i = d->first + k;
+		__u32 i = first + k;
 
-		if (k >= d->n || i >= LAT_MAX_SLOTS)
+		if (k >= n || i >= LAT_MAX_SLOTS)
 			break;
 		if (slot_ptr(i)->queue == q)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* the slot of queue @txq of device @dev, or -1 */
+static __always_inline int slot_of_txq(__u64 dev, __u64 txq)
+{
+	int d = dev_find(dev);
+	__u32 first, n;
+
+	if (d < 0 || d >= LAT_MAX_SLOTS)
+		return -1;
+	first = devs[d].first;
+	n = devs[d].n;
+	for (int k = 0; k < LAT_MAX_SLOTS; k++) {
+		__u32 i = first + k;
+
+		if (k >= n || i >= LAT_MAX_SLOTS)
+			break;
+		if (slot_ptr(i)->txq == txq)
 			return (int)i;
 	}
 	return -1;
@@ -356,7 +378,7 @@ int BPF_PROG(lat_enq, struct Qdisc *q, const struct netdev_queue *txq, struct sk
 {
 	struct enq_val v = { .t = bpf_ktime_get_ns() };
 	__u64 key = (__u64)skb;
-	int i = slot_of_txq((__u64)txq);
+	int i = slot_of_txq((__u64)txq->dev, (__u64)txq);
 
 	if (i < 0)
 		return 0;
@@ -372,9 +394,12 @@ int BPF_PROG(lat_deq, struct Qdisc *q, const struct netdev_queue *txq, int packe
 {
 	__u64 now, key;
 	struct sk_buff *p = skb;
-	int i = slot_of_txq((__u64)txq);
+	int i;
 
-	if (i < 0 || !skb)
+	if (!skb)
+		return 0;
+	i = slot_of_txq((__u64)txq->dev, (__u64)txq);
+	if (i < 0)
 		return 0;
 	now = bpf_ktime_get_ns();
 	for (int k = 0; k < BULK_MAX; k++) {
@@ -479,17 +504,16 @@ static long napi_one(__u32 k, struct napi_ctx *c)
 SEC("tp_btf/napi_poll")
 int BPF_PROG(lat_napi, struct napi_struct *napi, int work, int budget)
 {
-	__u64 dev = (__u64)napi->dev;
-	struct lat_dev *d = bpf_map_lookup_elem(&lat_devs, &dev);
+	int d = dev_find((__u64)napi->dev);
 	__u32 zero = 0;
 	struct sirq *sq;
 	struct napi_ctx c;
 
-	if (!d)
+	if (d < 0 || d >= LAT_MAX_SLOTS)
 		return 0;
 	sq = bpf_map_lookup_elem(&lat_sirq, &zero);
-	c.first = d->first;
-	c.n = d->n;
+	c.first = devs[d].first;
+	c.n = devs[d].n;
 	c.now = bpf_ktime_get_ns();
 	c.delay = sq && sq->in_rx ? sq->delay : 0;
 	if (c.n == 1)
@@ -599,10 +623,10 @@ static __always_inline void event(__u32 kind, __u64 txq, struct lat_event *e)
 
 	e->t_ns = bpf_ktime_get_ns();
 	e->kind = kind;
-	e->slot = slot_of_txq(txq);
+	dev = BPF_CORE_READ((struct netdev_queue *)txq, dev);
+	e->slot = slot_of_txq((__u64)dev, txq);
 	if (e->slot >= 0)
 		cnt_inc((__u32)e->slot, kind == LAT_EV_STALL ? LAT_C_STALLS : LAT_C_TIMEOUTS);
-	dev = BPF_CORE_READ((struct netdev_queue *)txq, dev);
 	tx = (__u64)BPF_CORE_READ(dev, _tx);
 	ntx = BPF_CORE_READ(dev, num_tx_queues);
 	e->queue = lat_txq_index(txq, tx, bpf_core_type_size(struct netdev_queue), ntx);

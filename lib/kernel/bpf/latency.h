@@ -64,6 +64,7 @@ struct lat_slot {
 
 /* a device: its slots are [first, first + n) */
 struct lat_dev {
+	lat_u64 dev;		/* struct net_device * */
 	lat_u32 first, n;
 };
 
