@@ -213,20 +213,29 @@ static __always_inline int slot_of_txq(__u64 dev, __u64 txq)
 	return -1;
 }
 
-static __always_inline __u32 rd32(__u64 addr)
-{
-	__u32 v = 0;
-
-	bpf_probe_read_kernel(&v, sizeof(v), (const void *)addr);
-	return v;
-}
-
 static __always_inline __u64 rd64(__u64 addr)
 {
 	__u64 v = 0;
 
 	bpf_probe_read_kernel(&v, sizeof(v), (const void *)addr);
 	return v;
+}
+
+/*
+ * The queue's struct dql and netdev_queue read by plain loads: a read-only
+ * cast makes the verifier turn them into loads that cannot fault (as a
+ * probe read, without the helper call on every packet).
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+static __always_inline struct dql *dql_of(const struct lat_slot *s)
+{
+	return bpf_rdonly_cast((void *)s->dql, bpf_core_type_id_kernel(struct dql));
+}
+
+static __always_inline struct netdev_queue *txq_of(const struct lat_slot *s)
+{
+	return bpf_rdonly_cast((void *)s->txq, bpf_core_type_id_kernel(struct netdev_queue));
 }
 
 #define DQL_OFF(f)	bpf_core_field_offset(struct dql, f)
@@ -237,7 +246,7 @@ static __always_inline __u64 rd64(__u64 addr)
 /* the queue's state now: a stop begins or ends */
 static __always_inline void see_state(__u32 i, struct lat_slot *s, __u64 now)
 {
-	__u64 state = rd64(s->txq + TXQ_OFF(state));
+	__u64 state = txq_of(s)->state;
 	__u32 drv = bpf_core_enum_value(enum netdev_queue_state_t, __QUEUE_STATE_DRV_XOFF);
 	__u32 stack = bpf_core_enum_value(enum netdev_queue_state_t, __QUEUE_STATE_STACK_XOFF);
 	__u32 cause = lat_stop_cause(state, drv, stack), cur = s->stopped;
@@ -305,6 +314,9 @@ static long pop_take(__u32 k, struct pop_ctx *c)
 	return 0;
 }
 
+/* a few packets per observation are the rule: taken without bpf_loop */
+#define POP_FAST	4
+
 /*
  * Every packet whose last byte num_completed has passed completed by
  * @now: take them off the FIFO (several CPUs may observe at once: the one
@@ -312,25 +324,50 @@ static long pop_take(__u32 k, struct pop_ctx *c)
  */
 static __always_inline __u32 complete(__u32 i, struct lat_slot *s, __u64 now)
 {
-	__u32 key = i, zero = 0, *n = bpf_map_lookup_elem(&lat_popn, &zero), got;
+	__u32 key = i, zero = 0, *n, got = 0;
 	struct pop_ctx c;
 
-	c.f = bpf_map_lookup_elem(&lat_fifos, &key);
-	if (!c.f || !n)
-		return 0;
 	c.h = READ_ONCE(s->head);
 	c.t = READ_ONCE(s->tail);
 	if (c.h == c.t)
 		return 0;
-	c.nc = rd32(s->dql + DQL_OFF(num_completed));
-	c.now = now;
-	c.slot = i;
-	*n = 0;
-	bpf_loop(POP_MAX, pop_scan, &c, 0);
-	got = *n;
-	if (!got || __sync_val_compare_and_swap(&s->head, c.h, c.h + got) != c.h)
+	c.f = bpf_map_lookup_elem(&lat_fifos, &key);
+	if (!c.f)
 		return 0;
-	bpf_loop(POP_MAX, pop_take, &c, 0);
+	c.nc = dql_of(s)->num_completed;
+	/* the head not passed yet (a poll of receive only): nothing to do */
+	if (!lat_pos_done(c.nc, c.f->e[c.h & (LAT_FIFO - 1)].pos))
+		return 0;
+	for (int k = 0; k < POP_FAST; k++) {
+		if (c.h + got == c.t ||
+		    !lat_pos_done(c.nc, c.f->e[(c.h + got) & (LAT_FIFO - 1)].pos))
+			break;
+		got++;
+	}
+	if (got == POP_FAST) {
+		n = bpf_map_lookup_elem(&lat_popn, &zero);
+		if (!n)
+			return 0;
+		c.now = now;
+		c.slot = i;
+		*n = got;
+		bpf_loop(POP_MAX, pop_scan, &c, 0);
+		got = *n;
+	}
+	if (__sync_val_compare_and_swap(&s->head, c.h, c.h + got) != c.h)
+		return 0;
+	if (got > POP_FAST) {
+		bpf_loop(POP_MAX, pop_take, &c, 0);
+		return got;
+	}
+	for (int k = 0; k < POP_FAST; k++) {
+		__u64 ts;
+
+		if (k >= got)
+			break;
+		ts = c.f->e[(c.h + k) & (LAT_FIFO - 1)].t;
+		hist_add(i, LAT_H_RING, now > ts ? now - ts : 0);
+	}
 	return got;
 }
 
@@ -340,7 +377,7 @@ static __always_inline void sent(__u32 i, struct lat_slot *s, __u64 now)
 	__u32 key = i, nq, h, t;
 	struct fifo *f;
 
-	nq = rd32(s->dql + DQL_OFF(num_queued));
+	nq = dql_of(s)->num_queued;
 	if (!s->armed) {
 		s->last_pos = nq;
 		s->armed = 1;
