@@ -278,3 +278,21 @@ wait_latency() {
 	assert_regex "$stderr" "needs root, or CAP_BPF and CAP_PERFMON"
 	assert_nothing_attached
 }
+
+@test "check --interval: the evidence in time, from the observer, on a tbf queue filled above its rate" {
+	netns_require
+	lat_require
+	ip netns exec "$NS" python3 "$TOOLS/pktpace.py" t0 1000 $((3 * RATE_PPS)) 3 8 >/dev/null &
+	local sender=$!
+	run --separate-stderr timeout 30 "$BQLTOOL" -n "$NS" check -i 2 t0
+	wait "$sender"
+	echo "$output" | sed 's/^/# /' >&3
+	assert_regex "$output" "p99 qdisc wait [0-9.]+ ms \(0% bypass\); no stop"
+	assert_nothing_attached
+	# as nobody: no observer, the rest as before
+	command -v setpriv >/dev/null || return 0
+	run --separate-stderr timeout 30 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$BQLTOOL" -v check -i 0.2 eth0
+	refute_regex "$output" "ring time"
+	assert_regex "$stderr" "no time in the transmit path: observing the kernel needs root"
+}
