@@ -95,3 +95,19 @@ lat() {
 	assert_success
 	assert_line --index 0 --regexp "latency"
 }
+
+@test "export --latency: out of range values; on a sysfs tree a warning, the rest written" {
+	lat --sysfs-root "$DATA/sysfs/multi" export --textfile "$BATS_TEST_TMPDIR" --latency 0
+	assert_failure 2
+	assert_regex "$stderr" "--latency: '0' out of range \(0 < SEC <= 60"
+	lat --sysfs-root "$DATA/sysfs/multi" export --textfile "$BATS_TEST_TMPDIR" --latency 61
+	assert_failure 2
+	lat --sysfs-root "$DATA/sysfs/multi" export --textfile "$BATS_TEST_TMPDIR" --latency soon
+	assert_failure 2
+	lat --sysfs-root "$DATA/sysfs/multi" export --textfile "$BATS_TEST_TMPDIR" --latency 0.1
+	assert_success
+	assert_regex "$stderr" "warning: --latency: a sysfs tree has no kernel to observe: no latency families"
+	grep -q '^bql_limit_bytes{' "$BATS_TEST_TMPDIR/bqltool.prom"
+	run grep -c '^bql_ring_time_seconds' "$BATS_TEST_TMPDIR/bqltool.prom"
+	assert_output 0
+}

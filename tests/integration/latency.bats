@@ -296,3 +296,27 @@ wait_latency() {
 	refute_regex "$output" "ring time"
 	assert_regex "$stderr" "no time in the transmit path: observing the kernel needs root"
 }
+
+@test "export --latency: summaries of the window (qdisc wait of a tbf queue above its rate), promtool-clean" {
+	netns_require
+	lat_require
+	command -v promtool >/dev/null || skip "promtool not installed"
+	local tf="$BATS_TEST_TMPDIR/tf"
+	mkdir -p "$tf"
+	ip netns exec "$NS" python3 "$TOOLS/pktpace.py" t0 1000 $((3 * RATE_PPS)) 3 8 >/dev/null &
+	local sender=$!
+	sleep 0.5
+	run --separate-stderr timeout 30 "$BQLTOOL" -n "$NS" export --textfile "$tf" --latency 2 t0
+	wait "$sender"
+	assert_success
+	assert_equal "$stderr" ""
+	local f="$tf/bqltool-netns-$NS.prom"
+	run promtool check metrics <"$f"
+	assert_success
+	grep -E '^bql_latency_window_seconds\{netns="[^"]+"\} 2\.' "$f"
+	# the queues waited tens of ms (limit 60000 bytes at 1 MB/s)
+	awk '/^bql_qdisc_wait_seconds\{.*quantile="0.5"\}/ { if ($2 > 0.01) ok = 1 } END { exit !ok }' "$f" ||
+		fail "no qdisc wait above 10 ms: $(grep qdisc_wait "$f")"
+	grep -qE '^bql_latency_window_stops\{device="t0",queue="tx-0",cause="bql",netns=' "$f"
+	assert_nothing_attached
+}
