@@ -320,3 +320,31 @@ wait_latency() {
 	grep -qE '^bql_latency_window_stops\{device="t0",queue="tx-0",cause="bql",netns=' "$f"
 	assert_nothing_attached
 }
+
+@test "record --latency: the observer's summaries end the trace as comments; replay --verify and latency --from read it as before" {
+	capture_require
+	lat_require
+	local t="$BATS_TEST_TMPDIR/l.bqlt"
+	traffic_start
+	run --separate-stderr timeout 60 "$BQLTOOL" record --queued --latency eth0 -d 8 -o "$t"
+	traffic_stop
+	assert_success
+	assert_nothing_attached
+	grep '^# latency ' "$t" | sed 's/^/# /' >&3
+	grep -qE '^# latency window_ns=[0-9]+ ' "$t"
+	grep -qE '^# latency eth0:tx-0 ring_time p50=[0-9]+ p90=[0-9]+ p99=[0-9]+ max=[0-9]+ count=[1-9][0-9]*$' "$t"
+	grep -qE '^# latency eth0:tx-0 irq_delay p50=[0-9]+ ' "$t"
+	grep -qE '^# latency eth0:tx-0 qdisc_wait p50=[0-9]+ .* bypass=[0-9]+$' "$t"
+	grep -qE '^# latency eth0:tx-0 stops bql=[0-9]+ ring=[0-9]+ both=[0-9]+ ' "$t"
+	run --separate-stderr "$BQLTOOL" -j replay --verify "$t"
+	assert_success
+	assert_equal "$(jq '[.queues[].verify.mismatches] | add' <<<"$output")" 0
+	# the live summary and the offline ring time of the same capture agree (as above)
+	run --separate-stderr "$BQLTOOL" -j latency --from "$t"
+	assert_success
+	local live off
+	live=$(sed -n 's/^# latency eth0:tx-0 ring_time p50=\([0-9]*\) .*/\1/p' "$t")
+	off=$(jq '.queues[0].ring_time.p50' <<<"$output")
+	echo "# ring time p50: $live ns live, $off ns from the Q and C records" >&3
+	python3 -c "import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); sys.exit(abs(a - b) > 0.15 * b)" "$live" "$off"
+}
