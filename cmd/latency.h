@@ -33,6 +33,8 @@ int latency_print(struct bql_ctx *c, const struct lat_report *r);
 /* @d = @now - @before for every queue and CPU */
 void latency_delta(struct latbpf_snap *d, const struct latbpf_snap *now,
 		   const struct latbpf_snap *before);
+/* JSON: @key: {"p50","p90","p99","max","count","mean"} of @h (ns) */
+void latency_json_dist(struct bql_ctx *c, const char *key, const struct lat_hist *h);
 /* "12.3 us", "850 ns", "4.56 ms", "1.20 s" */
 char *latency_fmt_ns(char *buf, size_t n, uint64_t ns);
 

@@ -92,7 +92,7 @@ static void qview_add(struct qview *v, const struct latbpf_queue *q)
 
 /* ------------------------------------------------------------ JSON */
 
-static void json_dist(struct bql_ctx *c, const char *key, const struct lat_hist *h)
+void latency_json_dist(struct bql_ctx *c, const char *key, const struct lat_hist *h)
 {
 	struct lat_summary s;
 
@@ -114,7 +114,7 @@ static void json_view(struct bql_ctx *c, const struct qview *v, const struct lat
 {
 	uint64_t xm = v->c[LAT_C_XMIT];
 
-	json_dist(c, "qdisc_wait", &v->qdisc);
+	latency_json_dist(c, "qdisc_wait", &v->qdisc);
 	out_u64(c, OUT_JSON, "enqueued", NULL, v->c[LAT_C_ENQ]);
 	out_u64(c, OUT_JSON, "dequeued", NULL, v->c[LAT_C_DEQ]);
 	out_u64(c, OUT_JSON, "untimed", NULL, v->c[LAT_C_DEQ_UNTIMED]);
@@ -123,7 +123,7 @@ static void json_view(struct bql_ctx *c, const struct qview *v, const struct lat
 		out_dbl_fixed(c, "bypass_share", (double)v->bypass / (double)xm, 4);
 	out_u64(c, OUT_JSON, "xmit", NULL, xm);
 	out_u64(c, OUT_JSON, "xmit_busy", NULL, v->c[LAT_C_XMIT_BUSY]);
-	json_dist(c, "ring_time", &v->ring);
+	latency_json_dist(c, "ring_time", &v->ring);
 	out_u64(c, OUT_JSON, "sent", NULL, v->c[LAT_C_SENT]);
 	out_u64(c, OUT_JSON, "fifo_full", NULL, v->c[LAT_C_FIFO_FULL]);
 	out_open_obj(c, "stops");
@@ -133,15 +133,15 @@ static void json_view(struct bql_ctx *c, const struct qview *v, const struct lat
 		if (r->dur_ns)
 			out_dbl_fixed(c, "per_sec", (double)v->c[stop_cnt[k]] * 1e9 /
 				      (double)r->dur_ns, 3);
-		json_dist(c, "stopped", &v->stop[k]);
+		latency_json_dist(c, "stopped", &v->stop[k]);
 		out_close_obj(c);
 	}
 	out_close_obj(c);
 	out_u64(c, OUT_JSON, "polls", NULL, v->c[LAT_C_POLLS]);
 	out_u64(c, OUT_JSON, "polls_completing", NULL, v->c[LAT_C_POLLS_DONE]);
-	json_dist(c, "completions_per_poll", &v->cpp);
+	latency_json_dist(c, "completions_per_poll", &v->cpp);
 	if (!r->no_irq)
-		json_dist(c, "irq_delay", &v->irq);
+		latency_json_dist(c, "irq_delay", &v->irq);
 	out_open_obj(c, "drops");
 	out_u64(c, OUT_JSON, "count", NULL, v->c[LAT_C_DROP]);
 	out_u64(c, OUT_JSON, "queued", NULL, v->c[LAT_C_DROP_QUEUED]);
@@ -334,7 +334,7 @@ static void print_trace(struct bql_ctx *c, const struct lat_report *r)
 		if (c->json) {
 			out_open_obj(c, NULL);
 			out_str(c, OUT_JSON, "name", NULL, q->name);
-			json_dist(c, "ring_time", &q->ring);
+			latency_json_dist(c, "ring_time", &q->ring);
 			out_u64(c, OUT_JSON, "sent", NULL, q->n_q);
 			out_u64(c, OUT_JSON, "completions", NULL, q->n_c);
 			out_u64(c, OUT_JSON, "in_flight_at_end", NULL, q->tail - q->head);
@@ -425,7 +425,7 @@ int latency_print(struct bql_ctx *c, const struct lat_report *r)
 		out_open_obj(c, NULL);
 		out_u64(c, OUT_JSON, "cpu", NULL, k);
 		if (c->json) {
-			json_dist(c, "irq_delay", &r->s->cpu_irq[k]);
+			latency_json_dist(c, "irq_delay", &r->s->cpu_irq[k]);
 		} else {
 			out_text(c, "cpu%-3u       interrupt -> NET_RX softirq, %" PRIu64 ": ", k,
 				 r->s->cpu_irq[k].count);

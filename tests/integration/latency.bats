@@ -348,3 +348,56 @@ wait_latency() {
 	echo "# ring time p50: $live ns live, $off ns from the Q and C records" >&3
 	python3 -c "import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); sys.exit(abs(a - b) > 0.15 * b)" "$live" "$off"
 }
+
+@test "top -b: RING P99 / QDISC P99 and stops per second from the observer; -j the same keys as latency" {
+	netns_require
+	lat_require
+	ip netns exec "$NS" python3 "$TOOLS/pktpace.py" t0 1000 $((3 * RATE_PPS)) 6 8 >/dev/null &
+	local sender=$!
+	sleep 0.5
+	run --separate-stderr timeout 30 "$BQLTOOL" -n "$NS" -j top -b -c 3 -d 1 t0
+	assert_success
+	local last
+	last=$(tail -n 1 <<<"$output")
+	jq -e '.latency.on == true' <<<"$last" >/dev/null
+	jq -c '.devices[0].queues[] | {queue, qdisc_wait: .qdisc_wait.p99, stops}' <<<"$last" | sed 's/^/# /' >&3
+	# filled above their rate: tens of ms in the qdisc (60000 bytes at 1 MB/s)
+	jq -e '[.devices[0].queues[] | select(.qdisc_wait.count > 100) | .qdisc_wait.p99 > 10000000] | length > 0 and all' <<<"$last" >/dev/null
+	jq -e '.devices[0].queues[0].stops.bql | has("count") and has("per_sec")' <<<"$last" >/dev/null
+	assert_nothing_attached
+	run --separate-stderr timeout 30 "$BQLTOOL" -n "$NS" top -b -c 2 -d 0.5 t0
+	wait "$sender"
+	assert_success
+	# ifb counts no BQL bytes: no ring time, the other three
+	assert_regex "$output" "qdisc_p99 +bqlstop/s +ringstop/s"
+	assert_regex "$output" "t0 +tx-[01] .* [0-9.]+ ms +0\.0 +0\.0"
+	assert_nothing_attached
+	# without root: off, and why
+	command -v setpriv >/dev/null || return 0
+	run --separate-stderr timeout 30 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$BQLTOOL" -j top -b -c 1 eth0
+	jq -e '.latency.on == false and (.latency.why | test("needs root"))' <<<"$output" >/dev/null
+}
+
+@test "top's live view: the header says latency on and the measured columns show (eth0, read only)" {
+	[ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limits ] || skip "no eth0 with BQL"
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	lat_require
+	local sock="bqlt-lat-$$" i ok=0
+	tmux -L "$sock" -f /dev/null new-session -d -x 320 -y 20 \
+		"LANG=C.UTF-8 TERM=tmux-256color $BQLTOOL top -d 0.3 eth0; sleep 600"
+	for i in $(seq 100); do
+		if tmux -L "$sock" capture-pane -p | grep -q "latency on, 1 queue" &&
+		   tmux -L "$sock" capture-pane -p | grep -qE "RING P99 +QDISC P99 +BQLSTOP/S +RINGSTOP/S"; then
+			ok=1
+			break
+		fi
+		sleep 0.1
+	done
+	tmux -L "$sock" capture-pane -p | head -5 | sed 's/^/# /' >&3
+	tmux -L "$sock" send-keys q
+	sleep 0.5
+	tmux -L "$sock" kill-server 2>/dev/null || true
+	[ "$ok" = 1 ]
+	assert_nothing_attached
+}
