@@ -189,8 +189,15 @@ static void from_btf(struct latbpf *l, bool have[P_NR], uint64_t qmask[LAT_NREAS
 	if (!vm)
 		return;
 	for (int p = 0; p < P_NR; p++) {
+		const char *skip = getenv("BQLTOOL_LATENCY_NO_TP");
+		size_t len = strlen(progs[p].tp);
+
 		snprintf(name, sizeof(name), "btf_trace_%s", progs[p].tp);
 		have[p] = btf__find_by_name_kind(vm, name, BTF_KIND_TYPEDEF) > 0;
+		/* tests: act as a kernel without these tracepoints (comma-separated) */
+		for (const char *q = skip; q && *q; q += strcspn(q, ",") + (q[strcspn(q, ",")] != 0))
+			if (!strncmp(q, progs[p].tp, len) && (q[len] == ',' || !q[len]))
+				have[p] = false;
 	}
 	id = btf__find_by_name_kind(vm, "skb_drop_reason", BTF_KIND_ENUM);
 	t = id > 0 ? btf__type_by_id(vm, (__u32)id) : NULL;
@@ -272,6 +279,10 @@ static int tables(struct latbpf *l, const struct latbpf_opts *o, struct bql_err 
 		d->n = 1;
 	}
 	b->nslots = o->n;
+	b->single_q = 1;
+	for (unsigned int i = 0; i < o->n; i++)
+		if (b->finds[i].real_num_tx != 1)
+			b->single_q = 0;
 	return 0;
 }
 
@@ -358,7 +369,7 @@ int latbpf_open(struct latbpf **lp, const struct latbpf_opts *o, struct bql_err 
 		int p = order[k];
 		struct bpf_link *lk;
 
-		if (!have[p])
+		if (!have[p] || (p == P_START && l->skel->bss->single_q))
 			continue;
 		lk = bpf_program__attach(prog_of(l->skel, p));
 		if (!lk) {

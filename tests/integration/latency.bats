@@ -401,3 +401,19 @@ wait_latency() {
 	[ "$ok" = 1 ]
 	assert_nothing_attached
 }
+
+@test "latency: a kernel without a tracepoint gets the rest and a word on what is missing" {
+	netns_require
+	lat_require
+	BQLTOOL_LATENCY_NO_TP=dql_stall_detected,softirq_raise \
+		run --separate-stderr timeout 30 "$BQLTOOL" -j latency -n "$NS" t0 -d 0.5
+	assert_success
+	assert_regex "$stderr" "warning: this kernel has no tracepoint irq:softirq_raise, napi:dql_stall_detected: what it shows is not measured"
+	assert_equal "$(jq -r .missing <<<"$output")" "irq:softirq_raise, napi:dql_stall_detected"
+	jq -e '.devices[0].queues | length == 2' <<<"$output" >/dev/null
+	# without the transmit tracepoints nothing can be measured: a clear failure
+	BQLTOOL_LATENCY_NO_TP=net_dev_start_xmit run --separate-stderr timeout 30 "$BQLTOOL" latency -n "$NS" t0 -d 0.5
+	assert_failure 1
+	assert_regex "$stderr" "this kernel has no tracepoint net:net_dev_start_xmit: no transmit can be observed"
+	assert_nothing_attached
+}

@@ -128,6 +128,12 @@ __u32 nslots;
  */
 struct lat_dev devs[LAT_MAX_SLOTS];
 __u32 ndevs;
+/*
+ * Every observed device has one TX queue: net_dev_xmit knows the queue
+ * from the device alone, and net_dev_start_xmit is not attached (one
+ * program less per packet).
+ */
+__u32 single_q;
 __u64 qreasons[LAT_NREASONS / 64];	/* kfree_skb reasons that are qdisc drops */
 struct lat_find finds[LAT_MAX_SLOTS];	/* lat_find() request and answer */
 
@@ -488,17 +494,27 @@ SEC("tp_btf/net_dev_xmit")
 int BPF_PROG(lat_xmit, struct sk_buff *skb, int rc, struct net_device *dev, unsigned int len)
 {
 	__u32 zero = 0;
-	struct xmit_stack *xs = bpf_map_lookup_elem(&lat_xs, &zero);
+	struct xmit_stack *xs;
 	struct lat_slot *s;
 	__u64 now;
 	int i;
 
-	if (!xs || !xs->depth)
-		return 0;	/* its start_xmit came before we were attached */
-	xs->depth--;
-	if (xs->depth >= LAT_XMIT_DEPTH)
-		return 0;
-	i = xs->slot[xs->depth & (LAT_XMIT_DEPTH - 1)];
+	if (single_q) {
+		int d = dev_find((__u64)dev);
+
+		/* a device given more queues since: its packets are not told apart */
+		if (d < 0 || d >= LAT_MAX_SLOTS || dev->real_num_tx_queues != 1)
+			return 0;
+		i = (int)devs[d].first;
+	} else {
+		xs = bpf_map_lookup_elem(&lat_xs, &zero);
+		if (!xs || !xs->depth)
+			return 0;	/* its start_xmit came before we were attached */
+		xs->depth--;
+		if (xs->depth >= LAT_XMIT_DEPTH)
+			return 0;
+		i = xs->slot[xs->depth & (LAT_XMIT_DEPTH - 1)];
+	}
 	if (i < 0 || i >= LAT_MAX_SLOTS)
 		return 0;
 	now = bpf_ktime_get_ns();
