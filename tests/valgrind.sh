@@ -75,6 +75,11 @@ if [ "$(id -u)" -eq 0 ] && [ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limit
 	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" record --queued eth0 -d 1
 	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" latency eth0 -d 1 --hist
 	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" -j latency eth0 -d 1.2 -i 0.5
+	# the observer beside top, check -i, export and record
+	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" -j top -b -c 2 -d 0.3 eth0
+	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" check -i 0.5 eth0
+	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" export --textfile "$tmp" --latency 0.5 eth0
+	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" record --latency eth0 -d 1 -o "$tmp/l.bqt"
 fi
 vg "$bin" latency --from "$here/data/traces/ringtime.bqlt" --hist
 vg "$bin" -j latency --from "$here/../examples/completion-only.bqlt"
