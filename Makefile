@@ -6,9 +6,11 @@
 #   make check SANITIZE=1 / make sanitize   the same under ASan+UBSan (build-san/)
 #   make bench           speed and memory figures (never asserted by tests)
 #   make deps            install the Debian packages the build and tests need
-#   make install / uninstall  PREFIX=/usr/local DESTDIR= (DOCDIR: README, examples/)
+#   make install / uninstall  PREFIX=/usr/local DESTDIR= (DOCDIR: README, examples/;
+#                        PKGDATADIR: Prometheus rules, Grafana dashboard)
 #   make deb             the Debian package (debian/, dpkg-buildpackage), then lintian
 #   make fuzz            the libFuzzer harnesses (FUZZ_SECONDS each)
+#   make vmlinux-h       regenerate the carried kernel types of the BPF objects
 #   make help            this list
 
 VERSION := 0.1.0
@@ -23,6 +25,8 @@ FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 UDEVDIR ?= $(PREFIX)/lib/udev/rules.d
 DOCDIR ?= $(DATADIR)/doc/bqltool
+# the fleet view: contrib/prometheus/ and contrib/grafana/ (bqltool-export(8))
+PKGDATADIR ?= $(DATADIR)/bqltool
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
@@ -83,7 +87,7 @@ BIN := $(BUILD)/bqltool
 MANPAGES := $(sort $(wildcard man/*.[58]))
 
 .PHONY: all check check-unit check-cli check-integration check-man check-deps check-valgrind \
-	sanitize bench deps deps-list help install uninstall clean tools deb
+	sanitize bench deps deps-list help install uninstall clean tools deb vmlinux-h
 
 all: $(BIN) bqltool
 
@@ -145,15 +149,21 @@ pkgs-present:
 
 # ---------------------------------------------------------------- BPF
 # The BPF objects, one per lib/kernel/bpf/NAME.bpf.c (record's recorder,
-# latency's observer), are built from source: vmlinux.h from the running
-# kernel's BTF, clang -target bpf, a bpftool skeleton (NAME.skel.h, struct
-# NAME_bpf) included by its loader in lib/kernel/ (BPF_LOADER_NAME). Without
-# clang, bpftool, libbpf or kernel BTF the rest builds and `record` and
-# `latency` say they have no BPF support. NO_BPF=1 forces that.
+# latency's observer), are built from source: vmlinux.h, clang -target bpf,
+# a bpftool skeleton (NAME.skel.h, struct NAME_bpf) included by its loader in
+# lib/kernel/ (BPF_LOADER_NAME).
+# vmlinux.h, the one header of kernel types every BPF object includes
+# ($(BPF_DIR)/vmlinux.h), is the tree's VMLINUX_H_TREE for this architecture
+# (as libbpf-tools carries it: a package built where /sys/kernel/btf/vmlinux
+# is missing still records), else dumped from the build host's BTF.
+# `make vmlinux-h` regenerates the tree's copy from the running kernel.
+# Without clang, bpftool, libbpf or kernel types the rest builds and
+# `record` and `latency` say they have no BPF support. NO_BPF=1 forces that.
 BPF_CLANG ?= clang
 BPFTOOL ?= $(or $(shell command -v bpftool 2>/dev/null),$(wildcard /usr/sbin/bpftool /sbin/bpftool))
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 BPF_ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
+VMLINUX_H_TREE := $(wildcard lib/kernel/bpf/vmlinux/$(BPF_ARCH)/vmlinux.h)
 BPF_OBJS := record latency
 BPF_LOADER_record := recbpf
 BPF_LOADER_latency := latbpf
@@ -161,16 +171,18 @@ BPF_LOADER_latency := latbpf
 BPF_CFLAGS_latency := -mcpu=v3
 ifneq ($(NO_BPF),1)
 HAVE_BPF := $(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && [ -n "$(BPFTOOL)" ] && \
-	[ -r $(VMLINUX_BTF) ] && $(PKG_CONFIG) --exists libbpf && echo 1)
+	{ [ -n "$(VMLINUX_H_TREE)" ] || [ -r $(VMLINUX_BTF) ]; } && \
+	$(PKG_CONFIG) --exists libbpf && echo 1)
 endif
 ifeq ($(HAVE_BPF),1)
 BPF_DIR := $(BUILD)/bpf
 LDLIBS += $(shell $(PKG_CONFIG) --libs libbpf)
 
-$(BPF_DIR)/vmlinux.h:
+$(BPF_DIR)/vmlinux.h: $(VMLINUX_H_TREE)
 	$(call quiet,BTF,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+	$(Q)$(if $(VMLINUX_H_TREE),cp $(VMLINUX_H_TREE) $@.tmp,$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp) && \
+		mv $@.tmp $@
 
 $(BPF_DIR)/%.bpf.o: lib/kernel/bpf/%.bpf.c lib/kernel/bpf/%.h dql/lat.h $(BPF_DIR)/vmlinux.h
 	$(call quiet,BPF,$<)
@@ -346,17 +358,22 @@ install: all
 	[ ! -f completions/bqltool.bash ] || install -m 0644 completions/bqltool.bash $(DESTDIR)$(BASHCOMPDIR)/bqltool
 	[ ! -f completions/_bqltool ] || install -m 0644 completions/_bqltool $(DESTDIR)$(ZSHCOMPDIR)/_bqltool
 	[ ! -f completions/bqltool.fish ] || install -m 0644 completions/bqltool.fish $(DESTDIR)$(FISHCOMPDIR)/bqltool.fish
-	[ ! -f contrib/bqltool-apply.service ] || { install -d $(DESTDIR)$(SYSTEMDDIR) && \
-		install -m 0644 contrib/bqltool-apply.service $(DESTDIR)$(SYSTEMDDIR)/; }
-	[ ! -f contrib/bqltool-apply@.service ] || install -m 0644 contrib/bqltool-apply@.service $(DESTDIR)$(SYSTEMDDIR)/
-	for u in bqltool-export.service bqltool-export.timer bqltool-export@.service bqltool-export@.timer; do \
-		[ ! -f contrib/$$u ] || install -D -m 0644 contrib/$$u $(DESTDIR)$(SYSTEMDDIR)/$$u; done
+	# the units run bqltool by the path it is installed at, not by a bare name
+	install -d $(DESTDIR)$(SYSTEMDDIR)
+	for u in bqltool-apply.service bqltool-apply@.service bqltool-export.service \
+		bqltool-export.timer bqltool-export@.service bqltool-export@.timer; do \
+		[ ! -f contrib/$$u ] || { sed 's|^\(Exec[A-Za-z]*=\)bqltool |\1$(BINDIR)/bqltool |' \
+			contrib/$$u >$(DESTDIR)$(SYSTEMDDIR)/$$u && chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/$$u; }; done
 	install -d $(DESTDIR)$(DOCDIR)/examples
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
 	install -m 0644 contrib/README.md $(DESTDIR)$(DOCDIR)/README.contrib.md
 	for e in examples/*; do install -m 0644 $$e $(DESTDIR)$(DOCDIR)/examples/; done
 	[ ! -f contrib/90-bqltool.rules ] || { install -d $(DESTDIR)$(UDEVDIR) && \
 		install -m 0644 contrib/90-bqltool.rules $(DESTDIR)$(UDEVDIR)/; }
+	install -D -m 0644 contrib/prometheus/bqltool.rules.yml \
+		$(DESTDIR)$(PKGDATADIR)/prometheus/bqltool.rules.yml
+	install -D -m 0644 contrib/grafana/bqltool-dashboard.json \
+		$(DESTDIR)$(PKGDATADIR)/grafana/bqltool-dashboard.json
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/bqltool $(DESTDIR)$(BASHCOMPDIR)/bqltool \
@@ -366,6 +383,9 @@ uninstall:
 		$(DESTDIR)$(SYSTEMDDIR)/bqltool-export.service $(DESTDIR)$(SYSTEMDDIR)/bqltool-export.timer \
 		$(DESTDIR)$(SYSTEMDDIR)/bqltool-export@.service $(DESTDIR)$(SYSTEMDDIR)/bqltool-export@.timer
 	rm -rf $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(PKGDATADIR)/prometheus/bqltool.rules.yml \
+		$(DESTDIR)$(PKGDATADIR)/grafana/bqltool-dashboard.json
+	rmdir $(DESTDIR)$(PKGDATADIR)/prometheus $(DESTDIR)$(PKGDATADIR)/grafana $(DESTDIR)$(PKGDATADIR) 2>/dev/null || true
 	for m in $(notdir $(filter %.8,$(MANPAGES))); do rm -f $(DESTDIR)$(MANDIR)/man8/$$m; done
 	for m in $(notdir $(filter %.5,$(MANPAGES))); do rm -f $(DESTDIR)$(MANDIR)/man5/$$m; done
 
@@ -383,6 +403,14 @@ deb:
 	lintian --fail-on error --display-info \
 		$(DEB_DIR)/bqltool_$(VERSION)_$(DEB_ARCH).changes
 	@echo "  DEB     $(DEB_DIR)/bqltool_$(VERSION)_$(DEB_ARCH).deb"
+
+# the tree's vmlinux.h for this architecture, from the running kernel's BTF
+vmlinux-h:
+	mkdir -p lib/kernel/bpf/vmlinux/$(BPF_ARCH)
+	{ printf '/* SPDX-License-Identifier: GPL-2.0-only */\n/*\n * The kernel types of every BPF object (lib/kernel/bpf/NAME.bpf.c), %s:\n * dumped from the BTF of Linux %s by bpftool, as libbpf-tools carries\n * its vmlinux.h, so that a build host without /sys/kernel/btf/vmlinux\n * (a package builder) builds a record that records. CO-RE relocates\n * every field access to the running kernel. Regenerate: make vmlinux-h.\n */\n' \
+		"$$(uname -m)" "$$(uname -r)"; $(BPFTOOL) btf dump file $(VMLINUX_BTF) format c; } \
+		> lib/kernel/bpf/vmlinux/$(BPF_ARCH)/vmlinux.h.tmp && \
+		mv lib/kernel/bpf/vmlinux/$(BPF_ARCH)/vmlinux.h.tmp lib/kernel/bpf/vmlinux/$(BPF_ARCH)/vmlinux.h
 
 clean:
 	rm -rf build build-san bqltool

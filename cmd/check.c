@@ -84,7 +84,7 @@ static void add_reason(struct reason *r, int *n, enum level lv, const char *code
 	r[*n].level = lv;
 	r[*n].code = code;
 	va_start(ap, fmt);
-	vsnprintf(r[*n].msg, sizeof(r[*n].msg), fmt, ap);
+	bql_vfmt_fit(r[*n].msg, sizeof(r[*n].msg), fmt, ap);
 	va_end(ap);
 	(*n)++;
 }

@@ -99,6 +99,15 @@ void cmd_error(const struct bql_ctx *c, const struct bql_err *e)
 	put_msg(c && c->cmd ? c->cmd : NULL, e->msg);
 }
 
+void cmd_info(const struct bql_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(c, NULL, fmt, ap);
+	va_end(ap);
+}
+
 void cmd_note(const struct bql_ctx *c, const char *fmt, ...)
 {
 	va_list ap;

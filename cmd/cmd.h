@@ -37,6 +37,12 @@ int cmd_fail(const struct bql_ctx *c, const char *fmt, ...)
 /* "bqltool: warning: ..." on stderr; never changes the exit code. */
 void cmd_warn(const struct bql_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * "bqltool: CMD: ..." on stderr, escaped as every message is: a line of a
+ * report that is not an error (record -v, apply --check); no exit code.
+ */
+void cmd_info(const struct bql_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* "bqltool: note: ..." on stderr (callers decide when: -v, dry runs). */
 void cmd_note(const struct bql_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

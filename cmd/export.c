@@ -6,7 +6,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,24 +26,39 @@
 /*
  * The file name: bqltool.prom for the host, bqltool-netns-NS.prom under
  * -n NS, so exports of several namespaces share one directory; the series
- * carry a netns label too (cmd/prom.c).
+ * carry a netns label too (cmd/prom.c). One file per namespace name: a
+ * byte other than a letter, digit, '-', '_' or '.' is %HH ("rt3 a" and
+ * "rt3_a" are two files); a name whose file name would pass 255 bytes
+ * keeps its first 200 and gets the FNV-1a hash of the whole name.
  */
 static const char *export_name(const struct bql_ctx *c)
 {
-	static char name[96];
-	size_t len;
+	static char name[256];
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t len, k, base;
 
 	if (!c->netns)
 		return "bqltool.prom";
-	len = (size_t)snprintf(name, sizeof(name), "bqltool-netns-");
-	for (const char *p = c->netns; *p && len + 6 < sizeof(name); p++) {
-		char ch = *p;
+	len = k = base = (size_t)snprintf(name, sizeof(name), "bqltool-netns-");
+	for (const unsigned char *p = (const unsigned char *)c->netns; *p; p++) {
+		unsigned char ch = *p;
 		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
 			  (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.';
 
-		name[len++] = ok ? ch : '_';
+		h = (h ^ ch) * 0x100000001b3ull;
+		if (len + 3 + 5 < sizeof(name)) {
+			len += (size_t)snprintf(name + len, sizeof(name) - len,
+						ok ? "%c" : "%%%02X", ch);
+			if (len <= base + 200)
+				k = len;	/* whole escapes within the first 200 */
+		} else {
+			len = sizeof(name);	/* too long */
+		}
 	}
-	snprintf(name + len, sizeof(name) - len, ".prom");
+	if (len + 5 >= sizeof(name))
+		snprintf(name + k, sizeof(name) - k, "-%016" PRIx64 ".prom", h);
+	else
+		snprintf(name + len, sizeof(name) - len, ".prom");
 	return name;
 }
 #define EXPORT_FILE export_name(c)

@@ -25,6 +25,7 @@
 #include "lib/model/plan.h"
 #include "lib/model/profile.h"
 #include "lib/io/stops.h"
+#include "lib/io/esc.h"
 #include "lib/kernel/sysfs.h"
 
 /* ------------------------------------------------------------ save */
@@ -38,6 +39,17 @@ static int save_dev(struct bql_ctx *c, struct profile *p,
 
 	if (!qs)
 		return cmd_fail(c, "out of memory");
+	/*
+	 * A JSON profile cannot hold a name that is not UTF-8: one that no
+	 * selector names (every device, a glob) is left out with a warning,
+	 * the rest of the namespace saved; a named one is an error (below)
+	 */
+	if (!t->named && esc_utf8_valid(t->ifname, strlen(t->ifname)) != strlen(t->ifname)) {
+		free(qs);
+		cmd_warn(c, "%s: the device name is not valid UTF-8, which a JSON profile cannot hold: left out",
+			 t->ifname);
+		return BQL_EXIT_OK;
+	}
 	for (unsigned int k = 0; k < t->nqueues && !ret; k++)
 		ret = bql_queue_read(c, t->ifname, t->queues[k], &qs[k], &e);
 	if (ret && sel_target_vanished(c, t, ret)) {
@@ -406,9 +418,9 @@ static int check_print(struct apply *ap)
 			nq += newq;
 			nd += newd;
 		}
-		fprintf(stderr, "bqltool: apply: the live state matches %s: every value in place "
-			"(%zu queue%s of %zu device%s)\n", ap->o->file, nq, nq == 1 ? "" : "s", nd,
-			nd == 1 ? "" : "s");
+		cmd_info(c, "the live state matches %s: every value in place "
+			 "(%zu queue%s of %zu device%s)", ap->o->file, nq, nq == 1 ? "" : "s", nd,
+			 nd == 1 ? "" : "s");
 	}
 	return ndiff ? BQL_EXIT_FAIL : BQL_EXIT_OK;
 }

@@ -20,6 +20,7 @@
 #include "dql/lathist.h"
 #include "lib/io/esc.h"
 #include "lib/kernel/hz.h"
+#include "lib/kernel/sysfs.h"
 
 #define POLL_MS		100
 #define FLUSH_NS	(1000ull * 1000 * 1000)
@@ -256,9 +257,9 @@ static void report(struct rec_run *r, const uint64_t *st)
 	fprintf(stderr, "bqltool: record: backend %s%s\n", recbpf_backend_name(r->backend),
 		r->forced ? " (BQLTOOL_RECORD_BACKEND)" : "");
 	for (int b = 0; b < RECBPF_NR; b++)
-		if (b != (int)r->backend && r->why_not[b][0])
-			fprintf(stderr, "bqltool: record: backend %s not used: %s\n",
-				recbpf_backend_name((enum recbpf_backend)b), r->why_not[b]);
+		if (b != (int)r->backend && r->why_not[b][0])	/* may quote a name */
+			cmd_info(r->c, "backend %s not used: %s",
+				 recbpf_backend_name((enum recbpf_backend)b), r->why_not[b]);
 	for (unsigned int i = 0; i < r->n; i++) {
 		const struct recw_queue *q = &r->q[i];
 
@@ -308,6 +309,33 @@ static void report(struct rec_run *r, const uint64_t *st)
 }
 
 /* a queue without a completion has nothing to replay: say so */
+/*
+ * A device deleted (or deleted and made again: another ifindex) during
+ * the capture: its queues' records end where it went, and the trace says
+ * nothing of why; name it. Each device once.
+ */
+static void vanished(struct rec_run *r)
+{
+	for (unsigned int i = 0; i < r->n; i++) {
+		const struct recbpf_target *t = &r->t[i];
+		char path[4096];
+		uint64_t idx = 0;
+		bool seen = false;
+
+		for (unsigned int k = 0; k < i && !seen; k++)
+			seen = !strcmp(r->t[k].ifname, t->ifname);
+		if (seen)
+			continue;
+		if (!sysfs_dev_exists(r->c, t->ifname))
+			cmd_warn(r->c, "%s: the device was deleted during the capture: its queues' records end when it went",
+				 t->ifname);
+		else if (t->ifindex > 0 && !sysfs_dev_path(r->c, path, sizeof(path), t->ifname, "ifindex") &&
+			 !sysfs_read_u64(r->c, path, &idx, t->ifname, NULL) && idx != (uint64_t)t->ifindex)
+			cmd_warn(r->c, "%s: the device was deleted and another made under its name during the capture (ifindex %d, now %" PRIu64 "): its queues' records end when it went",
+				 t->ifname, t->ifindex, idx);
+	}
+}
+
 static void unseeded(struct rec_run *r)
 {
 	unsigned int n = 0, first = 0;
@@ -486,6 +514,7 @@ int record_capture(struct rec_run *r)
 	r->of = NULL;
 	if (r->c->verbose)
 		report(r, st);
+	vanished(r);
 	unseeded(r);
 	return BQL_EXIT_OK;
 fail:

@@ -351,9 +351,14 @@ static int parse_set(struct rx *x, const char *arg)
 		ret = replay_opts_set(&x->opts, key, v, &e);
 	if (ret)
 		return cmd_usage(x->c, "%s", e.msg);
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(key, set_keys[i]))
-			x->set_arg[i] = arg;	/* the last one wins, as in opts */
+	for (int i = 0; i < 4; i++) {
+		if (strcmp(key, set_keys[i]))
+			continue;
+		if (x->set_arg[i])	/* as set refuses a key given twice */
+			return cmd_usage(x->c, "--set %s: given twice ('%s', then '%s')", key,
+					 x->set_arg[i], arg);
+		x->set_arg[i] = arg;
+	}
 	return 0;
 }
 
@@ -417,10 +422,11 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 			if (ret)
 				return ret;
 			break;
-		case OPT_HZ:
-			if (units_parse_arg_u64(optarg, &v) || !v || v > UINT32_MAX)
-				return cmd_usage(x->c, "--hz: expected a positive integer, got '%s'",
-						 optarg);
+		case OPT_HZ:	/* the range sim and BQLTOOL_HZ take: a kernel's */
+			if (units_parse_arg_u64(optarg, &v) || v > DQL_HZ_MAX ||
+			    !dql_hz_valid((unsigned int)v))
+				return cmd_usage(x->c, "--hz: '%s': expected %u..%u (100, 250, 300, 1000)",
+						 optarg, DQL_HZ_MIN, DQL_HZ_MAX);
 			x->hz = (unsigned int)v;
 			break;
 		case OPT_KERNEL:
@@ -441,6 +447,9 @@ static int parse_opts(struct rx *x, int argc, char **argv)
 			return cmd_bad_option(x->c, opt, argv);
 		}
 	}
+	if (x->set_arg[3] && !(x->opts.kflags & DQL_K_STALL))
+		return cmd_usage(x->c, "--set %s: the kernel of --kernel %s has no stall detector (Linux 6.9 and later)",
+				 x->set_arg[3], x->kernel ? x->kernel : "?");
 	if (optind >= argc)
 		return cmd_usage(x->c, "no trace given (- reads standard input)");
 	if (x->all_events && !x->timeline)
@@ -553,10 +562,12 @@ const struct cmd_entry cmd_replay_entry = {
 		"                       inflight,limit), or JSON lines if FILE ends in .jsonl/.ndjson\n"
 		"  --all-events         with --timeline: one row per record (Q, C, P, S, R)\n"
 		"  --plot FILE.svg      an SVG chart of each queue's limit (after each C record)\n"
-		"                       and inflight (after every record) over time in seconds\n"
-		"                       since the first record, y in KiB; one TRACE only; the\n"
-		"                       name must end in .svg (.svg.gz, .svg.zst: compressed;\n"
-		"                       or be /dev/stdout)\n"
+		"                       and inflight (a band: lowest to highest per pixel) over\n"
+		"                       time since the first record; a panel per queue when\n"
+		"                       they differ in scale; with --set, the recorded limit\n"
+		"                       beside the what-if one; one TRACE only; the name must\n"
+		"                       end in .svg (.svg.gz, .svg.zst: compressed; or be\n"
+		"                       /dev/stdout)\n"
 		"  --set KEY=VALUE      what-if: limit_min, limit_max (bytes: 64K, 1.5M, max),\n"
 		"                       hold_time, stall_thrs (250ms, 1s), for every queue, for\n"
 		"                       the whole trace (P records no longer change it); a\n"

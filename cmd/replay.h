@@ -47,23 +47,40 @@ struct mismatch {
 };
 
 /*
- * --plot: one chart, two series per queue. Memory and output are bounded:
+ * --plot: one chart, a group of series per queue (its limit, its inflight
+ * and, in a what-if, the recorded limit). Memory and output are bounded:
  * series exist for the first RPLOT_TRACK queues declared; at the end the
  * RPLOT_DRAW busiest of them (most records) are drawn, plus the total
  * inflight of every queue when there are more than RPLOT_DRAW.
  */
+/* a span of a --plot's time axis (sim's stalls and --at
+ * changes, a trace's P records), with its label */
+struct rx_mark {
+	uint64_t t_ns, len_ns;
+	char label[96];
+};
+
 #define RPLOT_TRACK	64
 #define RPLOT_DRAW	8
+#define RPLOT_NS	4	/* per queue: group, limit, inflight, recorded limit */
+#define RPLOT_MARKS	16	/* P records marked (at distinct times), at most */
 struct rplot {
 	struct svgplot *svg;
 	struct ofile *out;	/* lib/io/ofile.h */
-	int *series;		/* per queue index q: [2q] limit, [2q + 1] inflight */
+	int *series;		/* per queue q: [RPLOT_NS q + RPLOT_*], -1: none */
 	unsigned int nq;	/* queues in series[] */
 	uint64_t *count;	/* per queue: records seen */
 	uint64_t *inflight;	/* per queue: inflight after its last record */
 	unsigned int ncount;	/* entries in count[] and inflight[] */
 	uint64_t total;		/* sum of inflight[] */
-	int agg;		/* the series of the total, -1 before it exists */
+	int agg, agg_group;	/* the series and group of the total */
+	bool whatif;		/* the limits are a what-if's (rx_whatif()) */
+	bool observed;		/* a C record carried the recorded limit= */
+	unsigned int nseen, drawn;	/* queues with records, and drawn */
+	struct rx_mark pmark[RPLOT_MARKS];	/* the trace's settings changes */
+	unsigned int npmarks;
+	uint64_t nptimes;	/* distinct times of P records */
+	uint64_t plast;		/* the time of the last P record */
 	uint64_t t0;		/* t_ns of the first record: x = 0 */
 	bool started;
 	int err;		/* out of memory while plotting */
@@ -74,6 +91,8 @@ struct rx {
 	/* options */
 	const char *timeline, *plot_path;
 	const char *plot_title;	/* NULL: "bqltool replay: TRACE" */
+	const struct rx_mark *marks;	/* spans of time marked (NULL: P records) */
+	unsigned int nmarks;
 	/* another command's callbacks for the replay (NULL: replay's own) */
 	const struct replay_ops *ops;
 	void *ops_arg;
@@ -159,6 +178,8 @@ int rx_replay_par(struct rx *x, struct rfile *f, struct tinput *in, unsigned int
  * the recorded ones instead of a verdict, unless --verify asks for one.
  */
 bool rx_whatif(const struct rx *x, const struct rfile *f);
+/* "--kernel 3.5, --set hold_time=100ms": the options of a what-if for @f */
+void rx_whatif_text(char *buf, size_t n, const struct rx *x, const struct rfile *f);
 int rx_summary(struct rx *x);
 int rx_verify_report(struct rx *x);
 
@@ -169,5 +190,20 @@ int rx_outputs_open(struct rx *x);
 /* @ok: keep the files (the replay succeeded) or remove them */
 int rx_outputs_close(struct rx *x, bool ok);
 void rx_on_event(void *arg, const struct replay_event *ev);
+/*
+ * replay_series.c: an output file through lib/io/ofile.c; errors are
+ * reported (cmd_fail) and returned. rx_out_end() puts a finished file in
+ * place (@keep) or drops it, the target untouched.
+ */
+int rx_out_open(struct rx *x, struct ofile **o, const char *path, unsigned int flags);
+int rx_out_finish(struct rx *x, struct ofile *o);
+int rx_out_end(struct rx *x, struct ofile **o, bool keep);
+
+/* replay_plot.c: --plot's chart (x->plot), drawn as the events come */
+int rx_plot_open(struct rx *x);
+void rx_plot_event(struct rx *x, const struct replay_event *ev);
+/* the chart written to its file, not yet put in place (rx_out_end) */
+int rx_plot_finish(struct rx *x);
+void rx_plot_free(struct rx *x);
 
 #endif

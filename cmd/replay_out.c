@@ -77,7 +77,7 @@ bool rx_whatif(const struct rx *x, const struct rfile *f)
 }
 
 /* "--kernel 3.5, --set hold_time=100ms": the options of a what-if for @f */
-static void whatif_text(char *buf, size_t n, const struct rx *x, const struct rfile *f)
+void rx_whatif_text(char *buf, size_t n, const struct rx *x, const struct rfile *f)
 {
 	unsigned int newest;
 	size_t len = 0;
@@ -312,7 +312,7 @@ static int text_file(struct rx *x, const struct rfile *f)
 	table_free(&t);
 	if (!diff)
 		return 0;
-	whatif_text(opts, sizeof(opts), x, f);
+	rx_whatif_text(opts, sizeof(opts), x, f);
 	if (!checked)
 		out_text(x->c, "what-if (%s): the trace records no limit= to compare with\n", opts);
 	else if (nq == 1)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/utsname.h>
 
 #include "cmd/cmd.h"
@@ -316,9 +317,9 @@ static int plan_rules(struct bql_ctx *c, const struct plan *p, bool force)
 			snprintf(others, sizeof(others), " (and %zu other queue%s)", seen[k].n - 1,
 				 seen[k].n > 2 ? "s" : "");
 		if (seen[k].hit.level == RULE_FAIL && !force) {
-			fprintf(stderr, "bqltool: %s: %s%s: %s; 'bqltool check' fails this, so it "
-				"is refused (--force writes it anyway)\n", c->cmd, seen[k].where,
-				others, seen[k].hit.msg);
+			cmd_info(c, "%s%s: %s; 'bqltool check' fails this, so it "
+				 "is refused (--force writes it anyway)", seen[k].where,
+				 others, seen[k].hit.msg);
 			nfail++;
 		} else {
 			cmd_warn(c, "%s%s: %s%s", seen[k].where, others, seen[k].hit.msg,
@@ -461,9 +462,19 @@ static int plan_lock(struct bql_ctx *c, struct plan *p, const struct plan_opts *
 			cmd_error(c, &e);
 			return BQL_EXIT_FAIL;
 		}
-		/* no lock can be made here (no /run): as before there was one */
-		if (c->verbose)
-			cmd_note(c, "%s: writing without the lock", e.msg);
+		/*
+		 * no lock can be made here (no /run, a symlink or a file in
+		 * its way): write as before there was one, but say so, -v or
+		 * not; a user without the right to make it (writing a
+		 * --sysfs-root tree of their own) hears it with -v only
+		 */
+		if ((e.code == EACCES || e.code == EPERM) && geteuid()) {
+			if (c->verbose)
+				cmd_note(c, "%s: writing without the lock", e.msg);
+		} else {
+			cmd_warn(c, "%s: writing without the lock (another bqltool writing now could leave a mix)",
+				 e.msg);
+		}
 	}
 	if (plan_read(c, p, &e)) {
 		cmd_error(c, &e);

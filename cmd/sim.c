@@ -83,6 +83,49 @@ static void on_progress(void *arg, uint64_t t_ns)
 	x->drawn = true;
 }
 
+/*
+ * The plot's title: the model, and every setting that is not the
+ * default: --set, --at and --stall, which are also marked on the time axis.
+ */
+static void plot_title(struct sx *x)
+{
+	const struct sim_config *cfg = &x->o.cfg;
+	char traffic[1024], rate[32], a[32], b[32];
+	size_t n, max = sizeof(x->plot_title);
+	char *t = x->plot_title;
+
+	n = (size_t)snprintf(t, max, "bqltool sim: %s link, %u queue%s, seed %" PRIu64 ", traffic %s",
+			     sim_fmt_rate(rate, sizeof(rate), (double)cfg->link_bps), cfg->nqueues,
+			     cfg->nqueues == 1 ? "" : "s", cfg->seed,
+			     sim_fmt_traffic(traffic, sizeof(traffic), cfg));
+	for (unsigned int k = 0; k < cfg->nset && n < max; k++)
+		n += (size_t)snprintf(t + n, max - n, "%s%s=%" PRIu64, k ? " " : ", --set ",
+				      bqlt_key_name(cfg->set[k].key), cfg->set[k].val);
+	for (unsigned int k = 0; k < cfg->nat; k++) {
+		struct rx_mark *m = &x->marks[x->x.nmarks++];
+
+		m->t_ns = cfg->at[k].t_ns;
+		m->len_ns = 0;
+		snprintf(m->label, sizeof(m->label), "%s=%" PRIu64, bqlt_key_name(cfg->at[k].kv.key),
+			 cfg->at[k].kv.val);
+		if (n < max)
+			n += (size_t)snprintf(t + n, max - n, ", at %s: %s",
+					      sim_fmt_ns(a, sizeof(a), m->t_ns), m->label);
+	}
+	for (unsigned int k = 0; k < cfg->nstalls; k++) {
+		struct rx_mark *m = &x->marks[x->x.nmarks++];
+
+		m->t_ns = cfg->stalls[k].t_ns;
+		m->len_ns = cfg->stalls[k].len_ns;
+		snprintf(m->label, sizeof(m->label), "stall: NAPI polls held %s",
+			 sim_fmt_ns(b, sizeof(b), m->len_ns));
+		if (n < max)
+			n += (size_t)snprintf(t + n, max - n, ", stall at %s for %s",
+					      sim_fmt_ns(a, sizeof(a), m->t_ns), b);
+	}
+	x->x.marks = x->marks;
+}
+
 /* the header, and the queue declarations that go with it */
 static int outputs_open(struct sx *x)
 {
@@ -111,11 +154,7 @@ static int outputs_open(struct sx *x)
 		x->x.plot_path = x->plot;
 		x->x.jsonl = x->jsonl;
 		x->x.all_events = x->all_events;
-		snprintf(x->plot_title, sizeof(x->plot_title),
-			 "bqltool sim: %s link, %u queue%s, seed %" PRIu64 ", traffic %s",
-			 sim_fmt_rate(rate, sizeof(rate), (double)cfg->link_bps), cfg->nqueues,
-			 cfg->nqueues == 1 ? "" : "s", cfg->seed,
-			 sim_fmt_traffic(traffic, sizeof(traffic), cfg));
+		plot_title(x);
 		x->x.plot_title = x->plot_title;
 		x->rf.path = x->trace ? x->trace : "sim";
 		x->x.files = &x->rf;

@@ -27,7 +27,8 @@ struct sx {
 	/* --timeline, --plot: replay's writers, fed through a replay */
 	struct rx x;
 	struct rfile rf;
-	char plot_title[512];	/* the model: link, queues, traffic, seed */
+	char plot_title[2048];	/* the model: link, queues, traffic, seed, settings */
+	struct rx_mark marks[SIM_MAX_STALLS + SIM_MAX_AT];	/* --stall, --at */
 	struct sim_warning warn[SIM_MAX_WARN];
 	unsigned int nwarn;
 	bool rx_on;

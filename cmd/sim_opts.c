@@ -62,13 +62,20 @@ int sim_parse_rate(const char *what, const char *s, uint64_t *bps, struct bql_er
 			fscale *= 10;
 		}
 	}
-	/* the unit: K/M/G/T, then an optional "bit", "bit/s" or "bps" */
+	/* the unit: K/M/G/T, then an optional "bit" or "bit/s" */
 	n = strcspn(p, "bB");
 	if (n >= sizeof(sfx))
 		goto bad;
 	memcpy(sfx, p, n);
 	sfx[n] = '\0';
-	if (p[n] && strcmp(p + n, "bit") && strcmp(p + n, "bit/s") && strcmp(p + n, "bps"))
+	/*
+	 * as tc(8): any case (10GBIT); but its "bps" is bytes per second,
+	 * where "100Mbps" usually means bits: refused rather than guessed
+	 */
+	if (p[n] && !strcasecmp(p + n, "bps"))
+		return bql_err_set(e, EINVAL, "%s: '%s': tc(8) reads bps as bytes per second, many people as bits: write %.*sbit (bit/s), or 8 times that for bytes",
+				   what, s, (int)(p + n - s), s);
+	if (p[n] && strcasecmp(p + n, "bit") && strcasecmp(p + n, "bit/s"))
 		goto bad;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		unsigned __int128 v;
@@ -338,6 +345,10 @@ static int parse_at(struct sim_opts *o, const char *arg, struct bql_err *e)
 	a = &o->cfg.at[o->cfg.nat];
 	if (parse_time("--at", t, true, 0, NULL, &a->t_ns, e) || parse_kv("--at", colon + 1, &a->kv, e))
 		return -EINVAL;
+	for (unsigned int k = 0; k < o->cfg.nat; k++)	/* two writes of one key at one time */
+		if (o->cfg.at[k].t_ns == a->t_ns && o->cfg.at[k].kv.key == a->kv.key)
+			return bql_err_set(e, EINVAL, "--at %s: %s written twice at that time",
+					   arg, bqlt_key_name(a->kv.key));
 	o->cfg.nat++;
 	return 0;
 }
@@ -451,8 +462,13 @@ int sim_opts_parse(struct bql_ctx *c, struct sim_opts *o, int opt, const char *a
 	case SO_SET:
 		if (cfg->nset >= SIM_MAX_SET)
 			ret = bql_err_set(&e, EINVAL, "--set: at most %u", SIM_MAX_SET);
-		else if (!(ret = parse_kv("--set", arg, &cfg->set[cfg->nset], &e)))
-			cfg->nset++;
+		else if (!(ret = parse_kv("--set", arg, &cfg->set[cfg->nset], &e))) {
+			for (unsigned int k = 0; k < cfg->nset && !ret; k++)
+				if (cfg->set[k].key == cfg->set[cfg->nset].key)	/* as set */
+					ret = bql_err_set(&e, EINVAL, "--set %s: given twice",
+							  bqlt_key_name(cfg->set[k].key));
+			cfg->nset += !ret;
+		}
 		break;
 	case SO_AT:
 		ret = parse_at(o, arg, &e);
@@ -490,6 +506,16 @@ int sim_opts_finish(struct bql_ctx *c, struct sim_opts *o)
 	for (unsigned int i = 0; i < o->cfg.nflows; i++)
 		if (!o->flow_sized[i])
 			o->cfg.flows[i].size = o->size;
+	if (!(o->cfg.kflags & DQL_K_STALL)) {	/* 3.3 .. 6.8: no such file, no such code */
+		bool stall = false;
+
+		for (unsigned int i = 0; i < o->cfg.nset; i++)
+			stall |= o->cfg.set[i].key == BQLT_K_STALL_THRS;
+		for (unsigned int i = 0; i < o->cfg.nat; i++)
+			stall |= o->cfg.at[i].kv.key == BQLT_K_STALL_THRS;
+		if (stall)
+			return cmd_usage(c, "stall_thrs: the kernel of --kernel has no stall detector (Linux 6.9 and later)");
+	}
 	if (sim_config_check(&o->cfg, &e))
 		return cmd_usage(c, "%s", e.msg);
 	return 0;

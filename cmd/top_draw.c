@@ -86,9 +86,12 @@ static const struct {
 	[V_FLAGS]    = { "FLAGS",		14, 95, TM_COL_NR, true },
 };
 
-/* @nhidden: columns with data that the width left out */
+/*
+ * @avail: the column has data here (stop/wake need netdev qstats, ...)
+ * @nhidden: columns with data that the width left out
+ */
 struct layout {
-	bool on[V_NR];
+	bool on[V_NR], avail[V_NR];
 	int x[V_NR], w[V_NR];
 	int nhidden;
 };
@@ -105,8 +108,14 @@ static int widen(struct layout *l, int v, int to, int extra)
 	return add;
 }
 
+/*
+ * Columns for @cols terminal columns, the least important going first; the
+ * name and the sort column @sort_v (-1: none) stay, so the sort and its
+ * marker are always in sight (htop keeps its sort column too). @lat: the
+ * latency observer runs (its measured columns).
+ */
 static void make_layout(struct layout *l, int cols, bool qstats, bool qdiscs, bool ethtool,
-			bool lat)
+			bool lat, int sort_v)
 {
 	int total = 0, extra;
 
@@ -119,6 +128,7 @@ static void make_layout(struct layout *l, int cols, bool qstats, bool qdiscs, bo
 			   !(!qdiscs && (v == V_QBACKLOG || v == V_QDROPS)) &&
 			   !(!ethtool && (v == V_RING || v == V_COAL)) &&
 			   !(!lat && v >= V_RINGP99 && v <= V_RINGSTOP);
+		l->avail[v] = l->on[v];
 	}
 	for (;;) {
 		int lowest = -1;
@@ -130,8 +140,12 @@ static void make_layout(struct layout *l, int cols, bool qstats, bool qdiscs, bo
 		if (total <= cols)
 			break;
 		for (int v = 0; v < V_NR; v++)
-			if (l->on[v] && v != V_NAME && (lowest < 0 || vcols[v].prio < vcols[lowest].prio))
+			if (l->on[v] && v != V_NAME && v != sort_v &&
+			    (lowest < 0 || vcols[v].prio < vcols[lowest].prio))
 				lowest = v;
+		/* too narrow even for the name and the sort column: the name stays */
+		if (lowest < 0 && sort_v > 0 && l->on[sort_v])
+			lowest = sort_v;
 		if (lowest < 0)
 			break;
 		l->on[lowest] = false;
@@ -159,12 +173,16 @@ static void put_cell(const struct layout *l, int y, int v, const char *raw)
 
 	if (!l->on[v])
 		return;
-	if (len > w)
-		len = w;
+	/* cut whole characters until the cell's columns hold it ("▾" is 3 bytes, 1 column) */
+	while (len > 0 && (int)esc_text_width(s) > w) {
+		while (len > 0 && ((unsigned char)s[len - 1] & 0xc0) == 0x80)
+			len--;
+		s[len > 0 ? --len : 0] = '\0';
+	}
 	if (vcols[v].left)
 		mvaddnstr(y, l->x[v], s, len);
 	else
-		mvaddnstr(y, l->x[v] + w - len, s, len);
+		mvaddnstr(y, l->x[v] + w - (int)esc_text_width(s), s, len);
 }
 
 static int level_pair(double fill)
@@ -297,7 +315,7 @@ static void flag_text(char *buf, size_t n, unsigned int f)
 static void draw_row(const struct layout *l, int y, const struct tm_row *r,
 		     unsigned int hz, bool cursor)
 {
-	char buf[64], name[40];
+	char buf[64], name[64];
 	const struct bql_queue *b = r->q ? &r->q->bql : NULL;
 	bool gone = r->flags & TM_F_GONE;
 	int pair = cursor ? PAIR_CURSOR : gone ? PAIR_GONE : (r->flags & TM_F_NEW) ? PAIR_NEW : 0;
@@ -309,6 +327,10 @@ static void draw_row(const struct layout *l, int y, const struct tm_row *r,
 	}
 	if (r->q)
 		snprintf(name, sizeof(name), "   tx-%u", r->q->index);
+	else if (r->nq < r->dev->ntx)	/* a selector or the filter shows some: the sum is theirs */
+		snprintf(name, sizeof(name), "%s %s (%u of %u)", r->expanded ?
+			 (tv_term.utf8 ? "▾" : "-") : (tv_term.utf8 ? "▸" : "+"), r->dev->ifname,
+			 r->nq, r->dev->ntx);
 	else
 		snprintf(name, sizeof(name), "%s %s", r->expanded ? (tv_term.utf8 ? "▾" : "-") :
 			 (tv_term.utf8 ? "▸" : "+"), r->dev->ifname);
@@ -384,14 +406,20 @@ static int vcol_of(enum tm_col c)
 
 /*
  * A header line is fields with priorities: when the line is wider than
- * the terminal, whole fields go, lowest priority first (never a field cut
- * mid-word); the rest keep their order, two spaces apart.
+ * the terminal, it gives way in steps, the lowest step first: a field with
+ * a short form (@sprio) takes it, a field that may go (@prio below
+ * HDR_KEEP) goes; never a field cut mid-word. The state the user chose
+ * (sort, filter) and the line's subject stay (HDR_KEEP and above) unless
+ * nothing else is left to give; the rest keep their order, two spaces apart.
  */
 #define HDR_MAX_FIELDS	8
+#define HDR_KEEP	85
 
 struct hdr_line {
 	char text[HDR_MAX_FIELDS][4 * 160 + 1];	/* escaped: lib/io/esc.h */
+	char shrt[HDR_MAX_FIELDS][4 * 160 + 1];	/* its short form, or "" */
 	int prio[HDR_MAX_FIELDS];
+	int sprio[HDR_MAX_FIELDS];	/* the step at which the short form is taken */
 	int n;
 };
 
@@ -407,38 +435,80 @@ hdr_add(struct hdr_line *h, int prio, const char *fmt, ...)
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
 	esc_text(h->text[h->n], sizeof(h->text[h->n]), raw);	/* names are anyone's */
+	h->shrt[h->n][0] = '\0';
 	h->prio[h->n++] = prio;
 }
 
-/* which fields of @h fit in @cols columns (@keep[i]); the width used */
-static int hdr_fit(const struct hdr_line *h, int cols, bool *keep)
+/* the short form of the field added last, taken at step @sprio */
+static void __attribute__((format(printf, 3, 4)))
+hdr_short(struct hdr_line *h, int sprio, const char *fmt, ...)
+{
+	char raw[160];
+	va_list ap;
+
+	if (!h->n)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	esc_text(h->shrt[h->n - 1], sizeof(h->shrt[h->n - 1]), raw);
+	h->sprio[h->n - 1] = sprio;
+}
+
+/* @keep[i]: 0 gone, 1 whole, 2 its short form */
+static const char *hdr_text(const struct hdr_line *h, int i, const int *keep)
+{
+	return keep[i] == 2 ? h->shrt[i] : h->text[i];
+}
+
+/* which fields of @h fit in @cols columns, and in which form; the width used */
+static int hdr_fit(const struct hdr_line *h, int cols, int *keep)
 {
 	int total;
 
 	for (int i = 0; i < h->n; i++)
-		keep[i] = true;
+		keep[i] = 1;
 	for (;;) {
-		int lowest = -1, k = 0;
+		int step = -1, lowest = -1, k = 0;
+		bool shorten = false;
 
 		total = 0;
 		for (int i = 0; i < h->n; i++)
 			if (keep[i])
-				total += (k++ ? 2 : 0) + (int)esc_text_width(h->text[i]);
+				total += (k++ ? 2 : 0) + (int)esc_text_width(hdr_text(h, i, keep));
 		if (total <= cols)
 			return total;
-		for (int i = 0; i < h->n; i++)
+		/* the next step: a short form, or a field below HDR_KEEP going */
+		for (int i = 0; i < h->n; i++) {
+			if (keep[i] == 1 && h->shrt[i][0] && (step < 0 || h->sprio[i] < step)) {
+				step = h->sprio[i];
+				lowest = i;
+				shorten = true;
+			}
+			if (keep[i] && i && h->prio[i] < HDR_KEEP && (step < 0 || h->prio[i] < step)) {
+				step = h->prio[i];
+				lowest = i;
+				shorten = false;
+			}
+		}
+		if (lowest >= 0) {
+			keep[lowest] = shorten ? 2 : 0;
+			continue;
+		}
+		/* nothing left to give: the lowest field goes, the subject never */
+		for (int i = 1; i < h->n; i++)
 			if (keep[i] && (lowest < 0 || h->prio[i] < h->prio[lowest]))
 				lowest = i;
-		if (lowest <= 0)	/* the first field is the line's subject: cut, never dropped */
+		if (lowest < 0)		/* the first field is the line's subject: cut, never dropped */
 			return total;
-		keep[lowest] = false;
+		keep[lowest] = 0;
 	}
 }
 
 /* draw @h at row @y from column 0; field 0 in @pair0/@mono0 */
 static void hdr_draw(const struct hdr_line *h, int y, int cols, int pair0, attr_t mono0)
 {
-	bool keep[HDR_MAX_FIELDS];
+	int keep[HDR_MAX_FIELDS];
 	int k = 0;
 
 	hdr_fit(h, cols, keep);
@@ -453,7 +523,7 @@ static void hdr_draw(const struct hdr_line *h, int y, int cols, int pair0, attr_
 		room = cols - getcurx(stdscr);
 		if (!i)
 			pen_on(pair0, mono0);
-		addnstr(h->text[i], room > 0 ? room : 0);
+		addnstr(hdr_text(h, i, keep), room > 0 ? room : 0);
 		if (!i)
 			pen_off(pair0, mono0);
 	}
@@ -501,29 +571,39 @@ static void draw_header(const struct tv_frame *f, const struct layout *l)
 		mvaddstr(0, COLS - 8 > 0 ? COLS - 8 : 0, " PAUSED ");
 		pen_off(PAIR_WARN, A_REVERSE);
 	}
-	/* line 1: what is shown of what there is */
+	/*
+	 * line 1: what is shown of what there is, and the state the user chose
+	 * (filter, sort): at 80 columns the counts give way first, then the
+	 * long forms, never the filter or the sort
+	 */
 	memset(&h, 0, sizeof(h));
-	if (m->all_forced)
+	if (m->all_forced) {
 		hdr_add(&h, 100, "devices %zu shown of %zu (all down or BQL never used: shown anyway)",
 			m->nshown, m->ndev);
-	else
+		hdr_short(&h, 36, "devices %zu of %zu (shown anyway)", m->nshown, m->ndev);
+	} else {
 		hdr_add(&h, 100, "devices %zu shown of %zu", m->nshown, m->ndev);
+		hdr_short(&h, 36, "devices %zu of %zu", m->nshown, m->ndev);
+	}
 	if (m->nhidden) {
 		hidden_note(note, sizeof(note), m);
 		hdr_add(&h, 90, "%s", note);
+		hdr_short(&h, 35, "%zu hidden (a shows)", m->nhidden);
 	}
-	if (m->filter[0] && m->nfiltered)	/* the filter may be pasted: escaped */
-		hdr_add(&h, 89, "filter '%s' hides %zu", m->filter, m->nfiltered);
-	else if (m->filter[0])
-		hdr_add(&h, 89, "filter '%s'", m->filter);
-	hdr_add(&h, 40, "queues %zu", m->nqueues);
+	if (m->filter[0] && m->nfiltered) {	/* the filter may be pasted: escaped */
+		hdr_add(&h, 95, "filter '%s' hides %zu", m->filter, m->nfiltered);
+		hdr_short(&h, 37, "filter '%s'", m->filter);
+	} else if (m->filter[0]) {
+		hdr_add(&h, 95, "filter '%s'", m->filter);
+	}
+	hdr_add(&h, 30, "queues %zu", m->nqueues);
 	if (f->lat_status)
-		hdr_add(&h, 45, "%s", f->lat_status);
-	hdr_add(&h, 87, "sort %s %s%s", tm_cols[m->sort].name,
+		hdr_add(&h, 35, "%s", f->lat_status);
+	hdr_add(&h, 96, "sort %s %s%s", tm_cols[m->sort].name,
 		(tm_cols[m->sort].descending != m->reverse) ? "desc" : "asc",
-		sv >= 0 && !l->on[sv] ? " (column hidden)" : "");
+		sv < 0 || l->on[sv] ? "" : l->avail[sv] ? " (column hidden)" : " (not reported)");
 	if (l->nhidden)
-		hdr_add(&h, 30, "%d column%s hidden", l->nhidden, l->nhidden == 1 ? "" : "s");
+		hdr_add(&h, 40, "%d column%s hidden", l->nhidden, l->nhidden == 1 ? "" : "s");
 	hdr_draw(&h, 1, COLS, 0, 0);
 	if (f->shortage) {
 		/* what is not covered beats flags and news: the counts above depend on it */
@@ -661,7 +741,7 @@ void tv_draw(const struct tv_frame *f, size_t *scroll)
 		refresh();
 		return;
 	}
-	make_layout(&l, COLS, f->qstats, f->qdiscs, f->ethtool, f->lat);
+	make_layout(&l, COLS, f->qstats, f->qdiscs, f->ethtool, f->lat, vcol_of(m->sort));
 	draw_header(f, &l);
 	pen_on(PAIR_COLHDR, A_REVERSE);
 	mvhline(HEADER_ROWS, 0, ' ', COLS);

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * bqltool tune [SEL]: recommend limit_min, limit_max and hold_time for a
- * latency/throughput goal by simulating candidates (dql/tune.c, dql/sim.c)
- * on all cores; the model comes from options, a trace (--from) or the live
- * device (read-only). --apply writes through set's all-or-nothing path.
- * The report is in tune_out.c.
+ * latency/throughput goal by simulating candidates on all cores (the
+ * engine: lib/model/tune_eval.c over dql/tune.c, dql/sim.c). Here: the
+ * options, the model from them, a trace (--from) or the live device
+ * (read-only), and --apply through set's all-or-nothing path. The advice
+ * in words and the report are in tune_out.c.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,21 +23,11 @@
 #include "cmd/tune.h"
 #include "dql/replay.h"
 #include "dql/trace.h"
-#include "lib/io/cpus.h"
 #include "lib/kernel/nl.h"
 #include "lib/kernel/nl_ethtool.h"
 #include "lib/model/plan.h"
-#include "lib/io/stops.h"
 #include "lib/kernel/sysfs.h"
 #include "lib/io/units.h"
-
-#define MAX_THREADS	256
-/*
- * The most simulated events one tune may plan (sim_work_estimate summed
- * over every run it may make): about 10 minutes of one core. A 100G model
- * of 64 backlogged queues plans about a third of it.
- */
-#define TUNE_WORK_MAX	10000000000ull
 
 /* ------------------------------------------------------------ the trace */
 
@@ -213,15 +202,16 @@ static void misfit_text(const struct tx *x, char *buf, size_t n)
  */
 static int fit_verdict(struct tx *x)
 {
+	struct bql_err e = { 0, "" };
 	char why[1536];
 	int ret;
 
 	if (x->o.link_given)
 		x->fit.misfit &= ~(unsigned int)(TUNE_MISFIT_NEVER_BUSY | TUNE_MISFIT_RANGE);
-	ret = tune_fit_check(&x->fit_cfg, true, &x->fit, &x->gof);
-	if (ret)
+	ret = tune_fit_check(&x->fit_cfg, true, &x->fit, &x->gof, &e);
+	if (ret)	/* the value out of range, as fitted_finish() names it */
 		return cmd_fail(x->c, "%s: the fitted model cannot be simulated: %s", x->from,
-				strerror(-ret));
+				e.msg[0] ? e.msg : strerror(-ret));
 	if (!x->o.coal_usecs_given)	/* as calibrated */
 		x->o.cfg.coalesce_usecs = x->fit_cfg.coalesce_usecs;
 	x->gof_done = true;
@@ -265,41 +255,13 @@ static int fitted_finish(struct tx *x)
 
 /* ------------------------------------------------------------ the search */
 
-/*
- * One simulation: a setting in a member of the ensemble (or at a lateness
- * of the margin ladder: then @m carries it).
- */
-struct job {
-	struct tune_settings set;
-	struct tune_member m;
-	bool model_duration;		/* the margin: runs as long as the model's */
-	uint32_t win_hold;		/* runs as long as for this hold time (0: set's) */
-	struct tune_result r;
-};
-
-struct batch {
-	struct tx *x;
-	struct job *j;
-	unsigned int n;
-	atomic_uint next, done;
-};
-
-static void job_run(const struct tx *x, struct job *j)
+/* the engine's progress, on the terminal (x->progress) */
+static void progress(void *arg, const struct tune_engine *e, unsigned int done, unsigned int n)
 {
-	struct sim_config c;
+	struct tx *x = arg;
 
-	tune_member_cfg(&x->o.cfg, &j->m, j->win_hold ? j->win_hold : j->set.hold_time, &c);
-	if (j->model_duration)
-		c.duration_ns = tune_whole_periods(&c, x->o.cfg.duration_ns);
-	tune_eval(&c, &j->set, &j->r);
-}
-
-static void progress(struct tx *x, unsigned int done, unsigned int n)
-{
-	if (!x->progress)
-		return;
 	fprintf(stderr, "\r\033[Kbqltool: tune: %s: %u of %u simulations (%u so far)",
-		x->stage, done, n, x->sims + done);
+		e->stage, done, n, e->sims + done);
 	x->drawn = true;
 }
 
@@ -310,560 +272,70 @@ static void progress_clear(struct tx *x)
 	x->drawn = false;
 }
 
-static void *worker(void *arg)
+static void threads_short(void *arg, unsigned int started, unsigned int wanted, int err)
 {
-	struct batch *b = arg;
-	unsigned int i;
+	struct tx *x = arg;
 
-	while ((i = atomic_fetch_add(&b->next, 1)) < b->n) {
-		job_run(b->x, &b->j[i]);
-		atomic_fetch_add(&b->done, 1);
-	}
-	return NULL;
+	if (x->c->verbose)
+		cmd_warn(x->c, "%u of %u threads started (%s): the results are the same, only slower",
+			 started, wanted, strerror(err));
 }
 
-/*
- * Run @n jobs on up to x->threads threads (the results do not depend on
- * how many). A job that ran out of memory while others ran is run again
- * alone; one that still cannot run fails the command: a simulation that
- * cannot run is never a candidate.
- */
-static int run_jobs(struct tx *x, struct job *j, unsigned int n)
-{
-	pthread_t th[MAX_THREADS];
-	unsigned int nt = x->threads < n ? x->threads : n, started = 0, i;
-	struct batch b = { .x = x, .j = j, .n = n };
-	pthread_attr_t attr;
-	bool attr_ok;
-	int err = 0;
-
-	/* a simulation needs little stack: 256 threads must not cost 2 GB of it */
-	attr_ok = !pthread_attr_init(&attr) && !pthread_attr_setstacksize(&attr, 1u << 20);
-	for (i = 1; i < nt; i++) {
-		err = stops_thread_create(&th[started], attr_ok ? &attr : NULL, worker, &b);
-		if (err)
-			break;
-		started++;
-	}
-	if (attr_ok)
-		pthread_attr_destroy(&attr);
-	if (err && !x->thread_note) {
-		x->thread_note = true;
-		if (x->c->verbose)
-			cmd_warn(x->c, "%u of %u threads started (%s): the results are the same, only slower",
-				 started + 1, nt, strerror(err));
-	}
-	if (x->progress) {
-		/* the calling thread works too, and draws the progress between jobs */
-		while ((i = atomic_fetch_add(&b.next, 1)) < n) {
-			job_run(x, &j[i]);
-			progress(x, atomic_fetch_add(&b.done, 1) + 1, n);
-		}
-	} else {
-		worker(&b);
-	}
-	for (i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	x->sims += n;
-	for (i = 0; i < n; i++) {
-		if (j[i].r.err == -ENOMEM)
-			job_run(x, &j[i]);	/* alone now */
-		if (j[i].r.err) {
-			char a[64], m[160];
-
-			progress_clear(x);
-			return cmd_fail(x->c, "cannot simulate limit_min=%" PRIu32 " limit_max=%s hold_time=%" PRIu32 " (%s): %s",
-					j[i].set.limit_min,
-					j[i].set.limit_max == DQL_MAX_LIMIT ? "max" :
-					(snprintf(a, sizeof(a), "%" PRIu32, j[i].set.limit_max), a),
-					j[i].set.hold_time,
-					tune_member_fmt(m, sizeof(m), &x->o.cfg, &j[i].m),
-					j[i].r.err == -ENOMEM ? "out of memory" : strerror(-j[i].r.err));
-		}
-	}
-	return 0;
-}
-
-/* the window of runs of hold time @hold, -1 if none yet */
-static int win_find(const struct tx *x, uint32_t hold)
-{
-	for (unsigned int w = 0; w < x->nwin; w++)
-		if (x->win_hold[w] == hold)
-			return (int)w;
-	return -1;
-}
-
-/*
- * The defaults over the runs of every hold time of @set not yet seen, in
- * every member: a setting's throughput is judged against the defaults'
- * over as long a run of the same arrivals, so that runs of a few packets
- * (light traffic, short hold times) compare like with like. A run of 5
- * hold times of traffic at its rate carries that rate only within the
- * noise of its packets; the defaults run 5 s.
- */
-static int eval_windows(struct tx *x, const struct tune_settings *set, unsigned int n)
-{
-	struct job j[TUNE_MAX_MEMBERS];
-	int ret;
-
-	for (unsigned int i = 0; i < n; i++) {
-		uint32_t hold = set[i].hold_time;
-
-		if (win_find(x, hold) >= 0)
-			continue;
-		if (x->nwin == TUNE_MAX_WINDOWS)
-			return cmd_fail(x->c, "more than %u hold times to judge", TUNE_MAX_WINDOWS);
-		memset(j, 0, sizeof(j));
-		for (unsigned int mi = 0; mi < x->nmem; mi++) {
-			tune_defaults(&j[mi].set);
-			j[mi].m = x->mem[mi];
-			j[mi].win_hold = hold;
-		}
-		ret = run_jobs(x, j, x->nmem);
-		if (ret)
-			return ret;
-		for (unsigned int mi = 0; mi < x->nmem; mi++)
-			x->base_w[x->nwin][mi] = j[mi].r;
-		x->win_hold[x->nwin++] = hold;
-	}
-	return 0;
-}
-
-/*
- * Evaluate @n settings over the ensemble into @agg: member by member, a
- * setting that failed to keep the throughput in one member is not run in
- * the next (early stopping). Which members a setting ran in depends only
- * on the results, never on the threads.
- */
-static int eval_settings(struct tx *x, const struct tune_settings *set, unsigned int n,
-			 struct tune_result *agg)
-{
-	struct job *j = calloc(n ? n : 1, sizeof(*j));
-	unsigned int *idx = calloc(n ? n : 1, sizeof(*idx));
-	int ret = 0;
-
-	if (!j || !idx) {
-		free(j);
-		free(idx);
-		return cmd_fail(x->c, "out of memory");
-	}
-	ret = eval_windows(x, set, n);
-	for (unsigned int mi = 0; mi < x->nmem && !ret; mi++) {
-		unsigned int k = 0;
-
-		for (unsigned int i = 0; i < n; i++) {
-			if (mi && !agg[i].feasible)
-				continue;
-			idx[k] = i;
-			j[k].set = set[i];
-			j[k].m = x->mem[mi];
-			k++;
-		}
-		if (!k)
-			break;
-		ret = run_jobs(x, j, k);
-		for (unsigned int i = 0; i < k && !ret; i++)
-			tune_fold(&agg[idx[i]], &j[i].r,
-				  &x->base_w[win_find(x, j[i].set.hold_time)][mi], mi, x->keep,
-				  x->qdisc);
-	}
-	free(j);
-	free(idx);
-	return ret;
-}
-
-/* the baseline: the defaults in every member, each member's reference */
-static int eval_base(struct tx *x)
-{
-	struct job j[TUNE_MAX_MEMBERS];
-	int ret;
-
-	memset(j, 0, sizeof(j));
-	for (unsigned int mi = 0; mi < x->nmem; mi++) {
-		tune_defaults(&j[mi].set);
-		j[mi].m = x->mem[mi];
-	}
-	ret = run_jobs(x, j, x->nmem);
-	if (ret)
-		return ret;
-	for (unsigned int mi = 0; mi < x->nmem; mi++) {
-		x->base_m[mi] = x->base_w[0][mi] = j[mi].r;
-		tune_fold(&x->base, &j[mi].r, &j[mi].r, mi, x->keep, x->qdisc);
-	}
-	x->win_hold[0] = j[0].set.hold_time;
-	x->nwin = 1;
-	x->base.feasible = true;
-	return 0;
-}
-
-/*
- * The margin: how much later than the model's interrupts may come (with
- * half that as jitter) before a setting keeps less than --keep of what
- * the defaults carry on the model. A coarse ladder is climbed RUNGS rungs
- * at a time, for the recommendation and the defaults together, then the
- * step between the last rung held and the first failed is split in four.
- */
-static const unsigned int late_us[] = { 10, 20, 40, 80, 160, 320, 640, 1000 };
-#define NLATE	(sizeof(late_us) / sizeof(late_us[0]))
-#define RUNGS	4
-#define SPLIT	3
-
-static bool holds_at(const struct tx *x, const struct job *j)
-{
-	double ratio = x->margin_ref > 0 ? j->r.throughput_bps / x->margin_ref : 1;
-
-	return ratio >= x->keep;
-}
-
-static void late_job(struct job *j, const struct tune_settings *s, uint64_t late_ns)
-{
-	memset(j, 0, sizeof(*j));
-	j->set = *s;
-	j->m.irq_late_ns = late_ns;
-	j->m.irq_jitter_ns = late_ns / 2;
-	j->model_duration = true;
-}
-
-static int margins(struct tx *x, const struct tune_settings *s, unsigned int ns,
-		   struct tune_margin *out)
-{
-	struct job j[2 * RUNGS];
-	struct tune_settings def;
-	uint64_t fail_ns[2] = { 0, 0 };
-	unsigned int base = 0, n, k, r;
-	int ret;
-
-	for (k = 0; k < ns; k++)
-		out[k] = (struct tune_margin){ 0 };
-	/*
-	 * Runs of the model's duration, shorter than the ensemble's for the
-	 * defaults: DQL grows its limit at once when starved, it only shrinks
-	 * after hold times, so a short run flatters the defaults, never the
-	 * recommendation. The reference is the defaults on the model, as long.
-	 */
-	tune_defaults(&def);
-	late_job(&j[0], &def, 0);
-	ret = run_jobs(x, j, 1);
-	if (ret)
-		return ret;
-	x->margin_ref = j[0].r.throughput_bps;
-	for (; base < NLATE; base += RUNGS) {
-		for (n = 0, k = 0; k < ns; k++)
-			for (r = base; !out[k].known && r < base + RUNGS && r < NLATE; r++)
-				late_job(&j[n++], &s[k], late_us[r] * 1000ull);
-		if (!n)
-			break;
-		ret = run_jobs(x, j, n);
-		if (ret)
-			return ret;
-		for (n = 0, k = 0; k < ns; k++) {
-			unsigned int end = base + RUNGS < NLATE ? base + RUNGS : NLATE, first = n;
-
-			if (out[k].known)
-				continue;
-			n += end - base;	/* this setting's rungs of the round */
-			for (r = base; r < end; r++) {
-				if (!holds_at(x, &j[first + r - base])) {
-					out[k].known = true;
-					fail_ns[k] = late_us[r] * 1000ull;
-					break;
-				}
-				out[k].held_ns = late_us[r] * 1000ull;
-			}
-		}
-	}
-	/* between the last rung held and the first failed */
-	for (n = 0, k = 0; k < ns; k++) {
-		if (!out[k].known) {
-			out[k].known = out[k].beyond = true;
-			continue;
-		}
-		for (r = 1; r <= SPLIT; r++)
-			late_job(&j[n++], &s[k], out[k].held_ns +
-				 (fail_ns[k] - out[k].held_ns) * r / (SPLIT + 1));
-	}
-	if (!n)
-		return 0;
-	ret = run_jobs(x, j, n);
-	if (ret)
-		return ret;
-	for (n = 0, k = 0; k < ns; k++) {
-		bool failed = false;
-
-		if (out[k].beyond)
-			continue;
-		for (r = 1; r <= SPLIT; r++, n++)
-			if (!failed && holds_at(x, &j[n]))
-				out[k].held_ns = j[n].m.irq_late_ns;
-			else
-				failed = true;
-	}
-	return 0;
-}
-
-/*
- * The work of the whole search, before it starts: every member of every
- * setting the sweep and the refinements may run (as if none stopped
- * early) and the margin ladders, in simulated events (sim_work_estimate).
- * Past TUNE_WORK_MAX it is refused, naming what to change.
- */
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
+/* the work of the whole search, before it starts: past TUNE_WORK_MAX, what to change */
 static int work_check(struct tx *x)
 {
-	/*
-	 * settings per hold time: defaults + refinements at 1000, the sweep
-	 * at 100, 20, each with the defaults over as long a run
-	 */
-	static const struct { uint32_t hold; unsigned int n; } plan[] = {
-		{ 1000, 1 + 1 }, { 100, 1 + 13 + 2 * 7 }, { 20, 1 + 13 },
-	};
-	struct sim_config c;
-	uint64_t w = 0;
-
-	x->nmem = tune_ensemble(&x->o.cfg, x->mem, TUNE_MAX_MEMBERS);
-	for (unsigned int mi = 0; mi < x->nmem; mi++)
-		for (size_t k = 0; k < sizeof(plan) / sizeof(plan[0]); k++) {
-			tune_member_cfg(&x->o.cfg, &x->mem[mi], plan[k].hold, &c);
-			w = sat_add(w, sat_mul(sim_work_estimate(&c), plan[k].n));
-		}
-	w = sat_add(w, sat_mul(sim_work_estimate(&x->o.cfg), 1 + 2 * (NLATE + SPLIT)));
-	x->work = w;
-	if (w <= TUNE_WORK_MAX)
+	if (!tune_engine_plan(&x->eng))
 		return 0;
 	return cmd_usage(x->c, "the search needs about %.3g simulated events (%u members x up to %u settings, each run %s or %u hold times), more than the %.3g tune may take: give a shorter --duration, a larger --size, a slower --link, a larger --coalesce-usecs or --irq-latency",
-			 (double)w, x->nmem, 1 + 13 + 13 + 2 * 8, "--duration", TUNE_HOLDS,
-			 (double)TUNE_WORK_MAX);
+			 (double)x->eng.work, x->eng.nmem, TUNE_WORK_SETTINGS, "--duration",
+			 TUNE_HOLDS, (double)TUNE_WORK_MAX);
 }
 
 static int search(struct tx *x)
 {
-	struct tune_settings set[TUNE_MAX_CAND];
-	unsigned int n;
+	static const struct tune_engine_ops ops = {
+		.threads_short = threads_short,
+	}, ops_progress = {
+		.progress = progress, .threads_short = threads_short,
+	};
+	struct bql_err e;
 	int ret;
 
-	x->res = calloc(TUNE_MAX_CAND, sizeof(*x->res));
-	if (!x->res)
-		return cmd_fail(x->c, "out of memory");
-	x->nmem = tune_ensemble(&x->o.cfg, x->mem, TUNE_MAX_MEMBERS);
-	x->stage = "the defaults";
-	ret = eval_base(x);
-	if (ret)
-		return ret;
-	n = tune_coarse(&x->o.cfg, &x->base, x->floor, set, TUNE_MAX_CAND);
-	x->stage = "the sweep";
-	ret = eval_settings(x, set, n, x->res);
-	if (ret)
-		return ret;
-	x->nres = x->ncoarse = n;
-	/* two rounds of refinement around the best so far */
-	x->stage = "refining";
-	for (int round = 0; round < 2; round++) {
-		n = tune_refine(x->res, x->nres, x->floor, set, TUNE_MAX_CAND - x->nres);
-		if (!n)
-			break;
-		ret = eval_settings(x, set, n, x->res + x->nres);
-		if (ret)
-			return ret;
-		x->nres += n;
-	}
-	if (tune_hold_default(x->res, x->nres, &set[0])) {
-		ret = eval_settings(x, set, 1, x->res + x->nres);
-		if (ret)
-			return ret;
-		x->nres++;
-	}
-	x->pick = tune_pick(x->res, x->nres, &x->base, x->min_gain,
-			    tune_min_gain_ns(&x->o.cfg), &x->best);
-	/* the margins of the recommendation (or the best) and of the defaults */
-	{
-		struct tune_settings ms[2];
-		unsigned int nm = 0;
-
-		tune_defaults(&ms[nm++]);
-		if (x->best >= 0)
-			ms[nm++] = x->res[x->best].set;
-		x->stage = "the margin";
-		ret = margins(x, ms, nm, x->margin);
-		x->have_margin = !ret;
-	}
+	x->eng.ops = x->progress ? &ops_progress : &ops;
+	x->eng.ops_arg = x;
+	ret = tune_engine_search(&x->eng, &e);
 	progress_clear(x);
-	return ret;
-}
-
-/* ------------------------------------------------------------ the advice */
-
-/* a limit_max in the one human format ("8.87 KiB"), or "max" */
-static void fmt_cap(char *buf, size_t n, uint32_t v)
-{
-	if (v == DQL_MAX_LIMIT)
-		snprintf(buf, n, "max");
-	else
-		units_fmt_bytes(buf, n, v);
-}
-
-/* "starves the link once interrupts are more than 23 us late" */
-static void fmt_margin(char *buf, size_t n, const struct tune_margin *m, const char *verb_fail,
-		       const char *verb_hold)
-{
-	char a[32];
-
-	if (m->beyond)
-		snprintf(buf, n, "%s with interrupts up to %u us late", verb_hold,
-			 late_us[NLATE - 1]);
-	else if (!m->held_ns)
-		snprintf(buf, n, "%s already when interrupts come %u us late", verb_fail, late_us[0]);
-	else
-		snprintf(buf, n, "%s once interrupts are more than %s late", verb_fail,
-			 sim_fmt_ns(a, sizeof(a), m->held_ns));
-}
-
-#define WHY(...) do { \
-		if (x->nwhy < sizeof(x->why) / sizeof(x->why[0])) \
-			snprintf(x->why[x->nwhy++], sizeof(x->why[0]), __VA_ARGS__); \
-	} while (0)
-
-/* the candidate that shows what would starve the link: the highest cap below @r's that failed */
-static const struct tune_result *starving(const struct tx *x, const struct tune_result *r)
-{
-	const struct tune_result *s = NULL;
-
-	for (unsigned int i = 0; i < x->nres; i++) {
-		const struct tune_result *c = &x->res[i];
-
-		if (c->feasible || c->set.limit_max >= r->set.limit_max)
-			continue;
-		if (!s || c->set.limit_max > s->set.limit_max ||
-		    (c->set.limit_max == s->set.limit_max && c->set.hold_time == r->set.hold_time))
-			s = c;
+	if (ret) {
+		cmd_error(x->c, &e);
+		return BQL_EXIT_FAIL;
 	}
-	return s;
-}
-
-static void why_starve(struct tx *x, const struct tune_result *s, const char *lead)
-{
-	char a[32], m[160];
-
-	fmt_cap(a, sizeof(a), s->set.limit_max);
-	WHY("%s (limit_max %s, hold_time %" PRIu32 " ms) starves the link: %.1f%% of the defaults' throughput with %s",
-	    lead, a, s->set.hold_time, 100 * s->worst_ratio,
-	    tune_member_fmt(m, sizeof(m), &x->o.cfg, &x->mem[s->worst_ratio_member]));
-}
-
-static void why_qdisc(struct tx *x, const struct tune_result *r)
-{
-	char a[32], b[32];
-
-	if (x->qdisc == TUNE_QDISC_FIFO)
-		WHY("behind a FIFO qdisc a sparse flow waits for the qdisc's backlog (p99 %s) and the ring (p99 %s): a smaller limit moves the queue from the ring into the qdisc; a flow-isolating qdisc cuts the wait to the ring's (tc qdisc replace dev %s root fq_codel)",
-		    sim_fmt_ns(a, sizeof(a), r->qdisc_p99), sim_fmt_ns(b, sizeof(b), r->p99),
-		    x->from_device ? x->dev : "DEV");
-	else if (x->qdisc == TUNE_QDISC_FQ)
-		WHY("behind a flow-isolating qdisc (fq_codel, fq, cake) a sparse flow waits for the ring only: the ring delay is the latency that counts");
-	else
-		WHY("the qdisc is not known (give --qdisc): assumed flow-isolating, as fq_codel, so that a sparse flow waits for the ring only; behind a FIFO the qdisc's backlog (p99 %s) adds to it",
-		    sim_fmt_ns(a, sizeof(a), r->qdisc_p99));
-}
-
-static void advise(struct tx *x)
-{
-	const char *what = x->qdisc == TUNE_QDISC_FIFO ? "qdisc + ring delay" : "ring delay";
-	const struct tune_margin *md = &x->margin[0], *mb = &x->margin[1];
-	char a[32], b[32], d[32], m1[160], m2[160];
-
-	x->command[0] = '\0';
-	x->nwhy = 0;
-	if (x->pick < 0) {
-		snprintf(x->reason, sizeof(x->reason),
-			 "no setting cuts the kernel defaults' worst p99 %s of %s by %.0f%% (and %s) with throughput within %.1f%% of theirs in each of %u conditions",
-			 what, sim_fmt_ns(a, sizeof(a), x->base.worst_lat), x->min_gain * 100,
-			 sim_fmt_ns(b, sizeof(b), tune_min_gain_ns(&x->o.cfg)), (1 - x->keep) * 100,
-			 x->nmem);
-		if (x->qdisc == TUNE_QDISC_FIFO && x->base.qdisc_p99 > x->base.p99)
-			WHY("the qdisc, not BQL, holds the queue: behind a FIFO the p99 qdisc delay is %s against %s in the ring; change the qdisc (tc qdisc replace dev %s root fq_codel)",
-			    sim_fmt_ns(a, sizeof(a), x->base.qdisc_p99),
-			    sim_fmt_ns(b, sizeof(b), x->base.p99), x->from_device ? x->dev : "DEV");
-		if (x->best >= 0) {
-			const struct tune_result *r = &x->res[x->best];
-
-			fmt_cap(d, sizeof(d), r->set.limit_max);
-			WHY("the best setting that keeps the throughput everywhere (limit_max %s, hold_time %" PRIu32 " ms) cuts the worst p99 %s only from %s to %s",
-			    d, r->set.hold_time, what, sim_fmt_ns(a, sizeof(a), x->base.worst_lat),
-			    sim_fmt_ns(b, sizeof(b), r->worst_lat));
-			const struct tune_result *s = starving(x, r);
-
-			if (s)
-				why_starve(x, s, "a lower cap");
-		} else {
-			/* every candidate failed somewhere: show the one that came closest */
-			const struct tune_result *s = NULL;
-
-			for (unsigned int i = 0; i < x->nres; i++)
-				if (!s || x->res[i].worst_ratio > s->worst_ratio)
-					s = &x->res[i];
-			if (s)
-				why_starve(x, s, "every setting tried starves the link somewhere; the closest");
-		}
-		if (x->have_margin) {
-			fmt_margin(m1, sizeof(m1), md, "starve the link", "hold");
-			WHY("margin: the defaults %s", m1);
-		}
-		why_qdisc(x, &x->base);
-		return;
-	}
-	{
-		const struct tune_result *r = &x->res[x->pick], *s = starving(x, r);
-		double lat_ns = (double)r->set.limit_max * 8e9 / (double)x->o.cfg.link_bps;
-
-		snprintf(x->reason, sizeof(x->reason),
-			 "worst p99 %s %s -> %s over %u conditions, throughput at least %.1f%% of the defaults' in each",
-			 what, sim_fmt_ns(a, sizeof(a), x->base.worst_lat),
-			 sim_fmt_ns(b, sizeof(b), r->worst_lat), x->nmem, 100 * r->worst_ratio);
-		snprintf(x->command, sizeof(x->command),
-			 "bqltool set %s limit_min=%" PRIu32 " limit_max=%" PRIu32 " hold_time=%" PRIu32,
-			 x->sel ? x->sel : "DEV", r->set.limit_min, r->set.limit_max, r->set.hold_time);
-		if (r->set.limit_max != DQL_MAX_LIMIT)
-			WHY("the cap limits the ring delay: limit_max %s is %s of the link per queue, where the defaults let DQL grow to %s",
-			    units_fmt_bytes(d, sizeof(d), r->set.limit_max),
-			    sim_fmt_ns(a, sizeof(a), (uint64_t)lat_ns),
-			    units_fmt_bytes(b, sizeof(b), x->base.peak_limit));
-		else
-			WHY("hold_time %" PRIu32 " ms lets DQL shrink the limit sooner after a burst (peak %s, the defaults' %s)",
-			    r->set.hold_time, units_fmt_bytes(a, sizeof(a), r->peak_limit),
-			    units_fmt_bytes(b, sizeof(b), x->base.peak_limit));
-		if (s)
-			why_starve(x, s, "a lower cap");
-		if (x->have_margin) {
-			fmt_margin(m1, sizeof(m1), mb, "starves the link", "holds");
-			fmt_margin(m2, sizeof(m2), md, "starve the link", "hold");
-			WHY("margin: it %s; the defaults %s", m1, m2);
-		}
-		why_qdisc(x, r);
-	}
+	return 0;
 }
 
 /* --apply: the recommendation through set's all-or-nothing path */
+/*
+ * --apply: the recommendation, or where the defaults stay, the defaults
+ * (limit_min, limit_max, hold_time of dql_init()): a queue left at other
+ * values (limit_min above limit_max) would not be what tune judged best.
+ * All-or-nothing, as set.
+ */
 static int apply(struct tx *x, const struct sel_result *t)
 {
-	const struct tune_result *r = &x->res[x->pick];
-	const struct { enum bql_attr a; uint64_t v; } kv[] = {
-		{ BQL_LIMIT_MIN, r->set.limit_min },
-		{ BQL_LIMIT_MAX, r->set.limit_max },
-		{ BQL_HOLD_TIME, r->set.hold_time },
-	};
+	struct tune_settings s;
 	unsigned int hz = cmd_plan_hz(x->c, true);
 	struct bql_err e;
 	struct plan p;
 	int ret = 0;
 
+	if (x->eng.pick < 0)
+		tune_defaults(&s);
+	else
+		s = x->eng.res[x->eng.pick].set;
+	const struct { enum bql_attr a; uint64_t v; } kv[] = {
+		{ BQL_LIMIT_MIN, s.limit_min },
+		{ BQL_LIMIT_MAX, s.limit_max },
+		{ BQL_HOLD_TIME, s.hold_time },
+	};
 	plan_init(&p, hz);
 	for (size_t d = 0; d < t->n && !ret; d++)
 		for (unsigned int k = 0; k < t->t[d].nqueues && !ret; k++)
@@ -881,7 +353,12 @@ static int apply(struct tx *x, const struct sel_result *t)
 		plan_free(&p);
 		return BQL_EXIT_FAIL;
 	}
-	printf("\napplying (old -> new):\n");
+	if (x->eng.pick < 0 && !plan_pending(&p)) {
+		printf("\nnothing applied: the queues hold the defaults\n");
+		plan_free(&p);
+		return BQL_EXIT_OK;
+	}
+	printf(x->eng.pick < 0 ? "\napplying the defaults (old -> new):\n" : "\napplying (old -> new):\n");
 	fflush(stdout);
 	ret = cmd_plan_commit(x->c, &p, &(struct plan_opts){ 0 });
 	plan_free(&p);
@@ -898,6 +375,7 @@ enum {
 	OPT_THREADS,
 	OPT_APPLY,
 	OPT_QDISC,
+	OPT_MARGIN,
 };
 
 /*
@@ -929,7 +407,7 @@ static int parse_qdisc(struct tx *x, const char *arg)
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(arg, kinds[i].name)) {
-			x->qdisc = kinds[i].q;
+			x->eng.qdisc = kinds[i].q;
 			x->qdisc_given = true;
 			return 0;
 		}
@@ -948,6 +426,8 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 		{ "threads",	required_argument,	NULL, OPT_THREADS },
 		{ "apply",	no_argument,		NULL, OPT_APPLY },
 		{ "qdisc",	required_argument,	NULL, OPT_QDISC },
+		{ "margin",	required_argument,	NULL, OPT_MARGIN },
+		{ "stall",	required_argument,	NULL, SO_STALL },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -966,20 +446,21 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 			x->force = true;
 			break;
 		case OPT_KEEP:
-			ret = parse_fraction(x, "--keep", optarg, false, "0.995", &x->keep);
+			ret = parse_fraction(x, "--keep", optarg, false, "0.995", &x->eng.keep);
 			if (ret)
 				return ret;
 			break;
 		case OPT_MIN_GAIN:
-			ret = parse_fraction(x, "--min-gain", optarg, true, "0.1", &x->min_gain);
+			ret = parse_fraction(x, "--min-gain", optarg, true, "0.1",
+					     &x->eng.min_gain);
 			if (ret)
 				return ret;
 			break;
 		case OPT_THREADS:
-			if (units_parse_arg_u64(optarg, &v) || !v || v > MAX_THREADS)
+			if (units_parse_arg_u64(optarg, &v) || !v || v > TUNE_MAX_THREADS)
 				return cmd_usage(x->c, "--threads: '%s': expected 1..%u", optarg,
-						 MAX_THREADS);
-			x->threads = (unsigned int)v;
+						 TUNE_MAX_THREADS);
+			x->eng.threads = (unsigned int)v;
 			break;
 		case OPT_APPLY:
 			x->apply = true;
@@ -989,6 +470,19 @@ static int parse_opts(struct tx *x, int argc, char **argv)
 			if (ret)
 				return ret;
 			break;
+		case OPT_MARGIN: {
+			struct bql_err e;
+			uint64_t ns;
+
+			ret = units_parse_sec_ns("--margin", optarg, &ns, &e);
+			if (!ret && ns > TUNE_MARGIN_CEIL_NS)
+				ret = bql_err_set(&e, ERANGE, "--margin: '%s': at most 5 ms (the margin's ceiling)",
+						  optarg);
+			if (ret)
+				return cmd_usage(x->c, "%s", e.msg);
+			x->eng.margin_given_ns = ns;
+			break;
+		}
 		case ':':
 		case '?':
 		case GOPT_FAILED:	/* a bad global option after the command */
@@ -1017,17 +511,14 @@ static int tune_run(struct bql_ctx *c, int argc, char **argv)
 	struct cmd_state st;
 	bool have_st = false;
 	struct tx *x;
-	int ncpu, ret;
+	int ret;
 
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return cmd_fail(c, "%s", strerror(ENOMEM));
 	x->c = c;
-	x->keep = 0.995;
-	x->min_gain = 0.10;
-	ncpu = cpus_usable();
-	x->threads = ncpu > MAX_THREADS ? MAX_THREADS : (unsigned int)ncpu;
 	sim_opts_init(&x->o);
+	tune_engine_init(&x->eng, &x->o.cfg);	/* the model is filled in below */
 	ret = parse_opts(x, argc, argv);
 	if (ret)
 		goto out;
@@ -1059,19 +550,15 @@ static int tune_run(struct bql_ctx *c, int argc, char **argv)
 	ret = search(x);
 	if (ret)
 		goto out;
-	advise(x);
+	tx_advise(x);
 	tx_quote_command(x);
 	ret = tx_report(x);
-	if (!ret && x->apply) {
-		if (x->pick < 0)
-			printf("\nnothing applied: the defaults stay\n");
-		else
-			ret = apply(x, &st.targets);
-	}
+	if (!ret && x->apply)
+		ret = apply(x, &st.targets);
 out:
 	if (have_st)
 		cmd_state_free(&st);
-	free(x->res);
+	tune_engine_free(&x->eng);
 	free(x);
 	return ret;
 }
@@ -1079,7 +566,7 @@ out:
 const struct cmd_entry cmd_tune_entry = {
 	.name = "tune",
 	.synopsis = "tune [SEL] [--from TRACE] [--keep FRACTION] [--min-gain FRACTION] "
-		    "[--threads N] [--qdisc KIND] [--apply] [--force] [MODEL OPTIONS]",
+		    "[--threads N] [--qdisc KIND] [--margin TIME] [--stall TIME:DURATION]... [--apply] [--force] [MODEL OPTIONS]",
 	.summary = "Recommend limit_min, limit_max and hold_time for a latency goal, by simulation",
 	.help = "  --from TRACE         fit the model (link rate, completion batches and\n"
 		"                       intervals, offered load, packet sizes, queues) from a\n"
@@ -1090,6 +577,8 @@ const struct cmd_entry cmd_tune_entry = {
 		"                       latency by this much (0.1); else keep the defaults\n"
 		"  --qdisc KIND         the qdisc in front: fq_codel, fq, cake (the ring delay\n"
 		"                       counts) or fifo, pfifo_fast, pfifo, bfifo (qdisc + ring)\n"
+		"  --margin TIME        every setting must also carry the link with interrupts\n"
+		"                       this late (else half of what the defaults hold; 5ms max)\n"
 		"  --threads N          simulations in parallel (default: the CPUs it may run on,\n"
 		"                       its affinity); results do not depend on it\n"
 		"  --apply              write the recommendation to SEL, all-or-nothing as set\n"
@@ -1097,13 +586,16 @@ const struct cmd_entry cmd_tune_entry = {
 		"                       another device than SEL (it says what does not fit)\n"
 		"MODEL OPTIONS, as for sim (they override what was fitted or read):\n"
 		SIM_OPTS_HELP
+		"  --stall TIME:DURATION  delay every NAPI poll due in that window to its end\n"
+		"                       (repeatable: completions that stall now and then)\n"
 		"\nWith SEL and no --from, the link speed and queue count come from the device\n"
-		"(read-only) and each queue carries a backlogged flow. The search: a sweep of\n"
-		"limit_max x hold_time, then two refinements around the best. Every setting is\n"
-		"judged in an ensemble (interrupts 20 us later +-10 us, 1 and N/2 busy queues,\n"
-		"load +-20%, other seeds; runs of 5 hold times) and kept only if it keeps the\n"
-		"throughput in each. Ring delay is from netdev_tx_sent_queue() to the wire\n"
-		"(see bqltool-sim(8)).\n",
+		"(read-only) and each queue carries a backlogged flow. The search: how late\n"
+		"interrupts may come before the defaults starve the link (D, up to 5 ms), then\n"
+		"a sweep of limit_max x hold_time and two refinements around the best. Every\n"
+		"setting is judged in an ensemble (interrupts M = D/2 later +-M/2, 1 and N/2\n"
+		"busy queues, load +-20%, other seeds; runs of 5 hold times) and kept only if\n"
+		"it keeps the throughput in each; the best must hold M on the model too. Ring\n"
+		"delay is from netdev_tx_sent_queue() to the wire (see bqltool-sim(8)).\n",
 	.flags = 0,
 	.run = tune_run,
 };

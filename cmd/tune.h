@@ -11,17 +11,7 @@
 #include "dql/tune.h"
 #include "dql/tune_fit.h"
 #include "lib/io/ctx.h"
-
-/* how late interrupts may come before a setting starves the link */
-struct tune_margin {
-	bool known;
-	bool beyond;			/* held at every rung of the ladder */
-	uint64_t held_ns;		/* the latest rung held (0: not even the first) */
-	double fail_ratio;		/* throughput / the defaults' at the next rung */
-};
-
-/* the run lengths candidates are judged over: one per hold time searched */
-#define TUNE_MAX_WINDOWS	8
+#include "lib/model/tune_eval.h"
 
 struct tx {
 	struct bql_ctx *c;
@@ -29,30 +19,15 @@ struct tx {
 	const char *from;		/* --from TRACE */
 	bool force;			/* --force: past a trace that fits no model */
 	char *sel;			/* SEL as typed, NULL = none */
-	double keep, min_gain;
-	unsigned int threads;
 	bool apply;
-	enum tune_qdisc qdisc;		/* --qdisc, or the device's */
-	bool qdisc_given;
-	/* the ensemble and the defaults in each member */
-	struct tune_member mem[TUNE_MAX_MEMBERS];
-	unsigned int nmem;
-	struct tune_result base_m[TUNE_MAX_MEMBERS];
+	bool qdisc_given;		/* --qdisc (else eng.qdisc is the device's) */
 	/*
-	 * The defaults in each member over the run of a setting of hold time
-	 * win_hold[w] (as long, the same arrivals): what a setting's
-	 * throughput is measured against. Window 0 is base_m's (1000 ms).
+	 * The search (lib/model/tune_eval.h): its inputs, filled here
+	 * (--keep, --min-gain, --threads, --qdisc, the floor below), and
+	 * what it found, for the advice and the report.
 	 */
-	uint32_t win_hold[TUNE_MAX_WINDOWS];
-	struct tune_result base_w[TUNE_MAX_WINDOWS][TUNE_MAX_MEMBERS];
-	unsigned int nwin;
-	struct tune_margin margin[2];	/* the defaults', the best's */
-	bool have_margin;
-	double margin_ref;		/* the defaults' throughput on the model, as long */
-	uint64_t work;			/* estimated events, all simulations */
-	unsigned int sims;		/* simulations run */
-	const char *stage;
-	bool progress, drawn, thread_note;
+	struct tune_engine eng;
+	bool progress, drawn;		/* progress on the terminal, a line drawn */
 	/* the model's origin, for the report */
 	bool fitted;
 	struct tune_fitted fit;
@@ -68,15 +43,10 @@ struct tx {
 	bool dev_has_ring, dev_has_usecs, dev_has_frames;
 	char dev_eth_note[256];		/* why they are unknown */
 	struct tx_dev dev_info;		/* the first selected device, read */
-	/* the lowest limit_max check's rules let the advice have on SEL (0: none) */
-	uint32_t floor;
+	/* eng.floor: the lowest limit_max check's rules let the advice have on SEL (0: none) */
 	char floor_dev[16];		/* the device it comes from */
 	const char *floor_rule;		/* "limit-max-below-frame" or "-irq" */
-	/* results */
-	struct tune_result base;
-	struct tune_result *res;	/* candidates, in evaluation order */
-	unsigned int nres, ncoarse;
-	int pick, best;			/* tune_pick() */
+	/* the advice */
 	char command[512];		/* "bqltool set SEL ..." or "" */
 	char reason[512];
 	char why[4][512];		/* the answer's reasons, in words */
@@ -92,7 +62,7 @@ struct tx {
  */
 int tx_model_from_device(struct tx *x, const struct sel_result *t);
 /*
- * tx_limit_floor - x->floor: the lowest limit_max that check's rules
+ * tx_limit_floor - x->eng.floor: the lowest limit_max that check's rules
  * (lib/model/rules.h rules_limit_max_floor) accept on every selected device, so
  * that the advice for SEL, printed or applied, is never one they flag.
  */
@@ -107,7 +77,10 @@ void tx_quote_command(struct tx *x);
 void tx_json_fit(struct tx *x);
 void tx_text_fit(struct tx *x);
 
-/* tune_out.c: the report, text or JSON */
+/* tune_out.c: the advice in words (x->reason, x->why, x->command), then the report */
+void tx_advise(struct tx *x);
+/* why the engine requires the lateness it does: "half of the 760 us the defaults hold" */
+const char *tx_late_why(const struct tx *x, char *buf, size_t n);
 int tx_report(struct tx *x);
 const char *tune_qdisc_name(enum tune_qdisc q);
 

@@ -187,7 +187,7 @@ int tx_model_from_device(struct tx *x, const struct sel_result *t)
 	x->dev_coal_frames = d->coal_frames;
 	snprintf(x->dev_eth_note, sizeof(x->dev_eth_note), "%s", d->eth_note);
 	if (!x->qdisc_given)	/* --qdisc wins */
-		x->qdisc = d->qdisc;
+		x->eng.qdisc = d->qdisc;
 	if (!x->o.link_given) {
 		uint64_t bps = d->mbps * 1000000;
 
@@ -228,7 +228,7 @@ int tx_model_from_device(struct tx *x, const struct sel_result *t)
 
 void tx_limit_floor(struct tx *x, const struct sel_result *t)
 {
-	x->floor = 0;
+	x->eng.floor = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		struct tx_dev d;
 		struct rules_path_in in;
@@ -246,9 +246,9 @@ void tx_limit_floor(struct tx *x, const struct sel_result *t)
 		f = rules_limit_max_floor(&in);
 		if (f > DQL_MAX_LIMIT)
 			f = DQL_MAX_LIMIT;
-		if (f <= x->floor)
+		if (f <= x->eng.floor)
 			continue;
-		x->floor = (uint32_t)f;
+		x->eng.floor = (uint32_t)f;
 		snprintf(x->floor_dev, sizeof(x->floor_dev), "%s", d.ifname);
 		frame = d.mtu ? (uint64_t)d.mtu + ETH_FRAME_OVERHEAD : 0;
 		x->floor_rule = f == frame ? "limit-max-below-frame" : "limit-max-below-irq";

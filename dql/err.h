@@ -8,6 +8,7 @@
 #define BQLTOOL_DQL_ERR_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 struct bql_err {
 	int code;		/* positive errno, 0 = none */
@@ -25,8 +26,29 @@ int bql_err_set(struct bql_err *e, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int bql_err_vset(struct bql_err *e, int code, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
-/* Prepend "PREFIX: " to an existing message (adds context on the way up). */
+/*
+ * Prepend "PREFIX: " to an existing message (adds context on the way up).
+ * A result too long for msg[] loses its middle, as bql_fit() cuts.
+ */
 void bql_err_prefix(struct bql_err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * bql_fit - @len bytes of @s into @dst (@size bytes, terminated). What does
+ * not fit loses its middle, marked "...": the head names the object, the
+ * tail keeps the reason ("x/aaaa...aaaa/t.csv: cannot create: File name
+ * too long"); a UTF-8 sequence is never cut. @s may overlap @dst. Returns
+ * @len.
+ */
+size_t bql_fit(char *dst, size_t size, const char *s, size_t len);
+/*
+ * bql_fmt_fit - snprintf() into @dst whose overflow is cut by bql_fit():
+ * every fixed-size message buffer (struct bql_err, replay's warnings)
+ * keeps its reason whatever path or name it quotes. Returns the full length.
+ */
+size_t bql_fmt_fit(char *dst, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+size_t bql_vfmt_fit(char *dst, size_t size, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 #endif

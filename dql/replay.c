@@ -115,7 +115,7 @@ static void warn(struct replay *r, const char *fmt, ...)
 	if (!r->ops->warn)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	bql_vfmt_fit(r->msg, sizeof(r->msg), fmt, ap);
 	va_end(ap);
 	r->ops->warn(r->arg, r->msg);
 }

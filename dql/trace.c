@@ -96,12 +96,60 @@ static uint64_t vmax(enum vtype t)
 
 /* ------------------------------------------------------------ queues */
 
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/*
+ * A queue name as written, @s/@n, into @out (BQLT_NAME_MAX + 1 bytes): a
+ * "\xHH" (two hex digits) is the byte 0xHH, any other backslash is
+ * itself (names written before escapes existed read as they did). The
+ * length, or -1: longer than BQLT_NAME_MAX once decoded, -2: a NUL byte.
+ */
+static int name_decode(const char *s, size_t n, char *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		int hi, lo;
+
+		if (c == '\\' && i + 3 < n && s[i + 1] == 'x' &&
+		    (hi = hexval(s[i + 2])) >= 0 && (lo = hexval(s[i + 3])) >= 0) {
+			c = (char)(hi << 4 | lo);
+			if (!c)
+				return -2;
+			i += 3;
+		}
+		if (k == BQLT_NAME_MAX)
+			return -1;
+		out[k++] = c;
+	}
+	out[k] = '\0';
+	return (int)k;
+}
+
+/* the queue named @s/@n (decoded), or -1 */
 static int lookup(const struct bqlt_parser *p, const char *s, size_t n)
 {
 	uint64_t w0, w1;
 
 	name_words(s, n, &w0, &w1);
 	return queue_find(p, s, n, w0, w1);
+}
+
+/* the queue a record's token @s/@n names, escapes and all, or -1 */
+static int lookup_tok(const struct bqlt_parser *p, const char *s, size_t n)
+{
+	char name[BQLT_NAME_MAX + 1];
+	int k;
+
+	if (!memchr(s, '\\', n))
+		return lookup(p, s, n);
+	k = name_decode(s, n, name);	/* escapes: the name they spell */
+	return k < 0 ? -1 : lookup(p, name, (size_t)k);
 }
 
 /* a table of @size slots (a power of two), all free */
@@ -138,7 +186,13 @@ static void hash_insert(struct bqlt_htab *ht, const struct bqlt_queue_ent *q,
 	sl->w1 = w1;
 	sl->wm = wm;
 	sl->name = q->name;
-	sl->len = (uint32_t)q->len;
+	/*
+	 * A name with a backslash: a record's token of the same bytes may
+	 * be an escape that spells another name, so the fast path, which
+	 * compares bytes as written, must never match it (the flag makes the
+	 * lengths differ); lookup() decodes first and masks it
+	 */
+	sl->len = (uint32_t)q->len | (memchr(q->name, '\\', q->len) ? BQLT_SLOT_ESC : 0);
 	__atomic_store_n(&sl->idx1, idx + 1, __ATOMIC_RELEASE);
 }
 
@@ -320,11 +374,11 @@ static int parse_hz(struct bqlt_parser *p, struct cur *c, struct bqlt_rec *rec,
 static int parse_queue(struct bqlt_parser *p, struct cur *c,
 		       struct bqlt_rec *rec, struct bql_err *e)
 {
-	char b[SHOW_MAX + 4];
+	char b[SHOW_MAX + 4], nm[BQLT_NAME_MAX + 1];
 	uint64_t seen = 0;
 	struct tok t;
 	size_t i;
-	int idx, ret;
+	int idx, ret, nlen;
 
 	if (!bqlt_next_tok(c, &t))
 		return bqlt_perr(p, e, EINVAL, "queue: expected a queue name, got nothing");
@@ -336,14 +390,18 @@ static int parse_queue(struct bqlt_parser *p, struct cur *c,
 				    "queue: expected a queue name, got '%s'",
 				    bqlt_show(t.s, t.n, b));
 	}
-	if (t.n > BQLT_NAME_MAX)
+	nlen = name_decode(t.s, t.n, nm);
+	if (nlen == -2)
+		return bqlt_perr(p, e, EINVAL, "queue: name '%s': a NUL byte (escape 00) cannot be in a name",
+			    bqlt_show(t.s, t.n, b));
+	if (nlen < 0)
 		return bqlt_perr(p, e, EINVAL, "queue: name '%s' longer than %d bytes",
 			    bqlt_show(t.s, t.n, b), BQLT_NAME_MAX);
-	idx = lookup(p, t.s, t.n);
+	idx = lookup(p, nm, (size_t)nlen);
 	if (idx >= 0)
 		return bqlt_perr(p, e, EINVAL,
-			    "queue %s: declared twice (first at line %" PRIu64 ")",
-			    p->queues[idx].name, p->queues[idx].decl_line);
+			    "queue %.*s: declared twice (first at line %" PRIu64 ")",
+			    (int)t.n, t.s, p->queues[idx].decl_line);
 
 	rec->nkv = 0;
 	{
@@ -356,7 +414,8 @@ static int parse_queue(struct bqlt_parser *p, struct cur *c,
 			if (ret)
 				return ret;
 		}
-		idx = add_queue(p, e, name.s, name.n);
+		(void)name;
+		idx = add_queue(p, e, nm, (size_t)nlen);
 		if (idx < 0)
 			return idx;
 	}
@@ -461,7 +520,7 @@ static int parse_record(struct bqlt_parser *p, struct cur *c,
 		return ret;
 	if (!bqlt_next_tok(c, &t))
 		return bqlt_perr(p, e, EINVAL, "record: expected a queue name after t_ns");
-	idx = lookup(p, t.s, t.n);
+	idx = lookup_tok(p, t.s, t.n);
 	if (idx < 0)
 		return bqlt_perr(p, e, EINVAL, "record: queue '%s' is not declared",
 			    bqlt_show(t.s, t.n, b));

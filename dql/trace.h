@@ -132,9 +132,16 @@ struct bqlt_slot {
 	uint64_t w0, w1;
 	uint64_t wm;			/* names of 17+ bytes: bytes 8..15 */
 	const char *name;		/* the declared name (never moves) */
-	uint32_t len;
+	uint32_t len;			/* | BQLT_SLOT_ESC: the name holds a backslash */
 	uint32_t idx1;			/* index + 1, 0 = free */
 };
+
+/*
+ * In bqlt_slot.len: the name holds a backslash, so a token of the same
+ * bytes may be an escape that spells another name ("\x41"): the fast
+ * paths, which compare bytes as written, never match it.
+ */
+#define BQLT_SLOT_ESC	0x80000000u
 
 /* the name hash: open addressing, at most half full (a slot is 40 bytes) */
 struct bqlt_htab {

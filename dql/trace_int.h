@@ -156,7 +156,7 @@ static inline int queue_find(const struct bqlt_parser *p, const char *s,
 	if (!ht)
 		return -1;
 	for (i = name_slot(ht, w0, w1, n); (idx1 = slot_idx1(sl = &ht->slot[i])); i = (i + 1) & ht->mask) {
-		if (sl->w0 == w0 && sl->w1 == w1 && sl->len == n &&
+		if (sl->w0 == w0 && sl->w1 == w1 && (sl->len & ~BQLT_SLOT_ESC) == n &&
 		    (n <= 16 || !memcmp(sl->name, s, n)))
 			return (int)idx1 - 1;
 	}

@@ -106,14 +106,27 @@ static uint64_t judged_lat(const struct tune_result *r)
 	return r->members ? r->worst_lat : r->p99;
 }
 
+unsigned int tune_changes(const struct tune_settings *s)
+{
+	struct tune_settings d;
+
+	tune_defaults(&d);
+	return (s->limit_min != d.limit_min) + (s->limit_max != d.limit_max) +
+	       (s->hold_time != d.hold_time);
+}
+
 /*
- * @a better than @b: lower latency judged; ties: the higher worst-case
- * throughput ratio, then the higher throughput (rates: runs differ in length)
+ * @a better than @b: lower latency judged; ties: fewer settings changed
+ * from the defaults (a change that buys nothing is no advice), then the
+ * higher worst-case throughput ratio, then the higher throughput (rates:
+ * runs differ in length)
  */
 static bool better(const struct tune_result *a, const struct tune_result *b)
 {
 	if (judged_lat(a) != judged_lat(b))
 		return judged_lat(a) < judged_lat(b);
+	if (tune_changes(&a->set) != tune_changes(&b->set))
+		return tune_changes(&a->set) < tune_changes(&b->set);
 	if (a->members && b->members && a->worst_ratio != b->worst_ratio)
 		return a->worst_ratio > b->worst_ratio;
 	if (a->throughput_bps != b->throughput_bps)
@@ -152,8 +165,8 @@ static unsigned int member_add(struct tune_member *m, unsigned int n, unsigned i
 	return n;
 }
 
-unsigned int tune_ensemble(const struct sim_config *cfg, struct tune_member *m,
-			   unsigned int max)
+unsigned int tune_ensemble(const struct sim_config *cfg, uint64_t late_ns,
+			   struct tune_member *m, unsigned int max)
 {
 	unsigned int n = 0, busy = tune_busy_queues(cfg), seed = 0;
 	bool rates = false;
@@ -164,8 +177,10 @@ unsigned int tune_ensemble(const struct sim_config *cfg, struct tune_member *m,
 	n = member_add(m, n, max, &(struct tune_member){ 0 });
 	if (busy > 1)
 		n = member_add(m, n, max, &(struct tune_member){ .busy = 1, .seed_add = ++seed });
-	n = member_add(m, n, max, &(struct tune_member){ .irq_late_ns = TUNE_IRQ_LATE_NS,
-		.irq_jitter_ns = TUNE_IRQ_JITTER_NS, .seed_add = ++seed });
+	if (!late_ns)
+		late_ns = TUNE_IRQ_LATE_NS;
+	n = member_add(m, n, max, &(struct tune_member){ .irq_late_ns = late_ns,
+		.irq_jitter_ns = late_ns / 2, .seed_add = ++seed, .throughput_only = true });
 	if (busy >= 4)
 		n = member_add(m, n, max, &(struct tune_member){ .busy = busy / 2,
 			.seed_add = ++seed });
@@ -274,12 +289,14 @@ char *tune_member_fmt(char *buf, size_t n, const struct sim_config *cfg,
 		PUT("the model");
 	if (m->seed_add)
 		PUT(", seed %" PRIu64, cfg->seed + m->seed_add);
+	if (m->throughput_only)
+		PUT(" (throughput only)");
 #undef PUT
 	return buf;
 }
 
 void tune_fold(struct tune_result *agg, const struct tune_result *r,
-	       const struct tune_result *base, unsigned int mi, double keep,
+	       const struct tune_result *base, unsigned int mi, bool judge_lat, double keep,
 	       enum tune_qdisc q)
 {
 	uint64_t lat = tune_latency(r, q);
@@ -298,7 +315,7 @@ void tune_fold(struct tune_result *agg, const struct tune_result *r,
 	agg->members++;
 	if (r->err && !agg->err)
 		agg->err = r->err;
-	if (lat > agg->worst_lat || mi == 0) {
+	if (mi == 0 || (judge_lat && lat > agg->worst_lat)) {
 		agg->worst_lat = lat;
 		agg->worst_lat_member = (int)mi;
 	}

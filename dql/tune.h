@@ -4,8 +4,8 @@
  * settings to simulate (a coarse sweep, then a refinement around the best),
  * one evaluation (a sim run, callable from any thread) and the choice; the
  * model fitted from a replayed trace is in tune_fit.h. No I/O, no threads:
- * the caller runs the evaluations, in parallel or not; the results are the
- * same.
+ * the caller runs the evaluations, in parallel or not (lib/model/tune_eval.c
+ * does, over the ensemble); the results are the same.
  */
 #ifndef BQLTOOL_DQL_TUNE_H
 #define BQLTOOL_DQL_TUNE_H
@@ -39,6 +39,8 @@ struct tune_settings {
 /* the kernel defaults (dql_init) */
 void tune_defaults(struct tune_settings *s);
 bool tune_is_default(const struct tune_settings *s);
+/* how many of @s's three settings differ from the defaults */
+unsigned int tune_changes(const struct tune_settings *s);
 
 /*
  * One simulation of a setting, or (tune_fold) a setting over the ensemble:
@@ -64,6 +66,9 @@ struct tune_result {
 	double worst_ratio;		/* lowest throughput / the defaults' in a member */
 	int worst_ratio_member;
 	int fail_member;		/* the first member below keep, -1: none */
+	bool short_margin;		/* held the ensemble, not the engine's lateness on the model */
+	uint64_t margin_held_ns;	/* ... where it held up to this lateness */
+	bool margin_unmeasured;		/* held the ensemble; tune gave up before its margin */
 };
 
 /*
@@ -92,8 +97,9 @@ uint64_t tune_whole_periods(const struct sim_config *cfg, uint64_t dur);
 
 /*
  * The ensemble: the conditions every candidate is judged under, the model
- * first. Interrupts come up to TUNE_IRQ_LATE_NS later with up to
- * TUNE_IRQ_JITTER_NS jitter; the offered load of rate flows is
+ * first. Interrupts come later by the margin the search requires (the
+ * engine's late_ns: at least half of what the defaults tolerate), with half
+ * that as jitter; the offered load of rate flows is
  * TUNE_LOAD_PCT % higher and lower; on a model of N queues carrying
  * traffic only 1 and N/2 of them are busy; each member has its own seed.
  * Every run is at least TUNE_HOLDS hold times long (and the model's
@@ -111,11 +117,20 @@ struct tune_member {
 	unsigned int busy;		/* queues with traffic, 0: the model's */
 	int load_pct;			/* rate flows' rates scaled by 100 + this % */
 	uint64_t seed_add;		/* added to the model's seed */
+	/*
+	 * judged for throughput only: interrupts late by the margin set the
+	 * ring delay there whatever BQL does, so its latency judges nothing
+	 */
+	bool throughput_only;
 };
 
-/* tune_ensemble - the members for @cfg, the model first; returns the count */
-unsigned int tune_ensemble(const struct sim_config *cfg, struct tune_member *m,
-			   unsigned int max);
+/*
+ * tune_ensemble - the members for @cfg, the model first; returns the count.
+ * The member of late interrupts has them @late_ns later, with @late_ns / 2
+ * jitter (0: TUNE_IRQ_LATE_NS and TUNE_IRQ_JITTER_NS).
+ */
+unsigned int tune_ensemble(const struct sim_config *cfg, uint64_t late_ns,
+			   struct tune_member *m, unsigned int max);
 /*
  * tune_member_cfg - @cfg perturbed as @m says, run for at least
  * TUNE_HOLDS x @hold_time ms.
@@ -131,10 +146,11 @@ unsigned int tune_busy_queues(const struct sim_config *cfg);
 /*
  * tune_fold - add member @mi's result @r of a setting, against the
  * defaults' result @base in the same member, to the setting's @agg (member
- * 0 initializes it). @keep: the throughput fraction to keep.
+ * 0 initializes it). @judge_lat: its latency counts in @agg's worst (not
+ * for a throughput_only member). @keep: the throughput fraction to keep.
  */
 void tune_fold(struct tune_result *agg, const struct tune_result *r,
-	       const struct tune_result *base, unsigned int mi, double keep,
+	       const struct tune_result *base, unsigned int mi, bool judge_lat, double keep,
 	       enum tune_qdisc q);
 
 /*

@@ -559,11 +559,19 @@ int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_
 					     &duty[cfg->nflows - 1], &pkt_ns[cfg->nflows - 1])) {
 				out->bursty++;
 			} else {
+				double bps = (double)b * 8e9 / (double)out->duration_ns;
+
+				/*
+				 * Below the simulator's 1 bit/s (a few packets over
+				 * centuries): no model of it sends a packet while it is
+				 * checked; say so rather than raise it to 1 bit/s
+				 */
+				if (bps < 0.5)
+					return bql_err_set(e, ERANGE, "model queue %u: the fitted rate, %.3g bit/s (%" PRIu64
+							   " bytes over the trace's %.3g s), is below the simulator's 1 bit/s",
+							   i, bps, b, (double)out->duration_ns / 1e9);
 				fl->kind = SIM_T_POISSON;
-				fl->rate_bps = (uint64_t)llround((double)b * 8e9 /
-								 (double)out->duration_ns);
-				if (fl->rate_bps < 1)
-					fl->rate_bps = 1;
+				fl->rate_bps = (uint64_t)llround(bps);
 				if (fl->rate_bps > cfg->link_bps)
 					fl->rate_bps = cfg->link_bps;
 			}
@@ -616,6 +624,14 @@ static double rel_err(double model, double trace)
 	return fabs(model - trace) / trace;
 }
 
+/* @model within a factor @f of @trace, either way (both 0: within) */
+static bool within_factor(double model, double trace, double f)
+{
+	if (trace <= 0 || model <= 0)
+		return trace <= 0 && model <= 0;
+	return model <= f * trace && trace <= f * model;
+}
+
 static bool has_onoff(const struct sim_config *cfg)
 {
 	for (unsigned int i = 0; i < cfg->nflows; i++)
@@ -625,7 +641,8 @@ static bool has_onoff(const struct sim_config *cfg)
 }
 
 /* simulate @cfg for @dur, measure its records as the trace's were into @m */
-static int sim_measure(const struct sim_config *cfg, uint64_t dur, struct tune_fitted *m)
+static int sim_measure(const struct sim_config *cfg, uint64_t dur, struct tune_fitted *m,
+		       struct bql_err *err)
 {
 	static const struct replay_ops rops = {
 		.event = check_event, .event_kinds = (1u << BQLT_Q) | (1u << BQLT_C),
@@ -634,7 +651,7 @@ static int sim_measure(const struct sim_config *cfg, uint64_t dur, struct tune_f
 	struct sim_config c = *cfg, scratch;
 	struct check_run *p;
 	struct replay_opts ro;
-	struct bql_err e;
+	struct bql_err e = { 0, "" };
 	struct sim *s;
 	int ret;
 
@@ -672,6 +689,20 @@ static int sim_measure(const struct sim_config *cfg, uint64_t dur, struct tune_f
 	if (!ret) {
 		scratch = c;
 		ret = tune_fit_finish(&p->f, &scratch, true, true, true, m, &e);
+		if (ret && !p->f.c_cum) {	/* about the model's run, not the trace */
+			unsigned int slow = 0;
+
+			for (unsigned int i = 1; i < c.nflows; i++)
+				if (c.flows[i].kind != SIM_T_BULK &&
+				    (c.flows[slow].kind == SIM_T_BULK ||
+				     c.flows[i].rate_bps < c.flows[slow].rate_bps))
+					slow = i;
+			bql_err_set(&e, ERANGE, "simulated for %.3g s, the model completes no packet: its traffic is too slow (flow %u: %" PRIu64
+				    " bit/s, a %.0f-byte packet every %.3g s)", (double)dur / 1e9, slow,
+				    c.flows[slow].rate_bps, sim_size_mean(&c.flows[slow].size),
+				    sim_size_mean(&c.flows[slow].size) * 8 /
+				    (double)(c.flows[slow].rate_bps ? c.flows[slow].rate_bps : 1));
+		}
 	}
 	/*
 	 * On/off flows: the run is whole periods, so its mean rate is over
@@ -681,6 +712,8 @@ static int sim_measure(const struct sim_config *cfg, uint64_t dur, struct tune_f
 	 */
 	if (!ret && has_onoff(&c))
 		m->completed_bps = (double)p->f.c_cum * 8e9 / (double)dur;
+	if (ret && err)	/* what was out of range, in the words of whoever found it */
+		*err = p->err ? p->e : e;
 	tune_fit_free(&p->f);
 	replay_free(&p->r);
 	free(p);
@@ -693,7 +726,7 @@ static bool both_busy(const struct tune_fitted *a, const struct tune_fitted *b)
 }
 
 int tune_fit_check(struct sim_config *cfg, bool calibrate, struct tune_fitted *tr,
-		   struct tune_gof *g)
+		   struct tune_gof *g, struct bql_err *e)
 {
 	uint64_t dur = tr->duration_ns;
 	bool busy;
@@ -709,7 +742,7 @@ int tune_fit_check(struct sim_config *cfg, bool calibrate, struct tune_fitted *t
 		int64_t d;
 		long us;
 
-		ret = sim_measure(cfg, dur, &g->model);
+		ret = sim_measure(cfg, dur, &g->model, e);
 		if (ret)
 			return ret;
 		if (!calibrate || round == TUNE_FIT_ROUNDS || !both_busy(tr, &g->model))
@@ -737,8 +770,14 @@ int tune_fit_check(struct sim_config *cfg, bool calibrate, struct tune_fitted *t
 			    : rel_err((double)g->model.batch_p50, (double)tr->batch_p50);
 	g->throughput_err = rel_err(g->model.completed_bps, tr->completed_bps);
 	g->limit_err = rel_err(g->model.limit_mean, tr->limit_mean);
+	/*
+	 * The limit within a factor of two either way: a model whose limit
+	 * stays far below the trace's (149 B against 1.64 KiB) does not fit
+	 * any more than one far above it.
+	 */
 	g->ok = g->interval_err <= TUNE_GOF_TOL && g->batch_err <= TUNE_GOF_TOL &&
-		g->throughput_err <= TUNE_GOF_TOL && g->limit_err <= 1.0;
+		g->throughput_err <= TUNE_GOF_TOL &&
+		within_factor(g->model.limit_mean, tr->limit_mean, 2.0);
 	if (!g->ok)
 		tr->misfit |= TUNE_MISFIT_SIM;
 	return 0;

@@ -189,10 +189,11 @@ int tune_fit_finish(const struct tune_fit *f, struct sim_config *cfg, bool keep_
  * busy ones), the throughput and the limit's mean. With @calibrate, first
  * move @cfg's coalesce_usecs (up to TUNE_FIT_ROUNDS times) until the busy
  * interval matches the trace's. Sets TUNE_MISFIT_SIM in @tr->misfit if it
- * does not fit. 0, or -errno if the model cannot run.
+ * does not fit. 0, or -errno if the model cannot run, with @e (may be
+ * NULL) naming the value out of range as the simulator or replay words it.
  */
 int tune_fit_check(struct sim_config *cfg, bool calibrate, struct tune_fitted *tr,
-		   struct tune_gof *g);
+		   struct tune_gof *g, struct bql_err *e);
 
 #define TUNE_FIT_ROUNDS		4
 #define TUNE_FIT_CHECK_MAX_NS	1000000000ull	/* 1 s */

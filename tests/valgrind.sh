@@ -48,6 +48,8 @@ vg "$bin" replay --timeline "$tmp/t.csv.zst" "$tmp/d.bqlt.gz"
 head -c 300 "$tmp/d.bqlt.gz" >"$tmp/cut.gz"
 vg "$bin" replay "$tmp/cut.gz"
 vg "$bin" replay --verify "$here/data/traces/mismatch.bqlt"
+# a what-if plot: the recorded limit beside it, the inflight above it hatched
+vg "$bin" replay -q --set limit_max=2K --plot "$tmp/w.svg" "$here/../examples/completion-only.bqlt"
 # -J: threads scanning chunks of a few bytes; an error in a scanned chunk;
 # a compressed input; a re-cloned parser (a queue declared late)
 BQLTOOL_REPLAY_CHUNK=64 vg "$bin" -j replay -J 3 --verify --plot "$tmp/p.svg" \
@@ -58,7 +60,7 @@ awk 'BEGIN { print "bqltrace 1"; print "queue a"; for (i = 0; i < 400; i++) {
 BQLTOOL_REPLAY_CHUNK=100 vg "$bin" replay -J 4 "$tmp/d.bqlt.gz" "$tmp/late.bqlt"
 BQLTOOL_REPLAY_CHUNK=300 vg "$bin" replay -J 2 "$tmp/cut.gz"
 vg "$bin" sim --duration 0.05 --queues 2 --traffic poisson:500M --traffic bulk --stall 10ms:5ms \
-	--trace "$tmp/s.bqlt" --timeline "$tmp/s.csv" --plot "$tmp/s.svg"
+	--at 20ms:limit_max=8000 --trace "$tmp/s.bqlt" --timeline "$tmp/s.csv" --plot "$tmp/s.svg"
 vg "$bin" -j sim --duration 0.02 --set limit_max=3000
 vg "$bin" sim --set stall_thrs=1
 vg "$bin" tune --coalesce-usecs 500 --duration 0.02 --threads 2

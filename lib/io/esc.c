@@ -182,6 +182,34 @@ static void text_to(struct sink *k, const char *str, size_t len)
 		put(k, str + run, len - run);
 }
 
+size_t esc_bqlt_name(char *dst, size_t n, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t len = strlen(str), i = 0;
+	struct sink k = { .buf = dst, .n = n };
+
+	while (i < len) {
+		char t[8];
+		size_t used = 1;
+
+		if (s[i] != ' ' && s[i] != '=' &&
+		    !text_unit(s + i, len - i, t, &used)) {
+			put(&k, str + i, used);	/* as it is: printable and plain */
+			i += used;
+			continue;
+		}
+		for (size_t j = 0; j < used; j++) {	/* every byte of the unit */
+			t[0] = '\\';
+			t[1] = 'x';
+			t[2] = hex[s[i + j] >> 4];
+			t[3] = hex[s[i + j] & 15];
+			put(&k, t, 4);
+		}
+		i += used;
+	}
+	return sink_end(&k);
+}
+
 bool esc_text_clean(const char *s)
 {
 	size_t len = strlen(s);

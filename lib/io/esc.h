@@ -34,6 +34,15 @@
 
 /* the offset of the first byte of @s (@len bytes) that is not valid UTF-8, or @len */
 size_t esc_utf8_valid(const char *s, size_t len);
+/*
+ * esc_bqlt_name - @s as a queue name in a bqltrace (bqltrace(5)): every
+ * byte of what esc_text() would escape (controls, DEL, C1, invalid UTF-8,
+ * the invisible direction characters, the backslash) and of a blank or
+ * '=' as "\xHH", the rest as it is; the trace parser reads it back to the
+ * same bytes, and the trace is clean text. @dst as esc_text() (4 *
+ * strlen(@s) + 1 always suffices); returns the full length.
+ */
+size_t esc_bqlt_name(char *dst, size_t n, const char *s);
 /* true when @s (NUL-terminated) needs no escaping for a terminal */
 bool esc_text_clean(const char *s);
 /*

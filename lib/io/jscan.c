@@ -116,7 +116,7 @@ static int fail(struct scan *sc, size_t upto, const char *fmt, ...)
 
 	path(sc, upto, p, sizeof(p));
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	bql_vfmt_fit(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return bql_err_set(sc->e, EINVAL, "%s%s%s", p, p[0] ? ": " : "", msg);
 }

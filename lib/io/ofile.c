@@ -3,31 +3,26 @@
  * ofile: every output file written in full or not at all (see ofile.h):
  * a temporary beside the target renamed over it, or a spool copied to a
  * non-regular target, optionally gzip or zstd compressed on the way.
+ * Names and paths are in ofile_path.c, the temporaries that fatal signals
+ * remove in ofile_live.c.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
 #include "lib/io/ofile.h"
-#include "lib/io/stops.h"
+#include "lib/io/ofile_int.h"
 
 #define OFILE_BUF	(64u << 10)	/* bytes gathered before a write(2) */
-#define OFILE_HOPS	40		/* symlinks followed, as the kernel's MAXSYMLINKS */
 #define GZIP_LEVEL	6
 #define ZSTD_LEVEL	3
 
@@ -42,8 +37,10 @@ enum ofile_codec { OFILE_PLAIN, OFILE_GZIP, OFILE_ZSTD };
 struct ofile {
 	char *path;		/* as given, for messages */
 	char *target;		/* resolved file: rename target, or opened at commit */
-	char *tmp;		/* OFILE_RENAME: the temporary's name */
-	int slot;		/* its entry in live[] (removed on a fatal signal), -1 none */
+	char *tmp;		/* OFILE_RENAME: the temporary's name (none while
+				 * @anon: named only at commit, then renamed) */
+	bool anon;		/* OFILE_RENAME into an O_TMPFILE: nothing to leave */
+	int slot;		/* its slot in ofile_live.c (removed on a fatal signal), -1 none */
 	int fd;			/* where the bytes go now */
 	int out_fd;		/* OFILE_SPOOL to a descriptor ("-", /dev/stdout): its dup */
 	enum ofile_kind kind;
@@ -69,14 +66,6 @@ static int set_err(struct ofile *o, int err)
 	if (!o->err)
 		o->err = err;
 	return -o->err;
-}
-
-/* the name ends in @suf, in any case (.gz, .GZ: both compressed) */
-static bool has_suffix(const char *s, const char *suf)
-{
-	size_t n = strlen(s), m = strlen(suf);
-
-	return n >= m && !strcasecmp(s + n - m, suf);
 }
 
 static int write_all(int fd, const void *p, size_t len)
@@ -105,107 +94,21 @@ static mode_t cur_umask(void)
 	return m;
 }
 
-/*
- * The descriptor a name stands for: "/dev/stdout", "/dev/fd/N",
- * "/proc/self/fd/N", "/proc/PID/fd/N" of this process. Such a "magic"
- * link is not followed to the file behind it: writing through the
- * descriptor keeps its offset and O_APPEND, and never replaces a file the
- * shell opened for us. -1 for any other name.
- */
-static int fd_of_name(const char *p)
+/* the directory spools go to: $TMPDIR, or /tmp */
+static const char *spool_dir(void)
 {
-	char self[32];
-	const char *s = NULL;
-	char *end;
-	long n;
+	const char *dir = getenv("TMPDIR");
 
-	if (!strcmp(p, "/dev/stdout"))
-		return 1;
-	if (!strcmp(p, "/dev/stderr"))
-		return 2;
-	snprintf(self, sizeof(self), "/proc/%ld/fd/", (long)getpid());
-	if (!strncmp(p, "/dev/fd/", 8))
-		s = p + 8;
-	else if (!strncmp(p, "/proc/self/fd/", 14))
-		s = p + 14;
-	else if (!strncmp(p, "/proc/thread-self/fd/", 21))
-		s = p + 21;
-	else if (!strncmp(p, self, strlen(self)))
-		s = p + strlen(self);
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	n = strtol(s, &end, 10);
-	if (*end || errno || n > INT_MAX)
-		return -1;
-	return (int)n;
-}
-
-/*
- * Follow @path's symlinks to the name that is really written: a dangling
- * link gives the file to create, a link chain the file at its end. Sets
- * *@target (malloc'd), or *@fdnum when the chain reaches a descriptor
- * name. 0 or -errno.
- */
-static int resolve(const char *path, char **target, int *fdnum)
-{
-	char *cur = strdup(path), *next;
-	char link[PATH_MAX];
-	struct stat st;
-	int hop;
-
-	*target = NULL;
-	*fdnum = -1;
-	if (!cur)
-		return -ENOMEM;
-	for (hop = 0; hop <= OFILE_HOPS; hop++) {
-		ssize_t n;
-
-		*fdnum = fd_of_name(cur);
-		if (*fdnum >= 0) {
-			free(cur);
-			return 0;
-		}
-		if (lstat(cur, &st) || !S_ISLNK(st.st_mode)) {
-			*target = cur;
-			return 0;
-		}
-		n = readlink(cur, link, sizeof(link) - 1);
-		if (n < 0) {
-			int err = errno;
-
-			free(cur);
-			return -err;
-		}
-		link[n] = '\0';
-		if (link[0] == '/') {
-			next = strdup(link);
-		} else {
-			char *slash = strrchr(cur, '/');
-
-			if (!slash)
-				next = strdup(link);
-			else if (asprintf(&next, "%.*s/%s", (int)(slash - cur), cur, link) < 0)
-				next = NULL;
-		}
-		free(cur);
-		if (!next)
-			return -ENOMEM;
-		cur = next;
-	}
-	free(cur);
-	return -ELOOP;
+	return dir && *dir ? dir : "/tmp";
 }
 
 /* an unlinked file in $TMPDIR (or /tmp) to spool into */
 static int spool_fd(void)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = spool_dir();
 	char *name;
 	int fd;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 	fd = open(dir, O_RDWR | O_TMPFILE | O_EXCL | O_CLOEXEC, 0600);
 	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd;
@@ -220,134 +123,20 @@ static int spool_fd(void)
 	return fd;
 }
 
-/* ------------------------------------------------------------ fatal signals */
-
-/*
- * A temporary must not outlive the process: SIGTERM (a timer's stop),
- * SIGHUP, Ctrl-C, SIGPIPE, SIGXCPU (ulimit -t), SIGUSR1, an abort() or
- * any other signal that ends a process would leave ".NAME.XXXXXX" beside
- * the target. Once a temporary has existed, every such signal (the one
- * list, stops_fatal(); where it still has its default action: a command
- * that handles one, as record does, ends cleanly itself) removes every
- * live temporary, then kills the process as it would have (the same
- * status, a core where the signal dumps one). The names are copied into static slots, so that the
- * handler touches no memory that is freed; only this process removes
- * them, not a child that inherited the handler.
- */
-#define OFILE_LIVE	16
-
-static char live[OFILE_LIVE][PATH_MAX];
-static volatile sig_atomic_t live_used[OFILE_LIVE];
-static pid_t live_owner;
-static bool live_armed;
-
-static void on_fatal(int sig, siginfo_t *si, void *uc)
-{
-	pid_t pid = getpid();
-	int saved = errno;
-
-	(void)uc;
-	/*
-	 * Sent from outside (kill, sigqueue) and taken by another thread
-	 * than the main one: only a fault or abort() can reach a thread of
-	 * ours (stops_thread_create() blocks the stop signals), and a kill of
-	 * those falls here when the main thread holds every signal while it
-	 * creates a temporary (live_mkstemp()). The main thread takes it
-	 * then, once it knows the new name.
-	 */
-	if ((si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL) &&
-	    si->si_pid != pid && pid == live_owner && syscall(SYS_gettid) != pid) {
-		syscall(SYS_tgkill, pid, pid, sig);
-		errno = saved;
-		return;
-	}
-	if (pid == live_owner)
-		for (int i = 0; i < OFILE_LIVE; i++)
-			if (live_used[i])
-				unlink(live[i]);
-	errno = saved;
-	signal(sig, SIG_DFL);
-	raise(sig);	/* delivered, with the default action, when this returns */
-}
-
-static void live_arm(void)
-{
-	struct sigaction sa, old;
-
-	if (live_armed)
-		return;
-	live_armed = true;
-	live_owner = getpid();
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_fatal;
-	sa.sa_flags = SA_SIGINFO;
-	sigfillset(&sa.sa_mask);
-	for (int sig = 1; sig < NSIG; sig++)
-		if (stops_fatal(sig) && !sigaction(sig, NULL, &old) &&
-		    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
-			sigaction(sig, &sa, NULL);
-}
-
-/* @name is a live temporary: its slot, or -1 (too many, or too long: not tracked) */
-static int live_add(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n >= PATH_MAX)
-		return -1;
-	for (int i = 0; i < OFILE_LIVE; i++) {
-		if (live_used[i])
-			continue;
-		memcpy(live[i], name, n + 1);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		live_used[i] = 1;
-		return i;
-	}
-	return -1;
-}
-
-/*
- * mkostemp(@tmpl) and its slot (*@slot, -1 if untracked), with every
- * signal held meanwhile (a kill -SEGV as much as a SIGTERM): a signal after
- * the file exists finds its name
- */
-static int live_mkstemp(char *tmpl, int *slot)
-{
-	sigset_t all, old;
-	int fd, err;
-
-	live_arm();
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	fd = mkostemp(tmpl, O_CLOEXEC);
-	err = errno;
-	if (fd >= 0)
-		*slot = live_add(tmpl);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	errno = err;
-	return fd;
-}
-
-static void live_del(int slot)
-{
-	if (slot >= 0)
-		live_used[slot] = 0;
-}
-
 /* ------------------------------------------------------------ open */
 
 static int open_codec(struct ofile *o, unsigned int flags)
 {
 	if (!(flags & OFILE_COMPRESS_BY_NAME))
 		return 0;
-	if (has_suffix(o->path, ".gz")) {
+	if (ofile_has_suffix(o->path, ".gz")) {
 		o->codec = OFILE_GZIP;
 		if (deflateInit2(&o->z, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8,
 				 Z_DEFAULT_STRATEGY) != Z_OK)
 			return -ENOMEM;
 		o->z_live = true;
 		o->zcap = OFILE_BUF;
-	} else if (has_suffix(o->path, ".zst")) {
+	} else if (ofile_has_suffix(o->path, ".zst")) {
 		o->codec = OFILE_ZSTD;
 		o->zs = ZSTD_createCStream();
 		if (!o->zs || ZSTD_isError(ZSTD_CCtx_setParameter(o->zs, ZSTD_c_compressionLevel,
@@ -361,7 +150,61 @@ static int open_codec(struct ofile *o, unsigned int flags)
 	return o->zbuf ? 0 : -ENOMEM;
 }
 
-/* a temporary beside @o->target, with the mode and owner it must end with */
+/*
+ * "DIR/.NAME.XXXXXX" for @target, NAME cut (never inside a UTF-8
+ * sequence) so that the name fits NAME_MAX: a target of 248-255 bytes
+ * gets a temporary too. NULL when out of memory.
+ */
+static char *tmp_name(const char *target)
+{
+	const char *slash = strrchr(target, '/'), *base = slash ? slash + 1 : target;
+	size_t n = strlen(base), room = NAME_MAX - strlen("..XXXXXX");
+	char *s;
+
+	if (n > room) {
+		n = room;
+		while (n && ((unsigned char)base[n] & 0xc0) == 0x80)
+			n--;
+	}
+	if (asprintf(&s, "%.*s.%.*s.XXXXXX", (int)(base - target), target, (int)n, base) < 0)
+		return NULL;
+	return s;
+}
+
+/*
+ * An unnamed file (O_TMPFILE) in @target's directory, that a link can
+ * name at commit (/proc/self/fd: linkat(2) needs no privilege then), or
+ * -1: the filesystem has none (NFS, vfat), no /proc, or
+ * BQLTOOL_NO_O_TMPFILE=1 (tests of the named temporary).
+ */
+static int anon_fd(const char *target)
+{
+	const char *no = getenv("BQLTOOL_NO_O_TMPFILE");
+	char *dir, proc[64];
+	int fd;
+
+	if (no && *no && strcmp(no, "0"))
+		return -1;
+	dir = ofile_dir_of(target);
+	if (!dir)
+		return -1;
+	fd = open(dir, O_WRONLY | O_TMPFILE | O_CLOEXEC, 0600);
+	free(dir);
+	if (fd < 0)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (access(proc, F_OK)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The file to write beside @o->target, with the mode and owner it must end
+ * with: an unnamed one where the filesystem allows (a kill -9 leaves
+ * nothing), else the temporary ".NAME.XXXXXX"
+ */
 static int open_rename(struct ofile *o, unsigned int flags, struct bql_err *e)
 {
 	const char *slash = strrchr(o->target, '/');
@@ -369,15 +212,9 @@ static int open_rename(struct ofile *o, unsigned int flags, struct bql_err *e)
 	bool exists;
 	int err;
 
-	if (!slash)
-		err = asprintf(&o->tmp, ".%s.XXXXXX", o->target);
-	else
-		err = asprintf(&o->tmp, "%.*s/.%s.XXXXXX", (int)(slash - o->target),
-			       o->target, slash + 1);
-	if (err < 0) {
-		o->tmp = NULL;
+	o->tmp = tmp_name(o->target);
+	if (!o->tmp)
 		return bql_err_set(e, ENOMEM, "%s: out of memory", o->path);
-	}
 	exists = !stat(o->target, &st);
 	/* replacing is writing: a file the user may not write is not replaced */
 	if (exists && faccessat(AT_FDCWD, o->target, W_OK, AT_EACCESS)) {
@@ -396,7 +233,14 @@ static int open_rename(struct ofile *o, unsigned int flags, struct bql_err *e)
 		return bql_err_set(e, err, "%s: %s%s%s", o->path, strerror(err), why ? ": " : "",
 				   why ? why : "");
 	}
-	o->fd = live_mkstemp(o->tmp, &o->slot);
+	o->fd = anon_fd(o->target);
+	if (o->fd >= 0) {
+		o->anon = true;
+		free(o->tmp);	/* made again at commit, when it is needed */
+		o->tmp = NULL;
+	} else {
+		o->fd = ofile_live_mkstemp(o->tmp, &o->slot);
+	}
 	if (o->fd < 0) {
 		err = errno;
 		free(o->tmp);
@@ -449,7 +293,8 @@ static int open_fd(struct ofile *o, int fdnum, unsigned int flags, struct bql_er
 	o->fd = spool_fd();
 	if (o->fd < 0) {
 		err = errno;
-		return bql_err_set(e, err, "%s: cannot create a temporary file: %s", o->path,
+		return bql_err_set(e, err, "%s: cannot create the temporary file that holds the output until success in %s%s: %s",
+				   o->path, spool_dir(), getenv("TMPDIR") && *getenv("TMPDIR") ? " ($TMPDIR)" : "",
 				   strerror(err));
 	}
 	return 0;
@@ -473,7 +318,8 @@ static int open_special(struct ofile *o, unsigned int flags, struct bql_err *e)
 	o->fd = spool_fd();
 	if (o->fd < 0) {
 		err = errno;
-		return bql_err_set(e, err, "%s: cannot create a temporary file: %s", o->path,
+		return bql_err_set(e, err, "%s: cannot create the temporary file that holds the output until success in %s%s: %s",
+				   o->path, spool_dir(), getenv("TMPDIR") && *getenv("TMPDIR") ? " ($TMPDIR)" : "",
 				   strerror(err));
 	}
 	return 0;
@@ -483,6 +329,7 @@ int ofile_open(struct ofile **op, const char *path, unsigned int flags, struct b
 {
 	struct ofile *o;
 	struct stat st;
+	char *refused = NULL;
 	int fdnum, ret;
 
 	*op = NULL;
@@ -511,7 +358,16 @@ int ofile_open(struct ofile **op, const char *path, unsigned int flags, struct b
 		ret = open_fd(o, STDOUT_FILENO, flags, e);
 		goto done;
 	}
-	ret = resolve(path, &o->target, &fdnum);
+	ret = ofile_resolve(path, &o->target, &fdnum, &refused);
+	if (ret && refused) {
+		char *dir = ofile_dir_of(refused);
+
+		bql_err_set(e, -ret, "%s: %s is a symbolic link of another user in the sticky, world-writable %s: not followed (as fs.protected_symlinks refuses)",
+			    path, refused, dir ? dir : "directory");
+		free(dir);
+		free(refused);
+		goto fail;
+	}
 	if (ret) {
 		bql_err_set(e, -ret, "%s: %s", path, strerror(-ret));
 		goto fail;
@@ -733,21 +589,9 @@ static int copy_spool(struct ofile *o, int dst)
 	}
 }
 
-/* the directory part of @path ("." or "/" where it has none), malloc'd */
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	return strndup(path, (size_t)(slash - path));
-}
-
 static void fsync_dir(const char *target)
 {
-	char *dir = dir_of(target);
+	char *dir = ofile_dir_of(target);
 	int fd;
 
 	if (!dir)
@@ -768,7 +612,7 @@ static void ofile_free(struct ofile *o)
 		close(o->out_fd);
 	if (o->tmp) {
 		unlink(o->tmp);
-		live_del(o->slot);
+		ofile_live_del(o->slot);
 		free(o->tmp);
 	}
 	if (o->z_live)
@@ -813,6 +657,20 @@ int ofile_commit(struct ofile *o, struct bql_err *e)
 	}
 	switch (o->kind) {
 	case OFILE_RENAME:
+		if (o->anon) {	/* a name now, then renamed as a temporary is */
+			o->tmp = tmp_name(o->target);
+			if (!o->tmp) {
+				ret = ENOMEM;
+				goto fail;
+			}
+			if (ofile_live_link(o->fd, o->tmp, &o->slot)) {
+				ret = errno;
+				free(o->tmp);
+				o->tmp = NULL;
+				what = "cannot create a temporary file";
+				goto fail;
+			}
+		}
 		ret = close(o->fd) ? errno : 0;
 		o->fd = -1;
 		if (ret)
@@ -822,7 +680,7 @@ int ofile_commit(struct ofile *o, struct bql_err *e)
 			what = "cannot replace the file";
 			goto fail;
 		}
-		live_del(o->slot);
+		ofile_live_del(o->slot);
 		free(o->tmp);
 		o->tmp = NULL;
 		fsync_dir(o->target);
@@ -830,10 +688,12 @@ int ofile_commit(struct ofile *o, struct bql_err *e)
 	case OFILE_SPOOL:
 		dst = o->out_fd;
 		if (dst < 0) {
+			/* a FIFO: waits for its reader (a stop ends the wait) */
 			dst = open(o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 			if (dst < 0) {
 				ret = errno;
-				what = "cannot open";
+				what = ret == EINTR ? "stopped while waiting for a reader, nothing written" :
+				       "cannot open";
 				goto fail;
 			}
 		}
@@ -884,147 +744,4 @@ void ofile_abort(struct ofile *o)
 {
 	if (o)
 		ofile_free(o);
-}
-
-/* ------------------------------------------------------------ clashes */
-
-/* what a name would write or read: a regular file, by inode or by name */
-struct fkey {
-	bool reg;		/* an existing regular file: dev, ino */
-	dev_t dev;
-	ino_t ino;
-	char *name;		/* not existing yet: its resolved directory/name */
-};
-
-/* the resolved directory of @target (realpath) and its last component */
-static char *canonical(const char *target)
-{
-	const char *slash = strrchr(target, '/');
-	char *dir = dir_of(target), *real, *out;
-
-	if (!dir)
-		return NULL;
-	real = realpath(dir, NULL);
-	free(dir);
-	if (!real)
-		return strdup(target);
-	if (asprintf(&out, "%s/%s", real, slash ? slash + 1 : target) < 0)
-		out = NULL;
-	free(real);
-	return out;
-}
-
-static void fkey_get(const char *path, struct fkey *k)
-{
-	struct stat st;
-	char *target;
-	int fdnum;
-
-	memset(k, 0, sizeof(*k));
-	if (!strcmp(path, "-")) {
-		if (!fstat(STDIN_FILENO, &st) && S_ISREG(st.st_mode)) {
-			k->reg = true;
-			k->dev = st.st_dev;
-			k->ino = st.st_ino;
-		}
-		return;
-	}
-	if (resolve(path, &target, &fdnum) || fdnum >= 0)
-		return;
-	if (!stat(target, &st)) {
-		if (S_ISREG(st.st_mode)) {
-			k->reg = true;
-			k->dev = st.st_dev;
-			k->ino = st.st_ino;
-		}
-	} else if (errno == ENOENT) {
-		k->name = canonical(target);
-	}
-	free(target);
-}
-
-bool ofile_clash(const char *out, const char *other)
-{
-	struct fkey a, b;
-	bool same;
-
-	if (!strcmp(out, "-"))
-		return false;	/* standard output: written through */
-	fkey_get(out, &a);
-	fkey_get(other, &b);
-	if (a.reg && b.reg)
-		same = a.dev == b.dev && a.ino == b.ino;
-	else
-		same = a.name && b.name && !strcmp(a.name, b.name);
-	free(a.name);
-	free(b.name);
-	return same;
-}
-
-/* ------------------------------------------------------------ names */
-
-static size_t suffix_ci(const char *s, size_t n, const char *suf)
-{
-	size_t m = strlen(suf);
-
-	return n >= m && !strncasecmp(s + n - m, suf, m) ? m : 0;
-}
-
-void ofile_name_parse(const char *path, struct ofile_name *n)
-{
-	static const struct { const char *ext; enum ofile_fmt fmt; } fmts[] = {
-		{ ".csv", OFILE_FMT_CSV }, { ".jsonl", OFILE_FMT_JSONL },
-		{ ".ndjson", OFILE_FMT_JSONL }, { ".json", OFILE_FMT_JSON },
-		{ ".svg", OFILE_FMT_SVG }, { ".bqlt", OFILE_FMT_BQLT },
-		{ ".prom", OFILE_FMT_PROM },
-	};
-	/* compressors ofile does not write (.svgz is gzip by convention) */
-	static const char *const foreign[] = {
-		".bz2", ".xz", ".lz4", ".lzma", ".lz", ".z", ".br", ".zip", ".7z", ".svgz", ".tgz",
-	};
-	size_t len = strlen(path), k;
-
-	memset(n, 0, sizeof(*n));
-	n->device = !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/self/fd/", 14);
-	for (k = 0; k < sizeof(foreign) / sizeof(foreign[0]); k++)
-		if (suffix_ci(path, len, foreign[k])) {
-			n->foreign_zip = path + len - strlen(foreign[k]);
-			return;
-		}
-	/* what ofile_open() compresses */
-	if (has_suffix(path, ".gz")) {
-		n->zip = ".gz";
-		len -= 3;
-	} else if (has_suffix(path, ".zst")) {
-		n->zip = ".zst";
-		len -= 4;
-	}
-	for (k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++)
-		if (suffix_ci(path, len, fmts[k].ext)) {
-			n->fmt = fmts[k].fmt;
-			n->fmt_ext = path + len - strlen(fmts[k].ext);
-			return;
-		}
-}
-
-const char *ofile_fmt_name(enum ofile_fmt f)
-{
-	static const char *const names[OFILE_FMT_NR] = {
-		"text", "CSV", "JSON lines", "JSON", "SVG", "a bqltrace", "Prometheus text",
-	};
-
-	return f < OFILE_FMT_NR ? names[f] : "text";
-}
-
-const char *ofile_attr_why(int fd)
-{
-	int flags = 0;
-
-	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
-		return NULL;
-	if (flags & FS_IMMUTABLE_FL)
-		return "the file is immutable (chattr +i; chattr -i allows writing it)";
-	if (flags & FS_APPEND_FL)
-		return "the file is append-only (chattr +a)";
-	return NULL;
 }

@@ -5,9 +5,12 @@
  * that each is written in full or not at all.
  *
  * - A regular target (or a symlink to one, dangling or not: the link is kept
- *   and its target written) is written to a temporary beside the real target
- *   and renamed over it by ofile_commit(); ofile_abort() removes the
- *   temporary and leaves the target untouched. An existing target keeps its
+ *   and its target written) is written to an unnamed file (O_TMPFILE) in the
+ *   real target's directory, linked as a temporary and renamed over it by
+ *   ofile_commit() (where the filesystem has no O_TMPFILE, or with
+ *   BQLTOOL_NO_O_TMPFILE=1, the temporary is named from the start:
+ *   ".NAME.XXXXXX", NAME cut to fit NAME_MAX); ofile_abort() drops it and
+ *   leaves the target untouched. An existing target keeps its
  *   mode and owner (an owner that cannot be kept, or a file the caller may
  *   not write, is an error at open); a new one gets 0666 & ~umask.
  * - A non-regular target (FIFO, character device such as /dev/null, or

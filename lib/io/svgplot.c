@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * SVG line charts with bounded memory: min/max-preserving downsampling as
- * points arrive, nice axis ticks, a legend, escaped text.
+ * The chart's data (lib/io/svgplot.h): groups, series and marks, with
+ * min/max-preserving downsampling as points arrive. Drawn by
+ * svgplot_draw.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -9,52 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/io/esc.h"
 #include "lib/io/svgplot.h"
-
-struct sp_pt {
-	double x, y;
-	uint64_t seq;		/* arrival order, to draw a bucket's points in order */
-};
-
-/*
- * A bucket stands for `per` consecutive points by its telling ones: first,
- * last, lowest, highest, and the two ends of its widest x gap. Without the
- * gap's ends a bucket that spans an idle period (a burst that drains to 0,
- * nothing, the next burst) could keep the burst's maximum and the next
- * burst's values and lose the drain: the line then carried the maximum
- * across the gap.
- */
-struct sp_bucket {
-	struct sp_pt first, last, lo, hi, gap_a, gap_b;
-	double gap;		/* gap_b.x - gap_a.x, 0 while none */
-	uint64_t n;
-};
-
-struct sp_series {
-	char *name;
-	unsigned int flags;
-	struct sp_bucket *b;
-	size_t nb;
-	uint64_t per;		/* points per full bucket: 1, 2, 4, ... */
-	uint64_t left;		/* points the last bucket still takes */
-	uint64_t count;		/* points given */
-	double xmin, xmax;	/* (the y range is that of the buckets' lo and hi) */
-};
-
-struct svgplot {
-	char *title, *xlabel, *ylabel;
-	unsigned int width, height;
-	bool y_zero, y_bytes;
-	struct sp_series *s;
-	int ns;
-};
-
-static const char *const palette[] = {
-	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-};
-#define NPALETTE (int)(sizeof(palette) / sizeof(palette[0]))
+#include "lib/io/svgplot_int.h"
 
 static char *dup_or_empty(const char *s)
 {
@@ -69,12 +26,13 @@ struct svgplot *svgplot_new(const char *title, const char *xlabel,
 	if (!p)
 		return NULL;
 	p->title = dup_or_empty(title);
+	p->note = dup_or_empty(NULL);
 	p->xlabel = dup_or_empty(xlabel);
 	p->ylabel = dup_or_empty(ylabel);
 	p->width = 960;
 	p->height = 540;
 	p->y_zero = true;
-	if (!p->title || !p->xlabel || !p->ylabel) {
+	if (!p->title || !p->note || !p->xlabel || !p->ylabel) {
 		svgplot_free(p);
 		return NULL;
 	}
@@ -83,8 +41,8 @@ struct svgplot *svgplot_new(const char *title, const char *xlabel,
 
 void svgplot_set_size(struct svgplot *p, unsigned int width, unsigned int height)
 {
-	p->width = width < 320 ? 320 : width;
-	p->height = height < 200 ? 200 : height;
+	p->width = width < 480 ? 480 : width;
+	p->height = height < 240 ? 240 : height;
 }
 
 void svgplot_set_y_bytes(struct svgplot *p, bool bytes)
@@ -92,15 +50,98 @@ void svgplot_set_y_bytes(struct svgplot *p, bool bytes)
 	p->y_bytes = bytes;
 }
 
+void svgplot_set_x_time(struct svgplot *p, bool time)
+{
+	p->x_time = time;
+}
+
 void svgplot_set_y_zero(struct svgplot *p, bool from_zero)
 {
 	p->y_zero = from_zero;
 }
 
-int svgplot_series(struct svgplot *p, const char *name)
+void svgplot_set_layout(struct svgplot *p, enum svgplot_layout layout)
 {
-	struct sp_series *ns = realloc(p->s, ((size_t)p->ns + 1) * sizeof(*ns));
+	p->layout = layout;
+}
 
+static int replace(char **dst, const char *s)
+{
+	char *t = dup_or_empty(s);
+
+	if (!t)
+		return -ENOMEM;
+	free(*dst);
+	*dst = t;
+	return 0;
+}
+
+int svgplot_set_title(struct svgplot *p, const char *title)
+{
+	return replace(&p->title, title);
+}
+
+int svgplot_set_note(struct svgplot *p, const char *note)
+{
+	return replace(&p->note, note);
+}
+
+int svgplot_legend(struct svgplot *p, enum svgplot_kind kind, const char *text)
+{
+	if ((unsigned int)kind > SVGPLOT_NKINDS)
+		return -EINVAL;
+	return replace(&p->legend[kind], text);
+}
+
+int svgplot_mark(struct svgplot *p, double x0, double x1, const char *label)
+{
+	struct sp_mark *m;
+
+	if (p->nmarks == SP_MAX_MARKS)
+		return -ENOSPC;
+	if (!isfinite(x0) || !isfinite(x1))
+		return -EINVAL;
+	m = &p->mark[p->nmarks];
+	m->x0 = fmin(x0, x1);
+	m->x1 = fmax(x0, x1);
+	m->label = dup_or_empty(label);
+	if (!m->label)
+		return -ENOMEM;
+	p->nmarks++;
+	return 0;
+}
+
+int svgplot_group(struct svgplot *p, const char *name, unsigned int flags)
+{
+	struct sp_group *ng = realloc(p->g, ((size_t)p->ng + 1) * sizeof(*ng));
+
+	if (!ng)
+		return -ENOMEM;
+	p->g = ng;
+	ng = &p->g[p->ng];
+	ng->name = dup_or_empty(name);
+	ng->note = NULL;
+	if (!ng->name)
+		return -ENOMEM;
+	ng->flags = flags;
+	ng->colour = (flags & SVGPLOT_TOTAL) ? -1 : p->ncolours++;
+	return p->ng++;
+}
+
+int svgplot_group_note(struct svgplot *p, int g, const char *note)
+{
+	if (g < 0 || g >= p->ng)
+		return -EINVAL;
+	return replace(&p->g[g].note, note);
+}
+
+int svgplot_series(struct svgplot *p, int g, enum svgplot_kind kind, const char *name)
+{
+	struct sp_series *ns;
+
+	if (g < 0 || g >= p->ng || (unsigned int)kind >= SVGPLOT_NKINDS)
+		return -EINVAL;
+	ns = realloc(p->s, ((size_t)p->ns + 1) * sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;
 	p->s = ns;
@@ -113,40 +154,60 @@ int svgplot_series(struct svgplot *p, const char *name)
 		free(ns->b);
 		return -ENOMEM;
 	}
+	ns->group = g;
+	ns->kind = kind;
+	ns->cap = -1;
 	ns->per = 1;
 	return p->ns++;
 }
 
-int svgplot_set_title(struct svgplot *p, const char *title)
+void svgplot_band_cap(struct svgplot *p, int band, int cap)
 {
-	char *t = dup_or_empty(title);
-
-	if (!t)
-		return -ENOMEM;
-	free(p->title);
-	p->title = t;
-	return 0;
+	if (band >= 0 && band < p->ns && cap >= 0 && cap < p->ns &&
+	    p->s[band].kind == SVGPLOT_BAND && p->s[cap].kind != SVGPLOT_BAND &&
+	    p->s[band].group == p->s[cap].group)
+		p->s[band].cap = cap;
 }
 
 void svgplot_keep(struct svgplot *p, const bool *keep)
 {
+	int *gmap = malloc(((size_t)p->ng + 1) * sizeof(*gmap));
+	int *smap = malloc(((size_t)p->ns + 1) * sizeof(*smap));
 	int n = 0;
 
-	for (int i = 0; i < p->ns; i++) {
+	if (!gmap || !smap) {
+		/* nothing renumbered: keep everything rather than fail */
+		free(gmap);
+		free(smap);
+		return;
+	}
+	for (int i = 0; i < p->ng; i++) {
+		gmap[i] = keep[i] ? n : -1;
 		if (!keep[i]) {
+			free(p->g[i].name);
+			free(p->g[i].note);
+			continue;
+		}
+		p->g[n++] = p->g[i];
+	}
+	p->ng = n;
+	n = 0;
+	for (int i = 0; i < p->ns; i++) {
+		smap[i] = gmap[p->s[i].group] >= 0 ? n : -1;
+		if (smap[i] < 0) {
 			free(p->s[i].name);
 			free(p->s[i].b);
 			continue;
 		}
-		p->s[n++] = p->s[i];
+		p->s[n] = p->s[i];
+		p->s[n++].group = gmap[p->s[i].group];
 	}
 	p->ns = n;
-}
-
-void svgplot_series_flags(struct svgplot *p, int s, unsigned int flags)
-{
-	if (s >= 0 && s < p->ns)
-		p->s[s].flags = flags;
+	for (int i = 0; i < p->ns; i++)
+		if (p->s[i].cap >= 0)
+			p->s[i].cap = smap[p->s[i].cap];
+	free(gmap);
+	free(smap);
 }
 
 /* @a then @b (consecutive) as one bucket; first minimum/maximum wins ties. */
@@ -221,8 +282,7 @@ void svgplot_point(struct svgplot *p, int s, double x, double y)
 	sr->left = sr->per - 1;
 }
 
-/* the least and greatest y of @sr (given points): its buckets' lo and hi */
-static void series_yrange(const struct sp_series *sr, double *lo, double *hi)
+void sp_series_yrange(const struct sp_series *sr, double *lo, double *hi)
 {
 	*lo = sr->b[0].lo.y;
 	*hi = sr->b[0].hi.y;
@@ -232,8 +292,7 @@ static void series_yrange(const struct sp_series *sr, double *lo, double *hi)
 	}
 }
 
-/* The distinct telling points of @b in arrival order; returns how many. */
-static int bucket_points(const struct sp_bucket *b, struct sp_pt out[6])
+int sp_bucket_points(const struct sp_bucket *b, struct sp_pt out[6])
 {
 	const struct sp_pt *c[6] = { &b->first, &b->lo, &b->hi, &b->gap_a, &b->gap_b, &b->last };
 	int n = 0;
@@ -264,7 +323,7 @@ size_t svgplot_npoints(const struct svgplot *p, int s)
 	if (s < 0 || s >= p->ns)
 		return 0;
 	for (size_t i = 0; i < p->s[s].nb; i++)
-		n += (size_t)bucket_points(&p->s[s].b[i], pts);
+		n += (size_t)sp_bucket_points(&p->s[s].b[i], pts);
 	return n;
 }
 
@@ -281,440 +340,19 @@ void svgplot_free(struct svgplot *p)
 		free(p->s[i].name);
 		free(p->s[i].b);
 	}
+	for (int i = 0; i < p->ng; i++) {
+		free(p->g[i].name);
+		free(p->g[i].note);
+	}
+	for (int i = 0; i < p->nmarks; i++)
+		free(p->mark[i].label);
+	for (int i = 0; i <= SVGPLOT_NKINDS; i++)
+		free(p->legend[i]);
 	free(p->s);
+	free(p->g);
 	free(p->title);
+	free(p->note);
 	free(p->xlabel);
 	free(p->ylabel);
 	free(p);
-}
-
-/* ------------------------------------------------------------ axes */
-
-struct axis {
-	double lo, hi, step;
-	double div;		/* tick labels are value / div ... */
-	const char *suffix;	/* ... followed by this: "", "k", "M", "G" */
-	int decimals;
-};
-
-/* 1, 2 or 5 times a power of ten, about @range / @target */
-static double nice_step(double range, int target)
-{
-	double raw = range / target, mag = pow(10, floor(log10(raw))), norm = raw / mag;
-
-	if (norm < 1.5)
-		return mag;
-	if (norm < 3)
-		return 2 * mag;
-	if (norm < 7)
-		return 5 * mag;
-	return 10 * mag;
-}
-
-/* 1024-based ticks for bytes: "24 KiB", as the rest of bqltool prints them */
-static void axis_fit_bytes(struct axis *a, double lo, double hi, int target)
-{
-	static const char *const sfx[] = { " B", " KiB", " MiB", " GiB", " TiB" };
-	double big = fmax(fabs(lo), fabs(hi)), u = 1;
-	int k = 0;
-
-	if (hi <= lo) {
-		double d = fabs(lo) > 0 ? fabs(lo) / 10 : 1;
-
-		lo -= d;
-		hi += d;
-	}
-	while (k < 4 && big >= 1024 * u) {
-		u *= 1024;
-		k++;
-	}
-	a->step = nice_step((hi - lo) / u, target) * u;
-	a->lo = floor(lo / a->step) * a->step;
-	a->hi = ceil(hi / a->step) * a->step;
-	a->div = u;
-	a->suffix = sfx[k];
-	a->decimals = (int)-floor(log10(a->step / a->div) + 1e-9);
-	if (a->decimals < 0)
-		a->decimals = 0;
-}
-
-static void axis_fit(struct axis *a, double lo, double hi, int target)
-{
-	double big;
-
-	if (hi <= lo) {
-		double d = fabs(lo) > 0 ? fabs(lo) / 10 : 1;
-
-		lo -= d;
-		hi += d;
-	}
-	a->step = nice_step(hi - lo, target);
-	a->lo = floor(lo / a->step) * a->step;
-	a->hi = ceil(hi / a->step) * a->step;
-	big = fmax(fabs(a->lo), fabs(a->hi));
-	a->div = 1;
-	a->suffix = "";
-	if (a->step >= 1000 && big >= 1e9) {
-		a->div = 1e9;
-		a->suffix = "G";
-	} else if (a->step >= 1000 && big >= 1e6) {
-		a->div = 1e6;
-		a->suffix = "M";
-	} else if (a->step >= 100 && big >= 1e4) {
-		a->div = 1e3;
-		a->suffix = "k";
-	}
-	a->decimals = (int)-floor(log10(a->step / a->div) + 1e-9);
-	if (a->decimals < 0)
-		a->decimals = 0;
-}
-
-static void fmt_tick(const struct axis *a, double v, char *buf, size_t n)
-{
-	double x = v / a->div;
-
-	if (fabs(x) < a->step / a->div / 1e6)
-		x = 0;	/* no "-0" and no 1e-17 from rounding */
-	snprintf(buf, n, "%.*f%s", a->decimals, x, x ? a->suffix : "");
-}
-
-/* ------------------------------------------------------------ output */
-
-/* text from outside (queue names, paths): valid XML, no raw control */
-static void put_esc(FILE *f, const char *s)
-{
-	esc_xml_fputs(s, f);
-}
-
-/*
- * Numbers of the polylines, made without printf (its %f and %g cost ~600
- * instructions a number: most of svgplot_write()), with the very bytes
- * printf makes, into a buffer written in blocks.
- */
-#define SP_BUF		8192
-#define SP_ROOM		1400	/* the most one point writes: 4 x "%.2f" of DBL_MAX */
-
-struct sp_out {
-	FILE *f;
-	size_t n;
-	char b[SP_BUF];
-};
-
-static void sp_flush(struct sp_out *o)
-{
-	fwrite(o->b, 1, o->n, o->f);
-	o->n = 0;
-}
-
-/* digits of @v at @p; returns the end */
-static char *sp_u64(char *p, uint64_t v)
-{
-	char t[20];
-	int n = 0;
-
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = t[--n];
-	return p;
-}
-
-/*
- * printf's "%.2f" of @v at @p (room for 320 bytes); returns the end. Below
- * 1e13 in magnitude: the exact value of |v| * 100 rounded to an integer,
- * a tie to the even one, as glibc rounds the exact binary value. fma()
- * rounds once, so the sign of fma(a, 100, -r) is that of the exact a * 100
- * - r: the floor is made exact, then the half compared exactly.
- */
-static char *fmt_f2(char *p, double v)
-{
-	double a = fabs(v), r, d;
-	uint64_t n;
-
-	if (!(a < 1e13))
-		return p + snprintf(p, 320, "%.2f", v);
-	r = floor(a * 100);
-	if (fma(a, 100, -r) < 0)
-		r -= 1;
-	else if (fma(a, 100, -(r + 1)) >= 0)
-		r += 1;
-	d = fma(a, 200, -(2 * r + 1));
-	n = (uint64_t)r;
-	if (d > 0 || (d == 0 && (n & 1)))
-		n++;
-	if (signbit(v))
-		*p++ = '-';
-	p = sp_u64(p, n / 100);
-	*p++ = '.';
-	*p++ = (char)('0' + n / 10 % 10);
-	*p++ = (char)('0' + n % 10);
-	return p;
-}
-
-/*
- * The shortest of "%.15g" and "%.17g" that reads back as the same double
- * at @p (room for 40 bytes); returns the end. Without printf for the two
- * kinds replay plots: an integer below 1e15 (bytes), which %.15g prints
- * whole; and a double that is the correctly rounded n / 1e9 for an
- * integer n below 1e15 (seconds from nanoseconds), from 1e-4 up: %.15g
- * prints n / 1e9 exactly then (the 15-digit neighbours are further than
- * half an ulp), without its trailing zeros, and it reads back.
- */
-static char *fmt_num(char *p, double v)
-{
-	double a = fabs(v);
-
-	if (a < 1e15 && v == trunc(v)) {
-		if (signbit(v))
-			*p++ = '-';
-		return sp_u64(p, (uint64_t)a);
-	}
-	if (a >= 1e-4 && a < 1e6) {
-		uint64_t n = (uint64_t)llround(a * 1e9), ip;
-		char frac[9];
-		int k = 9;
-
-		if ((double)n / 1e9 == a) {
-			ip = n / 1000000000;
-			n %= 1000000000;
-			for (int i = 8; i >= 0; i--, n /= 10)
-				frac[i] = (char)('0' + n % 10);
-			while (frac[k - 1] == '0')
-				k--;
-			if (signbit(v))
-				*p++ = '-';
-			p = sp_u64(p, ip);
-			*p++ = '.';
-			memcpy(p, frac, (size_t)k);
-			return p + k;
-		}
-	}
-	{
-		char buf[40];
-
-		snprintf(buf, sizeof(buf), "%.15g", v);
-		if (strtod(buf, NULL) != v)
-			snprintf(buf, sizeof(buf), "%.17g", v);
-		return p + strlen(strcpy(p, buf));
-	}
-}
-
-struct frame {
-	double left, right, top, bottom;	/* plot area in pixels */
-	struct axis x, y;
-	bool empty;
-};
-
-static void put_axes(const struct svgplot *p, FILE *f, const struct frame *fr)
-{
-	double sx = (fr->right - fr->left) / (fr->x.hi - fr->x.lo);
-	double sy = (fr->bottom - fr->top) / (fr->y.hi - fr->y.lo);
-	char lab[48];
-
-	fprintf(f, "<g class=\"grid\" stroke=\"#dddddd\" stroke-width=\"1\">\n");
-	for (int i = 0; i <= 1000; i++) {
-		double v = fr->x.lo + i * fr->x.step, px = fr->left + (v - fr->x.lo) * sx;
-
-		if (v > fr->x.hi + fr->x.step / 2)
-			break;
-		fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n",
-			px, fr->top, px, fr->bottom);
-	}
-	for (int i = 0; i <= 1000; i++) {
-		double v = fr->y.lo + i * fr->y.step, py = fr->bottom - (v - fr->y.lo) * sy;
-
-		if (v > fr->y.hi + fr->y.step / 2)
-			break;
-		fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n",
-			fr->left, py, fr->right, py);
-	}
-	fprintf(f, "</g>\n<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-		"fill=\"none\" stroke=\"#333333\"/>\n", fr->left, fr->top,
-		fr->right - fr->left, fr->bottom - fr->top);
-	fprintf(f, "<g class=\"ticks\" font-size=\"11\" fill=\"#333333\">\n");
-	for (int i = 0; i <= 1000; i++) {
-		double v = fr->x.lo + i * fr->x.step;
-
-		if (v > fr->x.hi + fr->x.step / 2)
-			break;
-		fmt_tick(&fr->x, v, lab, sizeof(lab));
-		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">%s</text>\n",
-			fr->left + (v - fr->x.lo) * sx, fr->bottom + 16, lab);
-	}
-	for (int i = 0; i <= 1000; i++) {
-		double v = fr->y.lo + i * fr->y.step;
-
-		if (v > fr->y.hi + fr->y.step / 2)
-			break;
-		fmt_tick(&fr->y, v, lab, sizeof(lab));
-		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\">%s</text>\n",
-			fr->left - 6, fr->bottom - (v - fr->y.lo) * sy + 4, lab);
-	}
-	fprintf(f, "</g>\n<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" font-size=\"13\">",
-		(fr->left + fr->right) / 2, fr->bottom + 40);
-	put_esc(f, p->xlabel);
-	fprintf(f, "</text>\n<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" font-size=\"13\" "
-		"transform=\"rotate(-90 %.2f %.2f)\">", 18.0, (fr->top + fr->bottom) / 2,
-		18.0, (fr->top + fr->bottom) / 2);
-	put_esc(f, p->ylabel);
-	fputs("</text>\n", f);
-	if (fr->empty)
-		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" font-size=\"14\" "
-			"fill=\"#777777\">no data</text>\n", (fr->left + fr->right) / 2,
-			(fr->top + fr->bottom) / 2);
-}
-
-/* One attribute with every point of @sr: pixels, or data units (@px NULL). */
-static void put_points(struct sp_out *o, const struct sp_series *sr, const struct frame *fr,
-		       const double *px)
-{
-	bool first = true, step = px && (sr->flags & SVGPLOT_STEP);
-	double prev_py = 0;
-
-	for (size_t b = 0; b < sr->nb; b++) {
-		struct sp_pt pts[6];
-		int n = bucket_points(&sr->b[b], pts);
-
-		for (int k = 0; k < n; k++) {
-			double x = pts[k].x, y = pts[k].y;
-			char *p;
-
-			if (o->n > SP_BUF - SP_ROOM)
-				sp_flush(o);
-			p = o->b + o->n;
-			if (!first)
-				*p++ = ' ';
-			if (!px) {
-				p = fmt_num(p, x);
-				*p++ = ',';
-				p = fmt_num(p, y);
-			} else {
-				x = fr->left + (x - fr->x.lo) * px[0];
-				y = fr->bottom - (y - fr->y.lo) * px[1];
-				if (step && !first) {
-					p = fmt_f2(p, x);
-					*p++ = ',';
-					p = fmt_f2(p, prev_py);
-					*p++ = ' ';
-				}
-				p = fmt_f2(p, x);
-				*p++ = ',';
-				p = fmt_f2(p, y);
-				prev_py = y;
-			}
-			o->n = (size_t)(p - o->b);
-			first = false;
-		}
-	}
-	sp_flush(o);
-}
-
-static void put_series(const struct svgplot *p, FILE *f, const struct frame *fr)
-{
-	double scale[2] = { (fr->right - fr->left) / (fr->x.hi - fr->x.lo),
-			    (fr->bottom - fr->top) / (fr->y.hi - fr->y.lo) };
-	struct sp_out o = { .f = f };
-
-	fputs("<g class=\"data\" clip-path=\"url(#plotarea)\">\n", f);
-	for (int i = 0; i < p->ns; i++) {
-		const struct sp_series *sr = &p->s[i];
-
-		if (!sr->count)
-			continue;
-		fputs("<polyline class=\"series\" data-name=\"", f);
-		put_esc(f, sr->name);
-		fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
-			"stroke-linejoin=\"round\"%s\n points=\"", palette[i % NPALETTE],
-			sr->flags & SVGPLOT_DASHED ? " stroke-dasharray=\"6 3\"" : "");
-		put_points(&o, sr, fr, scale);
-		/* the same points in data units, exact, for readers of the file */
-		fputs("\"\n data-xy=\"", f);
-		put_points(&o, sr, fr, NULL);
-		fputs("\"><title>", f);
-		put_esc(f, sr->name);
-		fputs("</title></polyline>\n", f);
-	}
-	fputs("</g>\n", f);
-}
-
-static void put_legend(const struct svgplot *p, FILE *f, const struct frame *fr)
-{
-	double x = fr->right + 16, y = fr->top + 8;
-
-	fprintf(f, "<g class=\"legend\" font-size=\"12\">\n");
-	for (int i = 0; i < p->ns; i++, y += 18) {
-		fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
-			"stroke-width=\"2\"%s/>\n", x, y, x + 24, y, palette[i % NPALETTE],
-			p->s[i].flags & SVGPLOT_DASHED ? " stroke-dasharray=\"6 3\"" : "");
-		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\">", x + 30, y + 4);
-		put_esc(f, p->s[i].name);
-		fputs("</text>\n", f);
-	}
-	fputs("</g>\n", f);
-}
-
-int svgplot_write(struct svgplot *p, FILE *f, struct bql_err *e)
-{
-	double xmin = 0, xmax = 1, ymin = 0, ymax = 1;
-	unsigned int height = p->height;
-	struct frame fr = { .empty = true };
-	int legend_h = p->ns * 18 + 56;
-
-	for (int i = 0; i < p->ns; i++) {
-		const struct sp_series *sr = &p->s[i];
-		double ylo, yhi;
-
-		if (!sr->count)
-			continue;
-		series_yrange(sr, &ylo, &yhi);
-		if (fr.empty) {
-			xmin = sr->xmin;
-			xmax = sr->xmax;
-			ymin = ylo;
-			ymax = yhi;
-			fr.empty = false;
-		}
-		xmin = fmin(xmin, sr->xmin);
-		xmax = fmax(xmax, sr->xmax);
-		ymin = fmin(ymin, ylo);
-		ymax = fmax(ymax, yhi);
-	}
-	if (p->y_zero && ymin > 0)
-		ymin = 0;
-	if (p->y_zero && ymax < 0)
-		ymax = 0;
-	if ((unsigned int)legend_h > height)
-		height = (unsigned int)legend_h;
-	fr.left = 80;
-	fr.right = p->width - 220.0;
-	fr.top = 40;
-	fr.bottom = height - 60.0;
-	axis_fit(&fr.x, xmin, xmax, 8);
-	if (p->y_bytes)
-		axis_fit_bytes(&fr.y, ymin, ymax, 6);
-	else
-		axis_fit(&fr.y, ymin, ymax, 6);
-
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%u\" "
-		"height=\"%u\" viewBox=\"0 0 %u %u\" font-family=\"sans-serif\">\n<title>",
-		p->width, height, p->width, height);
-	put_esc(f, p->title);
-	fprintf(f, "</title>\n<defs><clipPath id=\"plotarea\"><rect x=\"%.2f\" y=\"%.2f\" "
-		"width=\"%.2f\" height=\"%.2f\"/></clipPath></defs>\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
-		fr.left - 2, fr.top - 2, fr.right - fr.left + 4, fr.bottom - fr.top + 4);
-	fprintf(f, "<text x=\"%.2f\" y=\"24\" text-anchor=\"middle\" font-size=\"16\">",
-		(fr.left + fr.right) / 2);
-	put_esc(f, p->title);
-	fputs("</text>\n", f);
-	put_axes(p, f, &fr);
-	put_series(p, f, &fr);
-	put_legend(p, f, &fr);
-	fputs("</svg>\n", f);
-	if (fflush(f) || ferror(f))
-		return bql_err_set(e, EIO, "plot: write error");
-	return 0;
 }

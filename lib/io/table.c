@@ -87,6 +87,10 @@ void table_print(const struct table *t, FILE *f)
 			first = 0;
 			/* cells quote the outside (names): printed escaped */
 			if (t->left & (1u << c)) {
+				if (!*s) {	/* nothing to print: no spaces at the end of a row */
+					pending += w;
+					continue;
+				}
 				fprintf(f, "%*s", pending, "");
 				esc_text_fputs(s, f);
 				pending = w - (int)esc_text_width(s);

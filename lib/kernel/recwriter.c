@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dql/dql.h"
+#include "lib/io/esc.h"
 #include "lib/kernel/recwriter.h"
 
 #define LINE_MAX_LEN	1024
@@ -22,6 +23,9 @@ void recw_init(struct recw *w, unsigned int hz, struct recw_queue *q,
 	w->kflags = DQL_K_NEWEST;
 	w->sink = sink;
 	w->arg = arg;
+	/* the names as the trace writes them: escaped, read back the same */
+	for (unsigned int i = 0; i < nq; i++)
+		esc_bqlt_name(q[i].tname, sizeof(q[i].tname), q[i].name);
 }
 
 static int put(struct recw *w, const char *buf, size_t n)
@@ -84,7 +88,7 @@ int recw_header(struct recw *w, const char *comment)
 		const struct recw_queue *q = &w->q[i];
 
 		line(w, "queue %s limit_min=%" PRIu64 " limit_max=%" PRIu64
-		     " hold_time=%" PRIu64 " stall_thrs=%" PRIu64, q->name,
+		     " hold_time=%" PRIu64 " stall_thrs=%" PRIu64, q->tname,
 		     q->limit_min, q->limit_max, q->hold_time, q->stall_thrs);
 	}
 	return w->err;
@@ -110,7 +114,7 @@ static int put_s(struct recw *w, struct recw_queue *q, uint64_t t,
 		    " slack_hold_time=%u stall_thrs=%u stall_max=%u stall_cnt=%" PRIu64
 		    " last_reap=%" PRIu64 " history_head=%" PRIu64
 		    " history=%" PRIx64 ",%" PRIx64 ",%" PRIx64 ",%" PRIx64,
-		    t, q->name, ev->jiffies, s->limit, s->num_queued, s->num_completed,
+		    t, q->tname, ev->jiffies, s->limit, s->num_queued, s->num_completed,
 		    s->adj_limit, s->last_obj_cnt, s->prev_num_queued,
 		    s->prev_last_obj_cnt, s->prev_ovlimit, s->lowest_slack,
 		    s->slack_start_time, s->min_limit, s->max_limit, s->slack_hold_time,
@@ -158,13 +162,13 @@ static int put_settings(struct recw *w, struct recw_queue *q, uint64_t t,
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " limit=%u", s->limit);
 	if (n) {
 		q->n_p++;
-		line(w, "%" PRIu64 " %s P j=%" PRIu64 "%s", t, q->name, ev->jiffies, buf);
+		line(w, "%" PRIu64 " %s P j=%" PRIu64 "%s", t, q->tname, ev->jiffies, buf);
 	}
 	if (!exact_hold)
-		line(w, "%" PRIu64 " %s S j=%" PRIu64 " slack_hold_time=%u", t, q->name,
+		line(w, "%" PRIu64 " %s S j=%" PRIu64 " slack_hold_time=%u", t, q->tname,
 		     ev->jiffies, s->slack_hold_time);
 	if (s->stall_thrs != l->stall_thrs)
-		line(w, "%" PRIu64 " %s S j=%" PRIu64 " stall_thrs=%u", t, q->name,
+		line(w, "%" PRIu64 " %s S j=%" PRIu64 " stall_thrs=%u", t, q->tname,
 		     ev->jiffies, s->stall_thrs);
 	return w->err;
 }
@@ -183,7 +187,7 @@ static int on_c(struct recw *w, struct recw_queue *q, const struct rec_event *ev
 	put_settings(w, q, t, ev, false);
 	q->n_c++;
 	w->lines++;
-	line(w, "%" PRIu64 " %s C %u j=%" PRIu64 " nq=%u lo=%u limit=%u", t, q->name,
+	line(w, "%" PRIu64 " %s C %u j=%" PRIu64 " nq=%u lo=%u limit=%u", t, q->tname,
 	     s->num_completed - q->last.num_completed, ev->jiffies,
 	     s->prev_num_queued, s->prev_last_obj_cnt, s->limit);
 	q->last = *s;
@@ -198,7 +202,7 @@ static int put_q_bytes(struct recw *w, struct recw_queue *q, uint64_t t, uint32_
 		return 0;
 	q->n_q++;
 	w->lines++;
-	return line(w, "%" PRIu64 " %s Q %u j=%" PRIu64, t, q->name, bytes, j);
+	return line(w, "%" PRIu64 " %s Q %u j=%" PRIu64, t, q->tname, bytes, j);
 }
 
 static int put_q(struct recw *w, struct recw_queue *q, uint64_t t,
@@ -226,7 +230,7 @@ static int on_check(struct recw *w, struct recw_queue *q, const struct rec_event
 		if (!q->resync) {
 			q->n_reseed++;
 			line(w, "# %" PRIu64 " %s MISSED C trap, re-seeding from in-lock checkpoint",
-			     t, q->name);
+			     t, q->tname);
 		}
 		q->resync = false;
 		q->last = *s;
@@ -237,10 +241,10 @@ static int on_check(struct recw *w, struct recw_queue *q, const struct rec_event
 		if ((int32_t)(s->num_queued - q->last.num_queued) > 0) {
 			q->n_lost_q++;
 			line(w, "# %" PRIu64 " %s MISSED Q trap, bytes from in-lock checkpoint",
-			     t, q->name);
+			     t, q->tname);
 			put_q(w, q, t, ev);
 		} else {
-			line(w, "%" PRIu64 " %s S j=%" PRIu64 " num_queued=%u", t, q->name,
+			line(w, "%" PRIu64 " %s S j=%" PRIu64 " num_queued=%u", t, q->tname,
 			     ev->jiffies, s->num_queued);
 		}
 	}
@@ -415,7 +419,7 @@ static int reseed(struct recw *w, struct recw_queue *q, uint64_t t,
 {
 	q->n_reseed++;
 	q->n_why[why]++;
-	line(w, "# %" PRIu64 " %s re-seed: %s (observed at %s)", t, q->name,
+	line(w, "# %" PRIu64 " %s re-seed: %s (observed at %s)", t, q->tname,
 	     recw_reseed_name(why), recw_where_name(ev->where));
 	q->last = ev->s;
 	hist_push(q, &ev->s);
@@ -462,7 +466,7 @@ static int on_obs(struct recw *w, struct recw_queue *q, const struct rec_event *
 		put_settings(w, q, t, ev, true);
 		if (!s->stall_max && l->stall_max) {
 			q->n_p++;
-			line(w, "%" PRIu64 " %s P j=%" PRIu64 " stall_max=0", t, q->name, ev->jiffies);
+			line(w, "%" PRIu64 " %s P j=%" PRIu64 " stall_max=0", t, q->tname, ev->jiffies);
 		}
 		if (s->limit != l->limit)
 			hist_push(q, s);
@@ -482,7 +486,7 @@ static int on_obs(struct recw *w, struct recw_queue *q, const struct rec_event *
 		put_settings(w, q, t, ev, false);
 	q->n_c++;
 	w->lines++;
-	line(w, "%" PRIu64 " %s C %u j=%" PRIu64 " nq=%u lo=%u limit=%u", t, q->name,
+	line(w, "%" PRIu64 " %s C %u j=%" PRIu64 " nq=%u lo=%u limit=%u", t, q->tname,
 	     (uint32_t)dnc, j, s->prev_num_queued, s->prev_last_obj_cnt, s->limit);
 	if (after)
 		put_settings(w, q, t, ev, false);
@@ -517,7 +521,7 @@ int recw_event(struct recw *w, const struct rec_event *ev)
 			return 0;
 		q->n_p++;
 		w->lines++;
-		line(w, "%" PRIu64 " %s P j=%" PRIu64 " limit=%u", rec_t(q, ev), q->name,
+		line(w, "%" PRIu64 " %s P j=%" PRIu64 " limit=%u", rec_t(q, ev), q->tname,
 		     ev->jiffies, ev->s.limit);
 		q->last.limit = ev->s.limit;
 		return w->err;
@@ -526,7 +530,7 @@ int recw_event(struct recw *w, const struct rec_event *ev)
 			return 0;
 		q->n_r++;
 		w->lines++;
-		line(w, "%" PRIu64 " %s R j=%" PRIu64, rec_t(q, ev), q->name, ev->jiffies);
+		line(w, "%" PRIu64 " %s R j=%" PRIu64, rec_t(q, ev), q->tname, ev->jiffies);
 		q->resync = true;
 		q->last.num_completed = 0;
 		q->last.num_queued = 0;
@@ -558,14 +562,14 @@ int recw_footer(struct recw *w, const uint64_t *st)
 		line(w, "# selfcheck %s seeded=%s C=%" PRIu64 " Q=%" PRIu64 " P=%" PRIu64
 		     " R=%" PRIu64 " reseeds_after_lost_C=%" PRIu64
 		     " Q_from_checkpoints=%" PRIu64 " Q_before_seed_dropped=%" PRIu64,
-		     q->name, q->seeded ? "yes" : "no", q->n_c, q->n_q, q->n_p, q->n_r,
+		     q->tname, q->seeded ? "yes" : "no", q->n_c, q->n_q, q->n_p, q->n_r,
 		     q->n_reseed, q->n_lost_q, q->n_early_q);
 		if (q->n_obs)
 			line(w, "# selfcheck %s observations=%" PRIu64 " completion_windows=%" PRIu64
 			     " exact_C=%" PRIu64 " reseeds=%" PRIu64 " (multiple_calls=%" PRIu64
 			     " no_call=%" PRIu64 " went_back=%" PRIu64 " queued_back=%" PRIu64
 			     ") stale_dropped=%" PRIu64 " at_start_xmit=%" PRIu64 " at_xmit=%" PRIu64
-			     " at_napi_poll=%" PRIu64, q->name, q->n_obs, q->n_windows, q->n_exact,
+			     " at_napi_poll=%" PRIu64, q->tname, q->n_obs, q->n_windows, q->n_exact,
 			     q->n_reseed, q->n_why[RECW_RS_CALLS], q->n_why[RECW_RS_NOCALL],
 			     q->n_why[RECW_RS_BACK], q->n_why[RECW_RS_QUEUED], q->n_stale,
 			     q->n_at[REC_AT_START_XMIT], q->n_at[REC_AT_XMIT], q->n_at[REC_AT_NAPI]);

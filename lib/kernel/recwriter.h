@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * recwriter: turns record's BPF events (struct rec_event, lib/kernel/bpf/record.h)
- * into bqltrace v1 lines (spec/bqltrace.md). Pure logic, no I/O: lines go
+ * into bqltrace v1 lines (spec/bqltrace.md; a queue name with controls,
+ * blanks, '=', a backslash or invalid UTF-8 written with \xHH escapes, as
+ * bqltrace(5) says, so that replay reads back what record wrote). Pure
+ * logic, no I/O: lines go
  * to a sink callback, so tests drive it with synthetic event streams.
  *
  * - The first C event of a queue becomes its seed S (the full post-call
@@ -47,6 +50,8 @@
 /* one queue: its name and the sysfs settings for its `queue` line */
 struct recw_queue {
 	char name[RECW_NAME_MAX];	/* "eth0:tx-0" */
+	char tname[4 * RECW_NAME_MAX];	/* filled by recw_init(): as written
+					 * (esc_bqlt_name(): "\x1b[31mRED:tx-0") */
 	uint64_t limit_min, limit_max;	/* bytes */
 	uint64_t hold_time, stall_thrs;	/* ms, as sysfs shows them */
 

@@ -220,7 +220,7 @@ static void set_item_err(struct plan_item *it, const struct bql_err *e)
 	it->err = strdup(e->msg);
 }
 
-int plan_read(const struct bql_ctx *c, struct plan *p, struct bql_err *e)
+static int read_all(const struct bql_ctx *c, struct plan *p, struct bql_err *e)
 {
 	size_t out = 0;
 	int ret;
@@ -268,6 +268,24 @@ int plan_read(const struct bql_ctx *c, struct plan *p, struct bql_err *e)
 	}
 	p->n = out;
 	return 0;
+}
+
+int plan_read(const struct bql_ctx *c, struct plan *p, struct bql_err *e)
+{
+	int ret = read_all(c, p, e);
+
+	/*
+	 * Reads come before any write, in every caller and both times (the
+	 * first read and the one under the write lock, where a device that
+	 * vanished meanwhile fails): say so, as the later failures do.
+	 */
+	if (ret && e) {
+		char msg[sizeof(e->msg)];
+
+		memcpy(msg, e->msg, sizeof(msg));
+		bql_fmt_fit(e->msg, sizeof(e->msg), "%s; nothing was written", msg);
+	}
+	return ret;
 }
 
 size_t plan_pending(const struct plan *p)

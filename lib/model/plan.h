@@ -114,7 +114,7 @@ int plan_add(struct plan *p, const char *ifname, unsigned int queue,
  * plan_read - read every queue of the plan (every old value), drop
  * optional items whose file is absent, mark items whose file already shows
  * the new value as PLAN_UNCHANGED and compute restore values. Errors name
- * the file; nothing is written.
+ * the file and end "; nothing was written" (nothing is).
  */
 int plan_read(const struct bql_ctx *c, struct plan *p, struct bql_err *e);
 /* Number of items plan_execute() would write. */

@@ -81,7 +81,7 @@ static int perr(struct bql_err *e, int code, const char *path, const char *fmt, 
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	bql_vfmt_fit(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return bql_err_set(e, code, "%s: %s", path, msg);
 }

@@ -431,10 +431,15 @@ static int build_rows(struct topmodel *m, const struct sampler *s, bool show_all
 			m->ndev++;
 			m->nqueues += d->nq;
 		}
+		/* hidden or not, by the whole device */
 		dev_row(&devs[nd], d, qr, n);
 		if (m->lat)
 			devs[nd].valid |= m->lat(m->lat_arg, d->ifname, -1, devs[nd].v);
-		/* queue filter: keep only matching queues */
+		why = show_all ? 0 : hidden_why(&devs[nd]);
+		/*
+		 * queue filter: keep only matching queues; the device row sums
+		 * the queues shown, as it does under a selector (one rule)
+		 */
 		if (qfilter) {
 			for (unsigned int k = 0; k < n; k++) {
 				snprintf(qname, sizeof(qname), "%s:tx-%u", d->ifname, qr[k].q->index);
@@ -443,12 +448,14 @@ static int build_rows(struct topmodel *m, const struct sampler *s, bool show_all
 			}
 			dev_match = shown > 0;
 			n = shown;
+			dev_row(&devs[nd], d, qr, n);
+			if (m->lat)
+				devs[nd].valid |= m->lat(m->lat_arg, d->ifname, -1, devs[nd].v);
 		}
 		if (!dev_match) {
 			m->nfiltered++;
 			continue;
 		}
-		why = show_all ? 0 : hidden_why(&devs[nd]);
 		if (why) {
 			m->nhidden++;
 			if (why == 1)

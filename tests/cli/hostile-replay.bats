@@ -214,11 +214,15 @@ temps() {
 	find . -maxdepth 1 -name '.t.*'
 }
 
-# wait_temps: until the command has opened its outputs
+# wait_temps: until the command (the last background job) has opened its
+# outputs: a named temporary (BQLTOOL_NO_O_TMPFILE=1, or a filesystem
+# without O_TMPFILE), or an unnamed one, which /proc shows as "DIR/#INODE
+# (deleted)"
 wait_temps() {
-	local i
+	local i pid=$!
 	for ((i = 0; i < 200; i++)); do
 		[ -z "$(temps)" ] || return 0
+		ls -l "/proc/$pid/fd" 2>/dev/null | grep -qF "$PWD/#" && return 0
 		sleep 0.05
 	done
 	echo "no temporary appeared"
@@ -316,6 +320,9 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0
 @test "signals: every fatal signal during replay leaves no temporary, the status says which" {
 	ulimit -c 0
 	replay_killed $FATAL_SIGS
+	# and the named temporary of a filesystem without O_TMPFILE
+	local KILLED_ENV=(BQLTOOL_NO_O_TMPFILE=1)
+	replay_killed $FATAL_SIGS
 }
 
 # sim_killed SIG...: sim writing --trace over an existing t.bqlt,
@@ -344,6 +351,40 @@ sim_killed() {
 @test "signals: every fatal signal during sim leaves no temporary; an existing output is kept" {
 	ulimit -c 0
 	sim_killed $FATAL_SIGS
+	local KILLED_ENV=(BQLTOOL_NO_O_TMPFILE=1)
+	sim_killed $FATAL_SIGS
+}
+
+# issue #37 class 4: the outputs are written into unnamed files (O_TMPFILE)
+# named only at commit, so even SIGKILL, which nothing can catch, leaves no
+# temporary (it did: round two's R39, documented); the old trace is kept
+@test "signals: SIGKILL during sim or replay leaves no temporary where the filesystem has O_TMPFILE (#37 class 4)" {
+	local pid rc
+	[ "$(stat -f -c %T .)" != nfs ] || skip "NFS has no O_TMPFILE"
+	echo old >t.bqlt
+	"$BQLTOOL" sim -q --duration 600 --link 1G --trace t.bqlt --timeline t.csv --plot t.svg 3>&- &
+	pid=$!
+	wait_temps
+	[ -z "$(temps)" ] || { echo "a named temporary: $(temps)"; return 1; }
+	kill -KILL "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 137 ]
+	[ -z "$(find . -maxdepth 1 -name '.*' ! -name .)" ] || { ls -A; return 1; }
+	[ "$(cat t.bqlt)" = old ]
+	[ ! -e t.csv ] && [ ! -e t.svg ]
+	# replay, from a FIFO
+	mkfifo in
+	"$BQLTOOL" replay -q --timeline t.csv --plot t.svg - <in 3>&- &
+	pid=$!
+	exec 4>in
+	head -n 30 r.bqlt >&4
+	wait_temps
+	kill -KILL "$pid"
+	exec 4>&-
+	wait "$pid" || true
+	[ -z "$(find . -maxdepth 1 -name '.*' ! -name .)" ] || { ls -A; return 1; }
+	[ ! -e t.csv ] && [ ! -e t.svg ]
 }
 
 # slowtemp.so holds the creation of the .t.svg temporary (2 s): a fatal
@@ -355,8 +396,10 @@ sim_killed() {
 	local shim="$BUILD/tests/preload/slowtemp.so"
 	[ -f "$shim" ] || { echo "no $shim: make tools" >&2; return 1; }
 	ulimit -c 0
+	# the named temporaries (mkostemp), as on a filesystem without O_TMPFILE
 	local KILLED_ENV=(LD_PRELOAD="$shim" SLOWTEMP_MATCH=.t.svg. SLOWTEMP_MARK=cue
-			  SLOWTEMP_MS=2000 ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0")
+			  SLOWTEMP_MS=2000 ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0"
+			  BQLTOOL_NO_O_TMPFILE=1)
 	local KILLED_WAIT="wait_file cue"
 	# SEGV and ABRT as kill(1) sends them: not held as stops are, but the
 	# main thread holds every signal while it creates a temporary
@@ -396,4 +439,29 @@ sim_killed() {
 	[[ "$stderr" == *"warning: eth1: vanished during the --interval: not checked"* ]]
 	[ "$(jq '[.queues[] | select(.ifname == "eth1")] | length' <<<"$output")" -eq 0 ]
 	[ "$(jq '[.queues[] | select(.ifname == "eth0")] | length' <<<"$output")" -eq 4 ]
+}
+
+# issue #37 class 2: queue names written with \xHH escapes (bqltrace(5)),
+# as record writes a device's name: replay reads the very bytes back
+@test "hostile trace: names with \\xHH escapes replay as the bytes they spell (#37 class 2)" {
+	local t=$BATS_TEST_TMPDIR/e.bqlt
+	printf '%s\n' 'bqltrace 1' 'queue \x1b[31mRED:tx-0' 'queue a\x5cx41:tx-1' 'queue old\q:tx-0' \
+		'1000 \x1b[31mRED:tx-0 Q 1514' '2000 \x1B\x5b31mRED:tx-0 C 1514 limit=0' \
+		'3000 a\x5cx41:tx-1 Q 10' '4000 old\q:tx-0 Q 10' >"$t"
+	run --separate-stderr "$BQLTOOL" replay "$t"
+	assert_success
+	! LC_ALL=C grep -qaP '[\x00-\x09\x0b-\x1f\x7f]' <<<"$output"
+	assert_output --partial '\x1b[31mRED:tx-0'
+	assert_output --partial 'a\\x41:tx-1'
+	run --separate-stderr "$BQLTOOL" -j replay "$t"
+	assert_success
+	[ "$(jq -r '.queues[0].ifname' <<<"$output")" = $'\e[31mRED' ]
+	[ "$(jq -r '.queues[0].completions' <<<"$output")" = 1 ]
+	[ "$(jq -r '.queues[1].name' <<<"$output")" = 'a\x41:tx-1' ]
+	[ "$(jq -r '.queues[2].name' <<<"$output")" = 'old\q:tx-0' ]
+	# a NUL is refused, naming the line
+	printf 'bqltrace 1\nqueue a\\x00:tx-0\n' >"$t"
+	run --separate-stderr "$BQLTOOL" replay "$t"
+	assert_failure 1
+	assert_regex "$stderr" 'e\.bqlt:2: queue: name .*: a NUL byte \(escape 00\) cannot be in a name$'
 }

@@ -285,3 +285,93 @@ release() {
 	rpx sim -q --duration 0.01 --trace "$t/t" --timeline "$t/tl" --plot /dev/null
 	[ "$status" -eq 0 ] || fail "$stderr"
 }
+
+# issue #37 class 5: a message longer than 255 bytes kept its head and lost
+# its reason ("... /x.csv: cannot c"); long paths now lose their middle
+@test "outputs: an error naming a 230-byte directory keeps its reason (#37 class 5)" {
+	local d=$BATS_TEST_TMPDIR/$(printf 'a%.0s' $(seq 230))
+	rpx replay -q --timeline "$d/x.csv" "$TRACES/../../../examples/ramp.bqlt"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	assert_regex "$stderr" '^bqltool: replay: /.*\.\.\..*/x\.csv: cannot create a temporary file in /.*aaa: No such file or directory$'
+	[ "${#stderr}" -lt 300 ]
+}
+
+# issue #37 class 4: an output name of 248-255 bytes failed "File name too
+# long": the temporary ".NAME.XXXXXX" passed NAME_MAX. Every writer shares
+# ofile: save -o, replay --timeline/--plot, sim --trace; both the unnamed
+# file (O_TMPFILE) and, without it, a temporary whose NAME is cut
+@test "outputs: names of 248 to 255 bytes are written by every writer, with and without O_TMPFILE (#37 class 4)" {
+	local t=$BATS_TEST_TMPDIR/o n b mode
+	mkdir "$t"
+	for mode in 0 1; do
+		for n in 248 251 255; do
+			b=$(printf 'x%.0s' $(seq $((n - 5))))
+			BQLTOOL_NO_O_TMPFILE=$mode rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$t/$b.json"
+			assert_success
+			jq -e .devices "$t/$b.json" >/dev/null
+			BQLTOOL_NO_O_TMPFILE=$mode rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$t/$b.json"	# replaced
+			assert_success
+			BQLTOOL_NO_O_TMPFILE=$mode rpx replay -q --timeline "$t/${b}c.csv" --plot "$t/${b}s.svg" \
+				"$TRACES/../../../examples/ramp.bqlt"
+			assert_success
+			[ -s "$t/${b}c.csv" ] && [ -s "$t/${b}s.svg" ]
+			BQLTOOL_NO_O_TMPFILE=$mode rpx sim -q --duration 0.01 --link 1G --trace "$t/${b:1}.bqlt"
+			assert_success
+			head -1 "$t/${b:1}.bqlt" | grep -qx 'bqltrace 1'
+			rm -f "$t"/*
+		done
+		# 255 bytes for the timeline and the plot too
+		b=$(printf 'y%.0s' $(seq 251))
+		BQLTOOL_NO_O_TMPFILE=$mode rpx replay -q --timeline "$t/$b.csv" --plot "$t/${b:1}.svg" \
+			"$TRACES/../../../examples/ramp.bqlt"
+		assert_success
+		[ -s "$t/$b.csv" ] && [ -s "$t/${b:1}.svg" ]
+		[ -z "$(ls -A "$t" | grep '^\.')" ]
+		rm -f "$t"/*
+	done
+	# 256 is the kernel's refusal, named, with its reason
+	b=$(printf 'z%.0s' $(seq 252))
+	rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$t/$b.json"
+	assert_failure 1
+	assert_regex "$stderr" 'File name too long$'
+}
+
+# issue #37 (questionable, decided): output symlinks are resolved in user
+# space, so root followed a link another user planted in /tmp. A link is
+# now followed only where fs.protected_symlinks=1 lets the kernel follow it
+@test "outputs: a symlink of another user in a sticky world-writable directory is not followed, as fs.protected_symlinks" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (to own a link as another user)"
+	local t=$BATS_TEST_TMPDIR/sticky victim=$BATS_TEST_TMPDIR/victim
+	mkdir -m 1777 "$t"
+	echo precious >"$victim"
+	ln -s "$victim" "$t/p.json"
+	chown -h nobody "$t/p.json"
+	rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$t/p.json"
+	assert_failure 1
+	assert_regex "$stderr" "p\\.json: .*/sticky/p\\.json is a symbolic link of another user in the sticky, world-writable .*/sticky: not followed \\(as fs\\.protected_symlinks refuses\\)$"
+	[ "$(cat "$victim")" = precious ]
+	# the same chain one hop later (our own link to theirs) is refused too
+	ln -s "$t/p.json" "$BATS_TEST_TMPDIR/mine.json"
+	rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$BATS_TEST_TMPDIR/mine.json"
+	assert_failure 1
+	[ "$(cat "$victim")" = precious ]
+	# our own link there, or one owned by the directory's owner, is followed
+	chown -h root "$t/p.json"
+	rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$t/p.json"
+	assert_success
+	jq -e .devices "$victim" >/dev/null
+	[ -L "$t/p.json" ]
+	chown nobody "$t" && chown -h nobody "$t/p.json"
+	rpx --sysfs-root "$DATA/sysfs/nic1" save -o "$t/p.json"
+	assert_success
+}
+
+# issue #37 (questionable): with TMPDIR missing, the spool's error named
+# only /dev/stdout; it names the directory and that it is $TMPDIR
+@test "outputs: a spool that cannot be made names \$TMPDIR, not only the target" {
+	TMPDIR=$BATS_TEST_TMPDIR/none rpx sim -q --duration 0.01 --timeline /dev/stdout
+	assert_failure 1
+	[ -z "$output" ]
+	assert_regex "$stderr" "^bqltool: sim: /dev/stdout: cannot create the temporary file that holds the output until success in .*/none \\(\\\$TMPDIR\\): No such file or directory"
+}

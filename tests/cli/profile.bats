@@ -433,7 +433,7 @@ norm() {
 	for unit in bqltool-apply.service bqltool-apply@.service; do
 		line=$(sed -n 's/^ExecStart=bqltool //p' "$BATS_TEST_DIRNAME/../../contrib/$unit")
 		[ -n "$line" ] || fail "no ExecStart=bqltool in $unit"
-		line=${line//%i/eth1}
+		line=${line//%[iI]/eth1}
 		line=${line//\/etc\/bqltool\/profile.json/$BATS_TEST_TMPDIR/profile.json}
 		# shellcheck disable=SC2086
 		bq $line --dry-run
@@ -441,12 +441,14 @@ norm() {
 	done
 	assert_equal "$(tree_bytes)" "$before"
 	line=$(sed -n 's/^ExecStart=bqltool //p' "$BATS_TEST_DIRNAME/../../contrib/bqltool-apply@.service")
-	line=${line//%i/eth0}
+	line=${line//%[iI]/eth0}
 	# shellcheck disable=SC2086
 	bq ${line//\/etc\/bqltool\/profile.json/$BATS_TEST_TMPDIR/profile.json}
 	assert_success
 	assert_equal "$(v eth0 2 limit_min)" 3028
 	assert_equal "$(v eth1 0 limit_max)" 1879048192
-	grep -q 'ENV{SYSTEMD_WANTS}+="bqltool-apply@$name.service"' "$BATS_TEST_DIRNAME/../../contrib/90-bqltool.rules"
+	# the instance is the name escaped by systemd-escape (a+b, ESC in a name: #37)
+	grep -q 'PROGRAM="/usr/bin/systemd-escape -- $name"' "$BATS_TEST_DIRNAME/../../contrib/90-bqltool.rules"
+	grep -q 'ENV{SYSTEMD_WANTS}+="bqltool-apply@%c.service"' "$BATS_TEST_DIRNAME/../../contrib/90-bqltool.rules"
 	grep -q '^ACTION=="add", SUBSYSTEM=="net"' "$BATS_TEST_DIRNAME/../../contrib/90-bqltool.rules"
 }

@@ -292,10 +292,10 @@ rp() {
 	[[ "$output" == *"--verify"* ]]
 }
 
-# svg_xy SVG NAME: the exact data points ("x,y", one a line) of the polyline
-# named NAME
+# svg_xy SVG NAME: the exact data points ("x,y", one a line) of the series
+# named NAME (a limit's polyline, an inflight's band)
 svg_xy() {
-	xmllint --xpath "string(//*[local-name()='polyline'][@data-name='$2']/@data-xy)" "$1" |
+	xmllint --xpath "string(//*[@data-name='$2']/@data-xy)" "$1" |
 		tr ' ' '\n' | grep .
 }
 
@@ -327,8 +327,9 @@ plot_matches() {
 	[ "$(svg_xy "$BATS_TEST_TMPDIR/d.svg" "eth0:tx-0 inflight" | head -1 | cut -d, -f1)" = 0 ]
 	[ "$(svg_xy "$BATS_TEST_TMPDIR/d.svg" "eth0:tx-0 limit" | wc -l)" -le \
 	  "$(jq '.queues[0].completions' <<<"$output")" ]
-	# the legend and the series are the queue's
-	[ "$(xmllint --xpath "count(//*[local-name()='polyline'])" "$BATS_TEST_TMPDIR/d.svg")" -eq 2 ]
+	# the series are the queue's: its limit a line, its inflight a band
+	[ "$(xmllint --xpath "count(//*[local-name()='polyline'])" "$BATS_TEST_TMPDIR/d.svg")" -eq 1 ]
+	[ "$(xmllint --xpath "count(//*[@class='band'])" "$BATS_TEST_TMPDIR/d.svg")" -eq 1 ]
 }
 
 @test "replay: --plot of a long multi-queue trace keeps the exact extremes" {
@@ -455,18 +456,21 @@ plot_matches() {
 	[ "$status" -eq 0 ]
 }
 
-@test "replay: --plot draws inflight in steps and labels the axis in KiB" {
+@test "replay: --plot draws limits and inflight in steps and labels the axis in KiB" {
 	rp replay -q --plot "$BATS_TEST_TMPDIR/s.svg" decay.bqlt
 	[ "$status" -eq 0 ]
 	local q n pts
 	q=$(xmllint --xpath "string((//*[local-name()='polyline'])[1]/@data-name)" "$BATS_TEST_TMPDIR/s.svg")
 	q=${q% *}
-	# a step series draws 2n-1 corners for n points, a sloped one n
-	n=$(svg_xy "$BATS_TEST_TMPDIR/s.svg" "$q inflight" | wc -l)
-	pts=$(xmllint --xpath "string(//*[local-name()='polyline'][@data-name='$q inflight']/@points)" \
+	# a step line draws 2n-1 corners for n points, a sloped one n
+	n=$(svg_xy "$BATS_TEST_TMPDIR/s.svg" "$q limit" | wc -l)
+	pts=$(xmllint --xpath "string(//*[local-name()='polyline'][@data-name='$q limit']/@points)" \
 		"$BATS_TEST_TMPDIR/s.svg" | wc -w)
 	[ "$n" -gt 2 ]
 	[ "$pts" -eq $((2 * n - 1)) ]
+	# the inflight band's outline: only horizontal and vertical steps
+	xmllint --xpath "string(//*[@data-name='$q inflight'][@class='band']/@d)" "$BATS_TEST_TMPDIR/s.svg" |
+		grep -qE '^M[0-9.]+ [0-9.]+( [HV][0-9.]+)+ ?Z$'
 	grep -qE '>[0-9.]+ KiB</text>' "$BATS_TEST_TMPDIR/s.svg"
 	! grep -qE '>[0-9.]+k</text>' "$BATS_TEST_TMPDIR/s.svg"
 }
@@ -479,4 +483,26 @@ plot_matches() {
 	[[ "${lines[0]}" == "completion-only.bqlt: hz 1000, kernel newest (DQL as in 6.15 and later), 1 queue" ]]
 	rp -j replay --kernel 6.12.3-amd64 completion-only.bqlt
 	[ "$(jq -r '.queues[0] | "\(.kernel) \(.semantics)"' <<<"$output")" = "6.12.3-amd64 6.10-6.14" ]
+}
+
+# issue #37 (questionable, decided): --set KEY twice (set refuses it),
+# stall_thrs with a --kernel that has no stall detector, and an --hz no
+# kernel can have (sim and BQLTOOL_HZ stop at 12287) are usage errors
+@test "replay: --set KEY twice, --kernel 3.3 --set stall_thrs, --hz 100000: usage errors" {
+	rp replay --set hold_time=1 --set hold_time=2 "$EXAMPLES/ramp.bqlt"
+	[ "$status" -eq 2 ] && [ -z "$output" ]
+	assert_regex "$stderr" "replay: --set hold_time: given twice \\('hold_time=1', then 'hold_time=2'\\)"
+	for args in "--kernel 3.3 --set stall_thrs=10" "--set stall_thrs=10 --kernel 6.1"; do
+		# shellcheck disable=SC2086
+		rp replay $args "$EXAMPLES/ramp.bqlt"
+		[ "$status" -eq 2 ]
+		assert_regex "$stderr" "replay: --set stall_thrs=10: the kernel of --kernel [0-9.]+ has no stall detector \\(Linux 6\\.9 and later\\)"
+	done
+	rp replay --kernel 6.9 --set stall_thrs=10 "$EXAMPLES/ramp.bqlt"
+	[ "$status" -eq 0 ]
+	rp replay --hz 100000 "$EXAMPLES/ramp.bqlt"
+	[ "$status" -eq 2 ]
+	assert_regex "$stderr" "replay: --hz: '100000': expected 12\\.\\.12287 \\(100, 250, 300, 1000\\)"
+	rp replay --hz 12287 "$EXAMPLES/ramp.bqlt"
+	[ "$status" -eq 0 ]
 }

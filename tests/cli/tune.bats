@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# bqltool tune: the known case (coarse coalescing on 1G), a case where the
-# defaults are best, --from a simulated trace, a live (fake) device read
+# bqltool tune: the known case (a 1G link whose completions stall now and
+# then: the defaults' limit inflates, hold_time 20 ms cuts the p99 and keeps
+# the margin), a case where the defaults are best, --from a simulated trace, a live (fake) device read
 # and never written, determinism across thread counts, the -j keys and
 # usage errors. --apply against a real kernel is in tests/integration.
 bats_require_minimum_version 1.5.0
@@ -10,8 +11,11 @@ tn() {
 	run --separate-stderr timeout 60 "$BQLTOOL" "$@"
 }
 
-@test "tune: backlogged 1G with coarse coalescing: a lower p99 within --keep" {
-	tn -j tune --coalesce-usecs 500 --duration 0.3
+# completions that stall 2 ms twice in 5 s
+known=(--stall 1s:2ms --stall 3s:2ms --duration 5)
+
+@test "tune: backlogged 1G whose completions stall now and then: a lower p99 within --keep" {
+	tn -j tune "${known[@]}"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	for k in baseline recommended candidates command reason keep_defaults model; do
@@ -22,7 +26,11 @@ tn() {
 	jq -e '.recommended.throughput_bps >= 0.995 * .baseline.throughput_bps' <<<"$output"
 	jq -e '.recommended.settings | has("limit_min") and has("limit_max") and has("hold_time")' <<<"$output"
 	jq -e '.baseline.settings == {"limit_min":0,"limit_max":1879048192,"hold_time":1000}' <<<"$output"
-	jq -e '.candidates | length > 30' <<<"$output"
+	jq -e '.candidates | length >= 26' <<<"$output"
+	# the margin: required half of the defaults', and the advice holds it
+	jq -e '.margin.required_from == "half-defaults" and .margin.required_ns * 2 == .margin.defaults.irq_late_held_ns' <<<"$output"
+	jq -e '.margin.recommended.irq_late_held_ns >= .margin.required_ns' <<<"$output"
+	jq -e '.frontier[-1].kind == "defaults" and any(.frontier[]; .kind == "recommended")' <<<"$output"
 	jq -e 'all(.candidates[]; has("settings") and has("throughput_bps") and has("ring_delay_ns") and has("feasible"))' <<<"$output"
 	cmd=$(jq -r .command <<<"$output")
 	lmax=$(jq .recommended.settings.limit_max <<<"$output")
@@ -30,18 +38,23 @@ tn() {
 }
 
 @test "tune: text names the choice, its reason and the set line" {
-	tn tune --coalesce-usecs 500 --duration 0.3
+	tn tune "${known[@]}"
 	[ "$status" -eq 0 ]
 	assert_line --regexp '^baseline \(kernel defaults: limit_min 0, limit_max max, hold_time 1000 ms\)'
 	assert_line --regexp '^ +limit_min +limit_max +hold_time +throughput +of_default +ring_p50 +ring_p99'
 	# the answer first, then why, then the model and the 5 best candidates
-	[[ ${lines[0]} =~ ^recommended\ \(\*\):\ worst\ p99\ ring\ delay\ [0-9.]+\ [mu]?s\ -\>\ [0-9.]+\ [mu]?s\ over\ [0-9]+\ conditions,\ throughput\ at\ least\ [0-9.]+%\ of\ the\ defaults\'\ in\ each$ ]] || fail "first line: ${lines[0]}"
+	[[ ${lines[0]} =~ ^recommended\ \(\*\):\ worst\ p99\ ring\ delay\ [0-9.]+\ [mu]?s\ -\>\ [0-9.]+\ [mu]?s\ over\ [0-9]+\ conditions,\ throughput\ at\ least\ [0-9.]+%\ of\ the\ defaults\'\ in\ each,\ interrupts\ up\ to\ [0-9.]+\ [mu]?s\ late\ \(half\ of\ the\ [0-9.]+\ [mu]?s\ the\ defaults\ hold\)\ among\ them$ ]] || fail "first line: ${lines[0]}"
 	[[ ${lines[1]} =~ ^\ \ bqltool\ set\ DEV\  ]] || fail "second line: ${lines[1]}"
 	# sizes in the one human format, as every text table (issue #24); the set line in bytes
-	assert_line --regexp '^why: the cap limits the ring delay: limit_max [0-9.]+ (B|KiB|MiB) is [0-9.]+ [mu]?s of the link per queue, where the defaults let DQL grow to [0-9.]+ (B|KiB|MiB)$'
-	assert_line --regexp '^ +margin: it (starves the link once interrupts are more than [0-9.]+ us late|holds with interrupts up to [0-9]+ us late); the defaults '
+	assert_line --regexp '^why: hold_time 20 ms lets DQL shrink the limit sooner after a stall or a burst has grown it: a mean limit of [0-9.]+ (B|KiB|MiB) against the defaults. [0-9.]+ (B|KiB|MiB) \(both up to [0-9.]+ (B|KiB|MiB)\), with no cap to starve late interrupts$'
+	assert_line --regexp '^ +margin: it (starves the link once interrupts are more than [0-9.]+ [mu]?s late|holds with interrupts up to [0-9]+ us late); the defaults '
 	assert_line --regexp '^ +\* +[0-9.]+ (B|KiB|MiB) +([0-9.]+ (B|KiB|MiB)|max) +[0-9]+ ms .* yes$'
 	assert_line --regexp '^ +default +0 B +max +1000 ms '
+	# the trade-off: what a lower latency would cost in margin
+	assert_line --regexp '^trade-off: p99 ring delay on the model and the worst over the conditions, .*every setting must hold [0-9.]+ [mu]?s \(half of the [0-9.]+ [mu]?s the defaults hold\):$'
+	assert_line --regexp '^ +limit_min +limit_max +hold_time +p99 +worst_p99 +margin$'
+	assert_line --regexp '^ +\* +0 B +max +20 ms +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s$'
+	refute_output --regexp ' +$'
 	refute_output --regexp '  [0-9]{4,} +[0-9]{4,} +[0-9]+ ms'
 	assert_line --regexp '^  bqltool set DEV limit_min=[0-9]+ limit_max=[0-9]+ hold_time=[0-9]+$'
 }
@@ -53,7 +66,7 @@ tn() {
 	jq -e '.recommended.settings == .baseline.settings' <<<"$output"
 	tn tune --traffic poisson:300M --duration 0.3
 	[ "$status" -eq 0 ]
-	assert_line --regexp '^keep the defaults: no setting cuts'
+	assert_line --regexp '^keep the defaults: no setting that carries the link with interrupts 2.5 ms late \(half of the 5 ms ceiling, which the defaults hold\) cuts'
 	refute_line --partial 'bqltool set'
 }
 
@@ -266,14 +279,15 @@ tn() {
 
 @test "tune SEL: devices with the same model share one recommendation; the printed set command is shell-quoted" {
 	use_tree multi
-	bq -j tune 'eth*:0-1' --link 1G --duration 0.2
+	# completions that stall now and then: a recommendation (hold_time)
+	bq -j tune 'eth*:0-1' --link 1G --stall 1s:2ms --stall 3s:2ms --duration 5
 	[ "$status" -eq 0 ] || fail "$stderr"
 	cmd=$(jq -r '.command' <<<"$output")
 	[[ $cmd == "bqltool set 'eth*:0-1' limit_min="* ]] || fail "command: $cmd"
 	# the command, run by a shell, sees the selector as one word
 	eval "set -- ${cmd#bqltool set }"
 	[ "$1" = 'eth*:0-1' ]
-	bq tune 'eth0:0-1' --link 1G --duration 0.2
+	bq tune 'eth0:0-1' --link 1G --stall 1s:2ms --stall 3s:2ms --duration 5
 	[ "$status" -eq 0 ]
 	assert_line --regexp '^  bqltool set eth0:0-1 limit_min='
 }

@@ -153,3 +153,29 @@ canon() {
 			fail "host device $dev not served"
 	done
 }
+
+# issue #37 (questionable): "rt3 a" and "rt3_a" exported to one file (a
+# byte out of [A-Za-z0-9._-] became '_'), and a long name was cut: one
+# file per namespace now (%HH; a long name keeps its start and gets a hash)
+@test "netns: export -n gives every namespace name its own file: 'x a', 'x_a', two long names" {
+	local a="bqlt-x a-$$" b="bqlt-x_a-$$" l1 l2 n rc=0
+	l1="bqlt-$(printf 'l%.0s' $(seq 230))-1-$$"
+	l2="bqlt-$(printf 'l%.0s' $(seq 230))-2-$$"
+	for n in "$a" "$b" "$l1" "$l2"; do
+		ip netns add "$n" || { rc=1; break; }
+	done
+	if [ "$rc" -eq 0 ]; then
+		for n in "$a" "$b" "$l1" "$l2"; do
+			"$BQLTOOL" -n "$n" export --textfile "$TF" || rc=$?
+		done
+	fi
+	for n in "$a" "$b" "$l1" "$l2"; do
+		ip netns del "$n" 2>/dev/null || true
+	done
+	[ "$rc" -eq 0 ]
+	[ "$(ls "$TF" | wc -l)" -eq 4 ]
+	[ -f "$TF/bqltool-netns-bqlt-x%20a-$$.prom" ]
+	[ -f "$TF/bqltool-netns-bqlt-x_a-$$.prom" ]
+	[ "$(ls "$TF" | grep -c -- '-[0-9a-f]\{16\}\.prom$')" -eq 2 ]
+	grep -q "netns=\"bqlt-x a-$$\"" "$TF/bqltool-netns-bqlt-x%20a-$$.prom" || [ ! -s "$TF/bqltool-netns-bqlt-x%20a-$$.prom" ]
+}

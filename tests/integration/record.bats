@@ -361,3 +361,44 @@ verified() {
 	[ ! -e "$BATS_TEST_TMPDIR/no" ]
 	assert_nothing_attached
 }
+
+# issue #37 (questionable, decided): -o FIFO gets the trace after the
+# capture and waits for its reader, as any writer of a FIFO; a stop ends
+# the wait with a message that says so (it said "cannot open: Interrupted
+# system call")
+@test "record -o FIFO without a reader: Ctrl-C ends the wait, saying nothing was written" {
+	local f=$BATS_TEST_TMPDIR/fifo pid rc=0
+	mkfifo "$f"
+	"$BQLTOOL" -n "$NS" record i8:0 -d 0.3 -o "$f" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
+	pid=$!
+	sleep 2
+	kill -0 "$pid"	# still waiting for a reader
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	if grep -q "without BPF support\|not permitted" "$BATS_TEST_TMPDIR/err"; then
+		skip "record cannot run here: $(cat "$BATS_TEST_TMPDIR/err")"
+	fi
+	[ "$rc" -eq 1 ]
+	assert_regex "$(cat "$BATS_TEST_TMPDIR/err")" "record: .*/fifo: stopped while waiting for a reader, nothing written: Interrupted system call$"
+	assert_nothing_attached
+}
+
+# issue #37 (questionable): a device deleted mid-capture was never named;
+# its records just stop. One made again under the same name is named too
+@test "record: a device deleted (or deleted and made again) during the capture is named in a warning" {
+	ip -n "$NS" link add gone0 numtxqueues 2 type ifb
+	ip -n "$NS" link set gone0 up
+	ip -n "$NS" link add again0 type ifb
+	ip -n "$NS" link set again0 up
+	(sleep 1; ip -n "$NS" link del gone0; ip -n "$NS" link del again0; ip -n "$NS" link add again0 type ifb) 3>&- &
+	run --separate-stderr timeout 20 "$BQLTOOL" -n "$NS" record gone0 again0 -d 2.5 -o "$BATS_TEST_TMPDIR/t.bqlt"
+	wait
+	ip -n "$NS" link del again0 2>/dev/null || true
+	if [ "$status" -ne 0 ] && [[ "$stderr" == *"without BPF support"* || "$stderr" == *"not permitted"* ]]; then
+		skip "record cannot run here: $stderr"
+	fi
+	assert_success
+	assert_regex "$stderr" "warning: gone0: the device was deleted during the capture: its queues' records end when it went"
+	assert_regex "$stderr" "warning: again0: the device was deleted and another made under its name during the capture \\(ifindex [0-9]+, now [0-9]+\\)"
+	assert_nothing_attached
+}

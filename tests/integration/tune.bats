@@ -44,8 +44,9 @@ all4() {
 @test "netns: tune --apply writes exactly the recommended values to every queue" {
 	# ifb has no link speed: give the model's; one bulk flow (with a
 	# backlogged flow on each of the 4 queues, 1G, their rings bound the
-	# delay, not BQL: tune keeps the defaults)
-	args=(tune t0 --link 1G --coalesce-usecs 500 --traffic bulk --duration 0.2)
+	# delay, not BQL: tune keeps the defaults) whose completions stall now
+	# and then: hold_time is the advice that keeps the margin
+	args=(tune t0 --link 1G --traffic bulk --stall 1s:2ms --stall 3s:2ms --duration 5)
 	bqn -j "${args[@]}"
 	assert_success
 	jq -e '.keep_defaults == false' <<<"$output"
@@ -56,20 +57,41 @@ all4() {
 	bqn "${args[@]}" --apply
 	assert_success
 	assert_line "applying (old -> new):"
-	assert_line --regexp "^t0:tx-0\.\.3 limit_max: max -> [0-9.]+ (B|KiB|MiB)$"	# as show prints it, one line for the 4 queues
+	assert_line --regexp "^t0:tx-0\.\.3 hold_time: 1000 ms -> $hold ms$"	# as show prints it, one line for the 4 queues
 	assert_equal "$(all4 limit_min)" "$min $min $min $min"
 	assert_equal "$(all4 limit_max)" "$max $max $max $max"
 	assert_equal "$(all4 hold_time)" "$hold $hold $hold $hold"
 }
 
-@test "netns: tune --apply writes nothing when the defaults are best" {
+# issue #37 class 3: "nothing applied: the defaults stay" about a queue
+# that did not hold them (limit_min above limit_max, which check fails).
+# Decided: where tune keeps the defaults, --apply writes the defaults
+# (limit_min, limit_max, hold_time), all-or-nothing as set; nothing when
+# every queue holds them already.
+@test "netns: tune --apply writes the defaults when they are best and a queue does not hold them (#37 class 3)" {
 	bqn reset t0
 	assert_success
 	nsw t0 1 limit_max 5000
 	bqn tune t0 --link 1G --traffic poisson:300M --duration 0.2 --apply
 	assert_success
-	assert_line "nothing applied: the defaults stay"
-	assert_equal "$(all4 limit_max)" "1879048192 5000 1879048192 1879048192"
+	assert_line "applying the defaults (old -> new):"
+	assert_line --regexp "^t0:tx-1 limit_max: 4\.88 KiB -> max$"
+	assert_equal "$(all4 limit_max)" "1879048192 1879048192 1879048192 1879048192"
+	# the issue's case: limit_min above limit_max (set --force)
+	bqn set --force t0 limit_min=100000 limit_max=1000
+	assert_success
+	bqn tune t0 --apply --link 1G --traffic poisson:300M --duration 0.2
+	assert_success
+	assert_line "applying the defaults (old -> new):"
+	refute_line "nothing applied: the defaults stay"
+	assert_equal "$(all4 limit_min)" "0 0 0 0"
+	assert_equal "$(all4 limit_max)" "1879048192 1879048192 1879048192 1879048192"
+	bqn check t0
+	assert_success
+	# at the defaults: nothing to write, and it says so
+	bqn tune t0 --link 1G --traffic poisson:300M --duration 0.2 --apply
+	assert_success
+	assert_line "nothing applied: the queues hold the defaults"
 }
 
 @test "netns: tune reads the device: its queues, without writing" {

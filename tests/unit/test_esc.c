@@ -163,10 +163,37 @@ static void test_prom(void **state)
 	free(s);
 }
 
+/* a queue name as a bqltrace writes it (issue #37 class 2) */
+static void test_bqlt_name(void **state)
+{
+	static const struct { const char *in, *out; } t[] = {
+		{ "eth0:tx-0", "eth0:tx-0" },
+		{ "\x1b[31mRED:tx-0", "\\x1b[31mRED:tx-0" },
+		{ "a\\b:tx-0", "a\\x5cb:tx-0" },
+		{ "a=b c\td:tx-0", "a\\x3db\\x20c\\x09d:tx-0" },
+		{ "b\xff\xfe:tx-0", "b\\xff\\xfe:tx-0" },
+		{ "c\xc2\x9b" "31m", "c\\xc2\\x9b" "31m" },		/* C1: its bytes */
+		{ "r\xe2\x80\xaeo", "r\\xe2\\x80\\xaeo" },	/* RLO */
+		{ "\xc3\xbc\xe2\x82\xac#:tx-1", "\xc3\xbc\xe2\x82\xac#:tx-1" },	/* printable UTF-8 stays */
+		{ "d\x7f", "d\\x7f" },
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		assert_int_equal(esc_bqlt_name(buf, sizeof(buf), t[i].in), strlen(t[i].out));
+		assert_string_equal(buf, t[i].out);
+	}
+	/* cut before an escape, never inside one; the full length counted */
+	assert_int_equal(esc_bqlt_name(buf, 7, "ab\x1b\x1b"), 10);
+	assert_string_equal(buf, "ab\\x1b");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_bqlt_name),
 		cmocka_unit_test(test_text_cut),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_keys_and_dup),

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -36,7 +37,7 @@ static char dir[64];
 
 static const char *at(const char *name)
 {
-	static char path[4][256];
+	static char path[4][PATH_MAX];
 	static int i;
 
 	i = (i + 1) % 4;
@@ -203,15 +204,64 @@ static void test_abort(void **state)
 	assert_string_equal(ofile_path(o), at("keep"));
 	assert_int_equal(ofile_write(o, "garbage", 7), 0);
 	assert_int_equal(ofile_flush(o), 0);
-	/* the temporary exists beside the target until the end */
+	/* an unnamed file (O_TMPFILE): nothing in the directory, ever */
+	assert_string_equal(listing(), "keep ");
+	ofile_abort(o);
+	assert_content("keep", "precious\n");
+	/* without O_TMPFILE, the temporary exists beside the target until the end */
+	setenv("BQLTOOL_NO_O_TMPFILE", "1", 1);
+	assert_int_equal(ofile_open(&o, at("keep"), 0, &e), 0);
+	assert_int_equal(ofile_write(o, "garbage", 7), 0);
+	assert_int_equal(ofile_flush(o), 0);
 	assert_string_not_equal(listing(), "keep ");
 	ofile_abort(o);
+	unsetenv("BQLTOOL_NO_O_TMPFILE");
 	assert_content("keep", "precious\n");
 	assert_int_equal(ofile_open(&o, at("none"), OFILE_COMPRESS_BY_NAME, &e), 0);
 	ofile_printf(o, "%d", 42);
 	ofile_abort(o);
 	ofile_abort(NULL);
 	assert_string_equal(listing(), "keep ");
+}
+
+/*
+ * issue #37 class 4: a name of 248-255 bytes: ".NAME.XXXXXX" passed
+ * NAME_MAX and every writer failed "File name too long". Both ways: the
+ * unnamed file named at commit, and the named temporary (its NAME cut).
+ */
+static void test_long_names(void **state)
+{
+	char name[NAME_MAX + 1], path[PATH_MAX];
+	struct bql_err e;
+
+	(void)state;
+	for (int named = 0; named < 2; named++) {
+		if (named)
+			setenv("BQLTOOL_NO_O_TMPFILE", "1", 1);
+		for (size_t n = 240; n <= NAME_MAX; n++) {
+			memset(name, 'a' + (int)(n % 26), n);
+			name[n] = '\0';
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+			assert_int_equal(write_file(path, 0, "one", &e), 0);
+			assert_int_equal(write_file(path, OFILE_COMPRESS_BY_NAME, "two", &e), 0);	/* replaced */
+			assert_content(name, "two");
+			assert_int_equal(unlink(path), 0);
+		}
+		/* a UTF-8 name is never cut inside a character */
+		strcpy(name, "");
+		for (int i = 0; i < 84; i++)
+			strcat(name, "\xe2\x82\xac");	/* 252 bytes */
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		assert_int_equal(write_file(path, 0, "euro", &e), 0);
+		assert_content(name, "euro");
+		assert_int_equal(unlink(path), 0);
+		assert_string_equal(listing(), "");
+		unsetenv("BQLTOOL_NO_O_TMPFILE");
+	}
+	/* one byte more is the kernel's refusal, named */
+	memset(name, 'z', NAME_MAX);
+	snprintf(path, sizeof(path), "%s/%sz", dir, name);
+	assert_int_equal(write_file(path, 0, "x", &e), -ENAMETOOLONG);
 }
 
 static void test_symlinks(void **state)
@@ -695,6 +745,7 @@ int main(void)
 		cmocka_unit_test_setup(test_new_file, clean),
 		cmocka_unit_test_setup(test_keeps_mode_and_owner, clean),
 		cmocka_unit_test_setup(test_abort, clean),
+		cmocka_unit_test_setup(test_long_names, clean),
 		cmocka_unit_test_setup(test_symlinks, clean),
 		cmocka_unit_test_setup(test_bad_targets, clean),
 		cmocka_unit_test_setup(test_fifo, clean),

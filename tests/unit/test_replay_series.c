@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * replay --timeline's row writer (cmd/replay_series.c, included here): the
- * digits eight at a time and the per-queue cache of escaped names must give
+ * replay --timeline's row writer (cmd/replay_series.c, included here with
+ * cmd/replay_plot.c, which it calls): the digits eight at a time and the per-queue cache of escaped names must give
  * the bytes printf and lib/io/esc.h give: numbers at 0, every power of ten and
  * its neighbours, UINT32_MAX, UINT64_MAX and random; rows in CSV and JSON
  * lines for names needing CSV quoting, JSON escaping, C1 controls and
@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "cmd/replay_series.c"
+#include "cmd/replay_plot.c"
 
 /* cmd/cmd.c's, which the file calls on failures these tests do not reach */
 int cmd_fail(const struct bql_ctx *c, const char *fmt, ...)
@@ -44,6 +45,22 @@ int cmd_usage(const struct bql_ctx *c, const char *fmt, ...)
 	(void)c;
 	(void)fmt;
 	return BQL_EXIT_USAGE;
+}
+
+/* cmd/replay_out.c's, which --plot's title calls: no what-if in these tests */
+bool rx_whatif(const struct rx *x, const struct rfile *f)
+{
+	(void)x;
+	(void)f;
+	return false;
+}
+
+void rx_whatif_text(char *buf, size_t n, const struct rx *x, const struct rfile *f)
+{
+	(void)x;
+	(void)f;
+	if (n)
+		buf[0] = '\0';
 }
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;

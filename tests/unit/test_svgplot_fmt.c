@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The numbers lib/io/svgplot.c (included here) writes without printf must be
+ * The numbers lib/io/svgplot_draw.c (included here) writes without printf must be
  * printf's bytes: fmt_f2() against "%.2f" (exact ties to even, their
  * neighbours one ulp away, 0, -0, tiny, subnormal, the 1e13 edge, huge,
  * inf, NaN, and millions of random values of every magnitude), fmt_num()
@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "lib/io/svgplot.c"
+#include "lib/io/svgplot_draw.c"
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 
@@ -180,20 +180,19 @@ static void test_num(void **state)
 /* replay's kind of chart: a step series of bytes over seconds, and a dashed one */
 static void test_chart(void **state)
 {
-	struct svgplot *p = svgplot_new("t", "time (s)", "bytes");
+	struct svgplot *p = svgplot_new("t", "time", "bytes");
 	char *buf = NULL, *s;
 	size_t len = 0;
 	struct bql_err e = { 0 };
 	FILE *f;
-	int a, b;
+	int a, b, g;
 
 	(void)state;
 	assert_non_null(p);
 	svgplot_set_y_bytes(p, true);
-	a = svgplot_series(p, "eth0:tx-0 limit");
-	b = svgplot_series(p, "eth0:tx-0 inflight");
-	svgplot_series_flags(p, a, SVGPLOT_STEP);
-	svgplot_series_flags(p, b, SVGPLOT_DASHED | SVGPLOT_STEP);
+	g = svgplot_group(p, "eth0:tx-0", 0);
+	a = svgplot_series(p, g, SVGPLOT_LINE, "eth0:tx-0 limit");
+	b = svgplot_series(p, g, SVGPLOT_REF, "eth0:tx-0 recorded limit");
 	for (int i = 0; i < 100000; i++) {
 		double t = (double)(1000000000ull + 30011ull * (uint64_t)i - 1000000000ull) / 1e9;
 

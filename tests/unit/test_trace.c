@@ -1381,10 +1381,102 @@ static void test_fast_shapes(void **state)
 	}
 }
 
+/*
+ * issue #37 class 2: queue names written with \xHH escapes (bqltrace(5)),
+ * by the strict and the fast parser alike. A backslash not followed by x
+ * and two hex digits is itself, as before escapes existed; a name that
+ * holds a backslash is never matched by the fast path's byte compare, so
+ * "a\x41" in a record is the queue aA, not the queue declared a\x5cx41.
+ */
+static void test_name_escapes(void **state)
+{
+	static const char text[] =
+		"bqltrace 1\n"
+		"queue \\x1b[31mRED:tx-0\n"		/* ESC */
+		"queue a\\x5cx41:tx-0\n"		/* the bytes a\x41 */
+		"queue aA:tx-0\n"
+		"queue old\\q\\x4:tx-0\n"		/* no escape: as written */
+		"queue sp\\x20c\\x3D\\xFF:tx-0\n"	/* blank, '=', 0xff; either case */
+		"1 \\x1b[31mRED:tx-0 Q 100\n"
+		"2 \\x1B\\x5b31mRED:tx-0 Q 100\n"	/* another spelling, the same queue */
+		"3 a\\x41:tx-0 Q 100\n"		/* aA */
+		"4 a\\x5cx41:tx-0 Q 100\n"		/* a\x41 */
+		"5 old\\q\\x4:tx-0 Q 100\n"
+		"6 sp\\x20c\\x3d\\xff:tx-0 Q 100\n"
+		"7 aA:tx-0 Q 100\n";
+	static const char *const names[] = {
+		"\x1b[31mRED:tx-0", "a\\x41:tx-0", "aA:tx-0", "old\\q\\x4:tx-0", "sp c=\xff:tx-0",
+	};
+	static const int rec_queue[] = { 0, 0, 2, 1, 3, 4, 2 };
+	struct bqlt_rec recs[16];
+	struct bqlt_parser p;
+	const char *pos, *end = text + sizeof(text) - 1;
+	struct bql_err e;
+	unsigned int n, k = 0;
+	int err;
+
+	(void)state;
+	for (int pass = 0; pass < 2; pass++) {	/* line by line, then batched (fast path) */
+		bqlt_parser_init(&p, 0);
+		pos = text;
+		k = 0;
+		if (!pass) {
+			while (pos < end) {
+				const char *nl = strchr(pos, '\n');
+				int ret = bqlt_parse_line(&p, pos, (size_t)(nl - pos) + 1, &recs[k], &e);
+
+				if (ret < 0)
+					fail_msg("%s", e.msg);
+				k += ret == 1;
+				pos = nl + 1;
+			}
+		} else {
+			while (pos < end) {
+				n = bqlt_parse_batch(&p, &pos, end, recs + k, 16 - k, &err, &e);
+				if (err)
+					fail_msg("%s", e.msg);
+				k += n;
+			}
+		}
+		assert_int_equal(k, 12);
+		for (unsigned int i = 0; i < 5; i++) {
+			assert_int_equal(recs[i].kind, BQLT_QUEUE);
+			assert_string_equal(recs[i].qname, names[i]);
+		}
+		for (unsigned int i = 0; i < 7; i++) {
+			assert_int_equal(recs[5 + i].kind, BQLT_Q);
+			assert_int_equal(recs[5 + i].queue, rec_queue[i]);
+		}
+		bqlt_parser_free(&p);
+	}
+	/* refused: a NUL, a name too long once decoded, a raw control */
+	{
+		static const char *const refused[] = {
+			"queue a\\x00b\n", "queue \x1b[31m\n", NULL,
+		};
+		char longname[BQLT_NAME_MAX * 4 + 16] = "queue ";
+
+		for (int i = 0; i <= BQLT_NAME_MAX; i++)
+			strcat(longname, "\\x41");
+		strcat(longname, "\n");
+		for (int i = 0; i < 3; i++) {
+			const char *line = refused[i] ? refused[i] : longname;
+			struct bqlt_rec rec;
+
+			bqlt_parser_init(&p, 0);
+			assert_int_equal(bqlt_parse_line(&p, "bqltrace 1\n", 11, &rec, &e), 0);
+			assert_true(bqlt_parse_line(&p, line, strlen(line), &rec, &e) < 0);
+			bqlt_parser_free(&p);
+		}
+		assert_non_null(strstr(e.msg, "longer than 128 bytes"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_basic),
+		cmocka_unit_test(test_name_escapes),
 		cmocka_unit_test(test_crlf_comments_blanks),
 		cmocka_unit_test(test_c_keys),
 		cmocka_unit_test(test_queue_and_p_settings),

@@ -258,6 +258,38 @@ static void test_pick_margins(void **state)
 	assert_int_equal(tune_pick(r, 2, &base, 0.1, 0, &best), 1);
 }
 
+/*
+ * Ties go to fewer changes: the same latency with hold_time 100 ms and
+ * with the default hold time, in either order, picks the one that
+ * changes less; a lower latency still wins over fewer changes.
+ */
+static void test_pick_tie_fewer_changes(void **state)
+{
+	struct tune_result base, r[2];
+	int best;
+
+	(void)state;
+	for (int order = 0; order < 2; order++) {
+		memset(&base, 0, sizeof(base));
+		memset(r, 0, sizeof(r));
+		base.p99 = 1000;
+		base.bytes_tx = 1000;
+		r[order].set = (struct tune_settings){ 7995, 10660, 100 };
+		r[!order].set = (struct tune_settings){ 7995, 10660, 1000 };
+		for (int i = 0; i < 2; i++) {
+			r[i].p99 = 500;
+			r[i].bytes_tx = 1000;
+			r[i].throughput_bps = r[i].set.hold_time == 100 ? 1001 : 1000;
+		}
+		tune_mark(r, 2, &base, 0.995);
+		assert_int_equal(tune_pick(r, 2, &base, 0.1, 0, &best), !order);
+		assert_int_equal(tune_changes(&r[!order].set), 2);
+		/* a lower latency wins whatever it changes */
+		r[order].p99 = 499;
+		assert_int_equal(tune_pick(r, 2, &base, 0.1, 0, &best), order);
+	}
+}
+
 /* ------------------------------------------------------------ ensemble */
 
 /* @n queues, one backlogged flow pinned to each */
@@ -285,7 +317,7 @@ static void test_ensemble_members(void **state)
 
 	(void)state;
 	model_pinned(&c, 8);
-	n = tune_ensemble(&c, m, TUNE_MAX_MEMBERS);
+	n = tune_ensemble(&c, 0, m, TUNE_MAX_MEMBERS);
 	/* the model first, exactly */
 	assert_true(n >= 5);
 	assert_int_equal(m[0].irq_late_ns, 0);
@@ -304,11 +336,19 @@ static void test_ensemble_members(void **state)
 	assert_int_equal(busy4, 1);
 	assert_int_equal(late, 1);
 	assert_int_equal(load, 0);		/* bulk flows have no rate to scale */
+	/* the required lateness: its member, with half as jitter, judged for throughput only */
+	n = tune_ensemble(&c, 365000, m, TUNE_MAX_MEMBERS);
+	late = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		assert_int_equal(m[i].throughput_only, m[i].irq_late_ns != 0);
+		late += m[i].irq_late_ns == 365000 && m[i].irq_jitter_ns == 182500;
+	}
+	assert_int_equal(late, 1);
 	/* one queue, Poisson: no busy members, load +-20% */
 	sim_config_init(&c);
 	c.flows[0].kind = SIM_T_POISSON;
 	c.flows[0].rate_bps = 500 * M;
-	n = tune_ensemble(&c, m, TUNE_MAX_MEMBERS);
+	n = tune_ensemble(&c, 0, m, TUNE_MAX_MEMBERS);
 	busy1 = load = 0;
 	for (unsigned int i = 0; i < n; i++) {
 		busy1 += m[i].busy != 0;
@@ -382,11 +422,11 @@ static void test_fold(void **state)
 	}
 	r[1].throughput_bps = 990;		/* 99%: below keep 0.995 */
 	r[2].throughput_bps = 980;
-	tune_fold(&agg, &r[0], &base[0], 0, 0.995, TUNE_QDISC_FQ);
+	tune_fold(&agg, &r[0], &base[0], 0, true, 0.995, TUNE_QDISC_FQ);
 	assert_true(agg.feasible);
 	assert_int_equal(agg.worst_lat, 100);
-	tune_fold(&agg, &r[1], &base[1], 1, 0.995, TUNE_QDISC_FQ);
-	tune_fold(&agg, &r[2], &base[2], 2, 0.995, TUNE_QDISC_FQ);
+	tune_fold(&agg, &r[1], &base[1], 1, true, 0.995, TUNE_QDISC_FQ);
+	tune_fold(&agg, &r[2], &base[2], 2, true, 0.995, TUNE_QDISC_FQ);
 	assert_false(agg.feasible);
 	assert_int_equal(agg.fail_member, 1);		/* the first below keep */
 	assert_int_equal(agg.worst_ratio_member, 2);
@@ -396,15 +436,23 @@ static void test_fold(void **state)
 	assert_int_equal(agg.members, 3);
 	assert_int_equal(agg.p99, 100);			/* the model's */
 	/* behind a FIFO the qdisc's wait counts too */
-	tune_fold(&agg, &r[0], &base[0], 0, 0.995, TUNE_QDISC_FIFO);
+	tune_fold(&agg, &r[0], &base[0], 0, true, 0.995, TUNE_QDISC_FIFO);
 	assert_int_equal(agg.worst_lat, 5100);
 	assert_int_equal(tune_latency(&r[2], TUNE_QDISC_FIFO), 5300);
 	assert_int_equal(tune_latency(&r[2], TUNE_QDISC_UNKNOWN), 300);
 	/* a run that could not simulate is never feasible */
 	r[0].err = -ENOMEM;
-	tune_fold(&agg, &r[0], &base[0], 0, 0.995, TUNE_QDISC_FQ);
+	tune_fold(&agg, &r[0], &base[0], 0, true, 0.995, TUNE_QDISC_FQ);
 	assert_false(agg.feasible);
 	assert_int_equal(agg.fail_member, 0);
+	/* a throughput-only member: its ratio counts, its latency does not */
+	r[0].err = 0;
+	tune_fold(&agg, &r[0], &base[0], 0, true, 0.995, TUNE_QDISC_FQ);
+	tune_fold(&agg, &r[2], &base[2], 1, false, 0.995, TUNE_QDISC_FQ);
+	assert_int_equal(agg.worst_lat, 100);
+	assert_int_equal(agg.worst_lat_member, 0);
+	assert_false(agg.feasible);
+	assert_int_equal(agg.fail_member, 1);
 }
 
 static void test_hold_default(void **state)
@@ -442,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_refine),
 		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_pick_margins),
+		cmocka_unit_test(test_pick_tie_fewer_changes),
 		cmocka_unit_test(test_ensemble_members),
 		cmocka_unit_test(test_member_cfg),
 		cmocka_unit_test(test_fold),

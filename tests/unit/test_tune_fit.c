@@ -281,7 +281,7 @@ static void test_fit_bulk_queues(void **state)
 	for (unsigned int i = 0; i < 4; i++)
 		assert_int_equal(out.flows[i].kind, SIM_T_BULK);
 	/* simulated, the fitted model gives the trace's completions back */
-	assert_int_equal(tune_fit_check(&out, true, &fd, &g), 0);
+	assert_int_equal(tune_fit_check(&out, true, &fd, &g, NULL), 0);
 	assert_true(g.ok);
 	assert_true(g.interval_err < 0.05 && g.batch_err < 0.1 && g.throughput_err < 0.02);
 	assert_true(out.coalesce_usecs >= 40 && out.coalesce_usecs <= 60);
@@ -333,7 +333,7 @@ static void test_fit_tso(void **state)
 	assert_int_equal(out.flows[0].size.a, 65536);
 	assert_int_equal(fd.busy_queues, 2);
 	/* the busy interval is reproduced once calibrated */
-	assert_int_equal(tune_fit_check(&out, true, &fd, &g), 0);
+	assert_int_equal(tune_fit_check(&out, true, &fd, &g, NULL), 0);
 	assert_true(g.ok);
 	assert_true(g.interval_err < 0.05);
 }
@@ -362,7 +362,7 @@ static void test_fit_frames(void **state)
 	want = 16ull * 1514 * 8 * 1000000000ull / (10 * G) + c.irq_latency_ns;
 	assert_near((double)fd.busy_gap_p50_ns, (double)want, 0.15, "interval");
 	assert_true(fd.coalesce_usecs < 40);
-	assert_int_equal(tune_fit_check(&out, true, &fd, &g), 0);
+	assert_int_equal(tune_fit_check(&out, true, &fd, &g, NULL), 0);
 	assert_true(g.ok);
 }
 
