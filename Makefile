@@ -148,20 +148,27 @@ pkgs-present:
 -include $(DQL_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d)
 
 # ---------------------------------------------------------------- BPF
-# record's programs (lib/kernel/bpf/record.bpf.c) are built from source: vmlinux.h,
-# clang -target bpf, a bpftool skeleton included by lib/kernel/recbpf.c.
+# The BPF objects, one per lib/kernel/bpf/NAME.bpf.c (record's recorder,
+# latency's observer), are built from source: vmlinux.h, clang -target bpf,
+# a bpftool skeleton (NAME.skel.h, struct NAME_bpf) included by its loader in
+# lib/kernel/ (BPF_LOADER_NAME).
 # vmlinux.h, the one header of kernel types every BPF object includes
 # ($(BPF_DIR)/vmlinux.h), is the tree's VMLINUX_H_TREE for this architecture
 # (as libbpf-tools carries it: a package built where /sys/kernel/btf/vmlinux
 # is missing still records), else dumped from the build host's BTF.
 # `make vmlinux-h` regenerates the tree's copy from the running kernel.
-# Without clang, bpftool, libbpf or kernel types the
-# rest builds and `record` says it has no BPF support. NO_BPF=1 forces that.
+# Without clang, bpftool, libbpf or kernel types the rest builds and
+# `record` and `latency` say they have no BPF support. NO_BPF=1 forces that.
 BPF_CLANG ?= clang
 BPFTOOL ?= $(or $(shell command -v bpftool 2>/dev/null),$(wildcard /usr/sbin/bpftool /sbin/bpftool))
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 BPF_ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
 VMLINUX_H_TREE := $(wildcard lib/kernel/bpf/vmlinux/$(BPF_ARCH)/vmlinux.h)
+BPF_OBJS := record latency
+BPF_LOADER_record := recbpf
+BPF_LOADER_latency := latbpf
+# latency's programs take and swap FIFO indices atomically (cmpxchg: ISA v3)
+BPF_CFLAGS_latency := -mcpu=v3
 ifneq ($(NO_BPF),1)
 HAVE_BPF := $(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && [ -n "$(BPFTOOL)" ] && \
 	{ [ -n "$(VMLINUX_H_TREE)" ] || [ -r $(VMLINUX_BTF) ]; } && \
@@ -169,7 +176,6 @@ HAVE_BPF := $(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && [ -n "$(BPFTOOL)"
 endif
 ifeq ($(HAVE_BPF),1)
 BPF_DIR := $(BUILD)/bpf
-BPF_SKEL := $(BPF_DIR)/record.skel.h
 LDLIBS += $(shell $(PKG_CONFIG) --libs libbpf)
 
 $(BPF_DIR)/vmlinux.h: $(VMLINUX_H_TREE)
@@ -178,17 +184,22 @@ $(BPF_DIR)/vmlinux.h: $(VMLINUX_H_TREE)
 	$(Q)$(if $(VMLINUX_H_TREE),cp $(VMLINUX_H_TREE) $@.tmp,$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp) && \
 		mv $@.tmp $@
 
-$(BPF_DIR)/record.bpf.o: lib/kernel/bpf/record.bpf.c lib/kernel/bpf/record.h $(BPF_DIR)/vmlinux.h
+$(BPF_DIR)/%.bpf.o: lib/kernel/bpf/%.bpf.c lib/kernel/bpf/%.h dql/lat.h $(BPF_DIR)/vmlinux.h
 	$(call quiet,BPF,$<)
-	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BPF_DIR) -I. \
-		-Wall -Werror -c $< -o $@
+	$(Q)$(BPF_CLANG) -g -O2 -target bpf $(BPF_CFLAGS_$*) -D__TARGET_ARCH_$(BPF_ARCH) \
+		-I$(BPF_DIR) -I. -Wall -Werror -c $< -o $@
 
-$(BPF_SKEL): $(BPF_DIR)/record.bpf.o
+$(BPF_DIR)/%.skel.h: $(BPF_DIR)/%.bpf.o
 	$(call quiet,SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name record_bpf > $@.tmp && mv $@.tmp $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/lib/kernel/recbpf.o: $(BPF_SKEL)
-$(BUILD)/lib/kernel/recbpf.o: BQL_CFLAGS += -DBQLTOOL_HAVE_BPF -I$(BPF_DIR)
+# each loader includes its skeleton and is built with BPF support
+define bpf_loader
+$(BUILD)/lib/kernel/$(BPF_LOADER_$(1)).o: $(BPF_DIR)/$(1).skel.h
+$(BUILD)/lib/kernel/$(BPF_LOADER_$(1)).o: BQL_CFLAGS += -DBQLTOOL_HAVE_BPF -I$(BPF_DIR)
+endef
+$(foreach o,$(BPF_OBJS),$(eval $(call bpf_loader,$(o))))
+.SECONDARY: $(BPF_OBJS:%=$(BPF_DIR)/%.bpf.o)
 endif
 
 # ---------------------------------------------------------------- tests

@@ -19,6 +19,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "cmd/common.h"
+#include "cmd/check_time.h"
 #include "dql/dql.h"
 #include "lib/kernel/hz.h"
 #include "lib/kernel/nl.h"
@@ -81,6 +82,7 @@ struct check {
 	struct reason notes[4];
 	int nnotes;
 	bool oom;
+	struct check_time *time;	/* --interval: the latency observer's reading */
 };
 
 static void add_reason(struct reason *r, int *n, enum level lv, const char *code,
@@ -824,6 +826,13 @@ static void build_rows(struct check *k, const struct cmd_state *st,
 					check_seen(k, r, sd, &sd->q[q], sd2,
 						   sd2 && q < sd2->nq ? &sd2->q[q] : NULL,
 						   &k->seen[seen_index(&st->snap, sd, q)]);
+				if (k->time) {
+					char msg[300];
+
+					if (check_time_line(k->time, seen_index(&st->snap, sd, q),
+							    k->interval_ns, msg, sizeof(msg)))
+						add_reason(r->r, &r->nr, LV_INFO, "time", "%s", msg);
+				}
 			}
 		} else if ((named || listed) && !sysfs_dev_has_bql(k->c, name)) {
 			char why[300];
@@ -921,9 +930,20 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 		}
 	}
 	if (k.interval_ns && st.snap.n) {
+		char why[300] = "";
+
+		/* time in the transmit path over the interval, where BPF is allowed */
+		k.time = check_time_start(c, &st.snap, why, sizeof(why));
+		if (!k.time && c->verbose)
+			cmd_note(c, "--interval: no time in the transmit path: %s", why);
 		if (sample_interval(&k, &st.snap)) {
 			ret = cmd_fail(c, "out of memory");
 			goto out;
+		}
+		if (k.time && !check_time_stop(k.time, why, sizeof(why))) {
+			cmd_warn(c, "--interval: the latency observer's reading failed: %s", why);
+			check_time_free(k.time);
+			k.time = NULL;
 		}
 		if ((st.nl && bnl_refresh(st.nl, &e)) ||
 		    snapshot_take(c, st.nl, &st.targets, &s2, &e)) {
@@ -959,6 +979,7 @@ out:
 	free(devs);
 	free(k.rows);
 	free(k.seen);
+	check_time_free(k.time);
 	return ret;
 }
 
@@ -968,7 +989,8 @@ const struct cmd_entry cmd_check_entry = {
 	.summary = "Diagnose BQL per TX queue: stalls, contradictions, silent drivers",
 	.help = "  -a, --all            also list devices without BQL and the kernel's reason\n"
 		"  -i, --interval SEC   sample twice, SEC apart, to tell stuck queues and\n"
-		"                       drivers that never report completions\n"
+		"                       drivers that never report completions; as root, with\n"
+		"                       the latency observer: the time packets waited (\"time\")\n"
 		"\nOne verdict per queue: ok, warn or fail, with the reasons. Exit status 1\n"
 		"when any queue fails; warnings alone exit 0.\n",
 	.flags = CMD_NEEDS_NL,

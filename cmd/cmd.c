@@ -25,6 +25,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_top_entry,
 	&cmd_replay_entry,
 	&cmd_record_entry,
+	&cmd_latency_entry,
 	&cmd_sim_entry,
 	&cmd_tune_entry,
 	&cmd_check_entry,

@@ -108,6 +108,7 @@ extern const struct cmd_entry cmd_apply_entry;
 extern const struct cmd_entry cmd_top_entry;
 extern const struct cmd_entry cmd_replay_entry;
 extern const struct cmd_entry cmd_record_entry;
+extern const struct cmd_entry cmd_latency_entry;
 extern const struct cmd_entry cmd_sim_entry;
 extern const struct cmd_entry cmd_tune_entry;
 extern const struct cmd_entry cmd_check_entry;

@@ -60,6 +60,15 @@ void cmd_state_free(struct cmd_state *st);
 
 /* Prometheus exposition of a snapshot on c->out; returns enum bql_exit. */
 int cmd_print_prometheus(struct bql_ctx *c, const struct snapshot *s);
+struct latbpf_target;
+struct latbpf_snap;
+/*
+ * export --latency: the observer's reading of @n queues over @dur_ns as
+ * summaries (ring time, qdisc wait, interrupt delay) and stop gauges of
+ * that window; returns enum bql_exit.
+ */
+int cmd_print_prometheus_latency(struct bql_ctx *c, const struct latbpf_target *t,
+				 unsigned int n, const struct latbpf_snap *s, uint64_t dur_ns);
 /* export: bql_export_timestamp_seconds, the wall time @real_ns of the write */
 int cmd_print_prometheus_written(struct bql_ctx *c, uint64_t real_ns);
 

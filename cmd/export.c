@@ -20,6 +20,8 @@
 #include "cmd/opts.h"
 #include "cmd/common.h"
 #include "lib/io/ofile.h"
+#include "lib/io/units.h"
+#include "lib/kernel/latbpf.h"
 
 /*
  * The file name: bqltool.prom for the host, bqltool-netns-NS.prom under
@@ -66,7 +68,77 @@ static const char *export_name(const struct bql_ctx *c)
  * DIR/bqltool.prom, so the collector never reads half a file; the
  * temporary's name does not end in .prom, so the collector ignores it).
  */
-static int export_write(struct bql_ctx *c, struct ofile *o, const struct snapshot *s)
+/* --latency: the observer over one window, read and detached */
+struct export_lat {
+	uint64_t ns;			/* the window, 0 = none */
+	struct latbpf_target t[LAT_MAX_SLOTS];
+	unsigned int n;
+	struct latbpf_snap *s;		/* the reading, NULL if none */
+	uint64_t dur_ns;
+};
+
+/*
+ * Observe the snapshot's queues for the window. The observer is a degraded
+ * feature here: when it cannot run, a warning says why and the file is
+ * written without the latency families.
+ */
+static void export_observe(struct bql_ctx *c, const struct snapshot *snap,
+			   struct export_lat *x)
+{
+	struct latbpf_opts o = { 0 };
+	struct latbpf *l = NULL;
+	struct timespec ts, t0, t1;
+	struct bql_err e;
+
+	for (size_t d = 0; d < snap->n; d++)
+		for (unsigned int q = 0; q < snap->dev[d].nq; q++) {
+			struct latbpf_target *t;
+
+			if (x->n == LAT_MAX_SLOTS) {
+				cmd_warn(c, "--latency: more than %d queues: the others are not observed",
+					 LAT_MAX_SLOTS);
+				goto enough;
+			}
+			t = &x->t[x->n++];
+			snprintf(t->ifname, sizeof(t->ifname), "%s", snap->dev[d].ifname);
+			t->ifindex = snap->dev[d].ifindex;
+			t->queue = snap->dev[d].q[q].bql.index;
+		}
+enough:
+	if (!x->n)
+		return;
+	x->s = calloc(1, sizeof(*x->s));
+	if (!x->s) {
+		cmd_warn(c, "--latency: out of memory: no latency families");
+		return;
+	}
+	o.t = x->t;
+	o.n = x->n;
+	o.verbose = c->verbose;
+	if (latbpf_open(&l, &o, &e)) {
+		cmd_warn(c, "--latency: no latency families: %s", e.msg);
+		free(x->s);
+		x->s = NULL;
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ts.tv_sec = (time_t)(x->ns / 1000000000u);
+	ts.tv_nsec = (long)(x->ns % 1000000000u);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	x->dur_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u +
+		    (uint64_t)(t1.tv_nsec - t0.tv_nsec);
+	if (latbpf_read(l, x->s, &e)) {
+		cmd_warn(c, "--latency: no latency families: %s", e.msg);
+		free(x->s);
+		x->s = NULL;
+	}
+	latbpf_close(l);
+}
+
+static int export_write(struct bql_ctx *c, struct ofile *o, const struct snapshot *s,
+			const struct export_lat *x)
 {
 	FILE *saved = c->out, *f;
 	struct bql_err e;
@@ -79,6 +151,8 @@ static int export_write(struct bql_ctx *c, struct ofile *o, const struct snapsho
 	}
 	c->out = f;
 	ret = cmd_print_prometheus(c, s);
+	if (!ret && x->s)
+		ret = cmd_print_prometheus_latency(c, x->t, x->n, x->s, x->dur_ns);
 	if (!ret) {
 		struct timespec now;
 
@@ -103,8 +177,10 @@ static int export_run(struct bql_ctx *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "textfile", required_argument, NULL, 't' },
+		{ "latency", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct export_lat x = { 0 };
 	const char *dir = NULL;
 	char path[4096];
 	struct cmd_state st;
@@ -117,6 +193,13 @@ static int export_run(struct bql_ctx *c, int argc, char **argv)
 		switch (opt) {
 		case 't':
 			dir = optarg;
+			break;
+		case 'L':
+			if (units_parse_sec_ns("--latency", optarg, &x.ns, &e))
+				return cmd_usage(c, "%s", e.msg);
+			if (!x.ns || x.ns > 60ull * 1000000000u)
+				return cmd_usage(c, "--latency: '%s' out of range (0 < SEC <= 60: "
+						 "export runs from a timer)", optarg);
 			break;
 		default:
 			return cmd_bad_option(c, opt, argv);
@@ -156,16 +239,26 @@ static int export_run(struct bql_ctx *c, int argc, char **argv)
 		ofile_abort(o);
 		return ret;
 	}
-	ret = export_write(c, o, &st.snap);
+	if (x.ns) {
+		if (c->root_overridden)
+			cmd_warn(c, "--latency: a sysfs tree has no kernel to observe: no latency families");
+		else
+			export_observe(c, &st.snap, &x);
+	}
+	ret = export_write(c, o, &st.snap, &x);
+	free(x.s);
 	cmd_state_free(&st);
 	return ret;
 }
 
 const struct cmd_entry cmd_export_entry = {
 	.name = "export",
-	.synopsis = "export --textfile DIR [SEL...]",
+	.synopsis = "export --textfile DIR [--latency SEC] [SEL...]",
 	.summary = "Write DIR/bqltool.prom for the node_exporter textfile collector",
 	.help = "  -t, --textfile DIR   directory of node_exporter's textfile collector\n"
+		"      --latency SEC    observe the queues for SEC (BPF, root) and add summaries\n"
+		"                       of that window: ring time, qdisc wait, interrupt delay,\n"
+		"                       stops by cause\n"
 		"\nWrites the same metrics as 'show --format prometheus' to DIR/bqltool.prom,\n"
 		"atomically (temporary file, fsync, rename); a new file is mode 0644, an\n"
 		"existing one keeps its mode and owner. Under -n NS the file is\n"

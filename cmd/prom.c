@@ -5,13 +5,16 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "dql/dql.h"
+#include "dql/lathist.h"
 #include "lib/io/esc.h"
 #include "lib/kernel/hz.h"
+#include "lib/kernel/latbpf.h"
 
 enum prom_src {
 	SRC_RAW,	/* the sysfs value as is (bytes, count) */
@@ -364,5 +367,120 @@ int cmd_print_prometheus_written(struct bql_ctx *c, uint64_t real_ns)
 	}
 	fprintf(f, " %" PRIu64 ".%03u\n", real_ns / 1000000000u,
 		(unsigned int)(real_ns % 1000000000u / 1000000u));
+	return fflush(f) || ferror(f) ? BQL_EXIT_FAIL : BQL_EXIT_OK;
+}
+
+/* @ns nanoseconds as exact decimal seconds, no trailing zeros: 431 -> "0.000000431" */
+static void fmt_ns_seconds(char *buf, size_t n, uint64_t ns)
+{
+	unsigned int frac = (unsigned int)(ns % 1000000000u);
+	int digits = 9;
+
+	if (!frac) {
+		snprintf(buf, n, "%" PRIu64, ns / 1000000000u);
+		return;
+	}
+	while (frac % 10 == 0) {
+		frac /= 10;
+		digits--;
+	}
+	snprintf(buf, n, "%" PRIu64 ".%0*u", ns / 1000000000u, digits, frac);
+}
+
+/* one summary family over the window: quantiles, _sum and _count in seconds */
+static void put_summary(FILE *f, const char *name, const char *help,
+			const struct latbpf_target *t, unsigned int n,
+			const struct lat_hist *const *h, const char *netns)
+{
+	static const double qs[] = { 0.5, 0.9, 0.99 };
+	static const char *const qn[] = { "0.5", "0.9", "0.99" };
+	char qname[24], v[48];
+	bool header = false;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (!h[i] || !h[i]->count)
+			continue;
+		if (!header)
+			put_family_header(f, name, "summary", help);
+		header = true;
+		snprintf(qname, sizeof(qname), "tx-%u", t[i].queue);
+		for (int k = 0; k < 3; k++) {
+			fmt_ns_seconds(v, sizeof(v), lathist_quantile(h[i], qs[k]));
+			fprintf(f, "%s{", name);
+			put_label(f, "device", t[i].ifname, true);
+			put_label(f, "queue", qname, false);
+			put_netns(f, netns);
+			fprintf(f, ",quantile=\"%s\"} %s\n", qn[k], v);
+		}
+		fmt_ns_seconds(v, sizeof(v), h[i]->sum);
+		fprintf(f, "%s_sum{", name);
+		put_label(f, "device", t[i].ifname, true);
+		put_label(f, "queue", qname, false);
+		put_netns(f, netns);
+		fprintf(f, "} %s\n%s_count{", v, name);
+		put_label(f, "device", t[i].ifname, true);
+		put_label(f, "queue", qname, false);
+		put_netns(f, netns);
+		fprintf(f, "} %" PRIu64 "\n", h[i]->count);
+	}
+}
+
+int cmd_print_prometheus_latency(struct bql_ctx *c, const struct latbpf_target *t,
+				 unsigned int n, const struct latbpf_snap *s, uint64_t dur_ns)
+{
+	static const char *const causes[3] = { "bql", "ring", "both" };
+	static const int cnt[3] = { LAT_C_STOP_BQL, LAT_C_STOP_RING, LAT_C_STOP_BOTH };
+	const struct lat_hist *h[LAT_MAX_SLOTS] = { NULL };
+	struct lat_hist *qw = calloc(n ? n : 1, sizeof(*qw));
+	char qname[24], v[48];
+	FILE *f = c->out;
+
+	if (!qw || n > LAT_MAX_SLOTS) {
+		free(qw);
+		return BQL_EXIT_FAIL;
+	}
+	put_family_header(f, "bql_latency_window_seconds", "gauge",
+			  "Length of the window the bql_*_seconds summaries and bql_latency_window_* "
+			  "gauges cover (bqltool export --latency): they are of that window, not cumulative.");
+	fmt_ns_seconds(v, sizeof(v), dur_ns);
+	fputs("bql_latency_window_seconds", f);
+	if (c->netns) {
+		fputc('{', f);
+		put_label(f, "netns", c->netns, true);
+		fputc('}', f);
+	}
+	fprintf(f, " %s\n", v);
+	for (unsigned int i = 0; i < n; i++)
+		h[i] = &s->q[i].h[LAT_H_RING];
+	put_summary(f, "bql_ring_time_seconds", "Time from netdev_tx_sent_queue() to the completion "
+		    "that covers the packet, over the window.", t, n, h, c->netns);
+	for (unsigned int i = 0; i < n; i++) {
+		const uint64_t *cv = s->q[i].c.v;
+		uint64_t via = cv[LAT_C_DEQ] > cv[LAT_C_XMIT_BUSY] ? cv[LAT_C_DEQ] - cv[LAT_C_XMIT_BUSY] : 0;
+
+		qw[i] = s->q[i].h[LAT_H_QDISC];
+		lathist_add_zeros(&qw[i], cv[LAT_C_XMIT] > via ? cv[LAT_C_XMIT] - via : 0);
+		h[i] = &qw[i];
+	}
+	put_summary(f, "bql_qdisc_wait_seconds", "Time from qdisc enqueue to dequeue (a bypass "
+		    "waits 0), over the window.", t, n, h, c->netns);
+	for (unsigned int i = 0; i < n; i++)
+		h[i] = &s->q[i].h[LAT_H_IRQ];
+	put_summary(f, "bql_irq_delay_seconds", "Delay from the NET_RX softirq raise to its run, "
+		    "for polls that completed the queue's packets, over the window.", t, n, h, c->netns);
+	put_family_header(f, "bql_latency_window_stops", "gauge",
+			  "Stops of the TX queue in the window, by cause: bql (the limit), ring "
+			  "(the driver, ring full) or both.");
+	for (unsigned int i = 0; i < n; i++)
+		for (int k = 0; k < 3; k++) {
+			snprintf(qname, sizeof(qname), "tx-%u", t[i].queue);
+			fputs("bql_latency_window_stops{", f);
+			put_label(f, "device", t[i].ifname, true);
+			put_label(f, "queue", qname, false);
+			put_label(f, "cause", causes[k], false);
+			put_netns(f, c->netns);
+			fprintf(f, "} %" PRIu64 "\n", s->q[i].c.v[cnt[k]]);
+		}
+	free(qw);
 	return fflush(f) || ferror(f) ? BQL_EXIT_FAIL : BQL_EXIT_OK;
 }

@@ -203,6 +203,7 @@ static int record_run(struct bql_ctx *c, int argc, char **argv)
 		{ "output",	required_argument,	NULL, 'o' },
 		{ "queued",	no_argument,		NULL, 'Q' },
 		{ "no-spin",	no_argument,		NULL, 'S' },
+		{ "latency",	no_argument,		NULL, 'L' },
 		{ "netns",	required_argument,	NULL, 'n' },
 		{ "verbose",	no_argument,		NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -240,6 +241,9 @@ static int record_run(struct bql_ctx *c, int argc, char **argv)
 			break;
 		case 'S':
 			o.no_spin = true;
+			break;
+		case 'L':
+			o.latency = true;
 			break;
 		case 'n':
 			netns = optarg;
@@ -286,13 +290,15 @@ static int record_run(struct bql_ctx *c, int argc, char **argv)
 
 const struct cmd_entry cmd_record_entry = {
 	.name = "record",
-	.synopsis = "record [-d SEC | -c COUNT] [-o FILE] [--queued] [--no-spin] [-n NS] [-v] [SEL...]",
+	.synopsis = "record [-d SEC | -c COUNT] [-o FILE] [--queued] [--latency] [--no-spin] [-n NS] [-v] [SEL...]",
 	.summary = "Capture a bqltrace of BQL completions from the running kernel (BPF)",
 	.help = "  -d, --duration SEC  stop after SEC seconds (fractional; default: until Ctrl-C)\n"
 		"  -c, --count N       stop after N completion (C) records\n"
 		"  -o, --output FILE   write FILE (atomically, when the capture ends) instead of\n"
 		"                      stdout; FILE.gz and FILE.zst are compressed\n"
 		"      --queued        also record dql_queued() as Q records\n"
+		"      --latency       also run latency's observer: the ring time, interrupt\n"
+		"                      delay, qdisc wait and stops as comments at the end\n"
 		"      --no-spin       no idle spinners (watchpoints only; more lost traps in VMs)\n"
 		"  -n, --netns NS      record devices of network namespace NS\n"
 		"  -v, --verbose       report the backend, the events and the repairs on stderr\n"

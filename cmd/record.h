@@ -8,6 +8,7 @@
 
 #include "lib/io/ctx.h"
 #include "lib/io/ofile.h"
+#include "lib/kernel/latbpf.h"
 #include "lib/kernel/recbpf.h"
 #include "lib/kernel/recwriter.h"
 #include "lib/io/spinner.h"
@@ -19,6 +20,7 @@ struct rec_opts {
 	uint64_t count;		/* -c: C records, 0 = no limit */
 	const char *out;	/* -o, NULL = stdout */
 	bool queued, no_spin;
+	bool latency;		/* --latency: the observer's summaries in the footer */
 };
 
 struct rec_run {
@@ -30,6 +32,8 @@ struct rec_run {
 	struct recbpf_target *t;
 	unsigned int n;
 	struct recbpf *bpf;
+	struct latbpf *lat;			/* --latency */
+	struct latbpf_target lt[LAT_MAX_SLOTS];
 	struct spinners spin;
 	enum recbpf_backend backend;		/* the one in use */
 	enum recbpf_backend order[RECBPF_NR];	/* the ones to try, in order */

@@ -17,6 +17,7 @@
 #include "cmd/cmd.h"
 #include "cmd/record.h"
 #include "dql/dql.h"
+#include "dql/lathist.h"
 #include "lib/io/esc.h"
 #include "lib/kernel/hz.h"
 #include "lib/kernel/sysfs.h"
@@ -127,6 +128,91 @@ static void header_comment(struct rec_run *r, char *buf, size_t n)
 				      r->o->no_spin ? ", no idle spinners" : ", idle spinners on");
 	if (k < n && r->backend == RECBPF_WATCH && !r->limit_watch)
 		snprintf(buf + k, n - k, "\nsysfs limit writes are seen at the next checkpoint only");
+}
+
+/* ------------------------------------------------------------ --latency */
+
+/*
+ * The latency observer beside the recorder (after its spinners: no child
+ * inherits its fds). A degraded feature: a warning when it cannot run.
+ */
+static void lat_open(struct rec_run *r)
+{
+	struct latbpf_opts o = { .t = r->lt, .n = r->n, .verbose = r->c->verbose };
+	struct bql_err e;
+
+	if (!r->o->latency)
+		return;
+	if (r->n > LAT_MAX_SLOTS) {
+		cmd_warn(r->c, "--latency: more than %d queues: no latency summaries", LAT_MAX_SLOTS);
+		return;
+	}
+	for (unsigned int i = 0; i < r->n; i++) {
+		snprintf(r->lt[i].ifname, sizeof(r->lt[i].ifname), "%s", r->t[i].ifname);
+		r->lt[i].ifindex = r->t[i].ifindex;
+		r->lt[i].queue = r->t[i].queue;
+	}
+	if (latbpf_open(&r->lat, &o, &e))
+		cmd_warn(r->c, "--latency: no latency summaries: %s", e.msg);
+}
+
+static void lat_summary(struct rec_run *r, const char *q, const char *what,
+			const struct lat_hist *h, const char *more)
+{
+	struct lat_summary s;
+
+	lathist_summary(h, &s);
+	recw_comment(&r->w, "latency %s %s p50=%" PRIu64 " p90=%" PRIu64 " p99=%" PRIu64
+		     " max=%" PRIu64 " count=%" PRIu64 "%s", q, what, s.p50, s.p90, s.p99,
+		     s.max, s.count, more);
+}
+
+/*
+ * The summaries as comments (bqltrace(5): "# latency QUEUE KIND k=v ...",
+ * ns), which readers that know nothing of them skip: ring time, interrupt
+ * delay, qdisc wait, stops by cause.
+ */
+static void lat_footer(struct rec_run *r)
+{
+	struct latbpf_snap *s;
+	struct bql_err e;
+	uint64_t now = mono_ns();
+
+	if (!r->lat)
+		return;
+	s = calloc(1, sizeof(*s));
+	if (!s || latbpf_read(r->lat, s, &e)) {
+		cmd_warn(r->c, "--latency: no latency summaries: %s", s ? e.msg : "out of memory");
+		free(s);
+		latbpf_detach(r->lat);
+		return;
+	}
+	latbpf_detach(r->lat);
+	recw_comment(&r->w, "latency window_ns=%" PRIu64 " (bqltool latency's observer, "
+		     "times in ns)", now - r->t0);
+	for (unsigned int i = 0; i < r->n; i++) {
+		const struct latbpf_queue *q = &s->q[i];
+		const uint64_t *c = q->c.v;
+		uint64_t via = c[LAT_C_DEQ] > c[LAT_C_XMIT_BUSY] ? c[LAT_C_DEQ] - c[LAT_C_XMIT_BUSY] : 0;
+		uint64_t byp = c[LAT_C_XMIT] > via ? c[LAT_C_XMIT] - via : 0;
+		struct lat_hist *qw = malloc(sizeof(*qw));
+		char more[64];
+
+		lat_summary(r, r->q[i].name, "ring_time", &q->h[LAT_H_RING], "");
+		lat_summary(r, r->q[i].name, "irq_delay", &q->h[LAT_H_IRQ], "");
+		if (qw) {
+			*qw = q->h[LAT_H_QDISC];
+			lathist_add_zeros(qw, byp);
+			snprintf(more, sizeof(more), " bypass=%" PRIu64, byp);
+			lat_summary(r, r->q[i].name, "qdisc_wait", qw, more);
+			free(qw);
+		}
+		recw_comment(&r->w, "latency %s stops bql=%" PRIu64 " ring=%" PRIu64 " both=%" PRIu64
+			     " xmit=%" PRIu64 " sent=%" PRIu64 " polls=%" PRIu64, r->q[i].name,
+			     c[LAT_C_STOP_BQL], c[LAT_C_STOP_RING], c[LAT_C_STOP_BOTH], c[LAT_C_XMIT],
+			     c[LAT_C_SENT], c[LAT_C_POLLS]);
+	}
+	free(s);
 }
 
 /* ------------------------------------------------------------ capture */
@@ -426,6 +512,7 @@ int record_capture(struct rec_run *r)
 		goto fail;
 	for (unsigned int i = 0; i < r->n; i++)
 		r->dql[i] = recbpf_dql_addr(r->bpf, i);
+	lat_open(r);
 	if (r->c->verbose)
 		why_not_others(r);
 	if (hz_get()->src == HZ_SRC_FALLBACK)
@@ -458,11 +545,14 @@ int record_capture(struct rec_run *r)
 	r->nps = recbpf_prog_stats(r->bpf, r->ps, REC_NPS);
 	progress(r, true);
 	progress_clear(r);
+	lat_footer(r);
 	recw_footer(&r->w, st);
 	if (r->w.err) {
 		ret = cmd_fail(r->c, "%s: write error: %s", ofile_path(r->of), strerror(-r->w.err));
 		goto fail;
 	}
+	latbpf_close(r->lat);
+	r->lat = NULL;
 	recbpf_close(r->bpf);
 	r->bpf = NULL;
 	spin_stop(&r->spin);
@@ -480,6 +570,8 @@ int record_capture(struct rec_run *r)
 	return BQL_EXIT_OK;
 fail:
 	progress_clear(r);
+	latbpf_close(r->lat);
+	r->lat = NULL;
 	recbpf_close(r->bpf);
 	r->bpf = NULL;
 	spin_stop(&r->spin);

@@ -14,6 +14,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "cmd/top_lat.h"
 #include "cmd/common.h"
 #include "cmd/top.h"
 #include "lib/kernel/netns.h"
@@ -94,7 +95,8 @@ static int top_run(struct bql_ctx *c, int argc, char **argv)
 				return cmd_usage(c, "-s: unknown column '%s' (name, limit, inflight, fill, "
 						 "limit_min, limit_max, tx_rate, pkt_rate, stop_rate, "
 						 "wake_rate, stall_cnt, stall_max, qdisc_backlog, "
-						 "qdrop_rate, ring, tx_usecs)", optarg);
+						 "qdrop_rate, ring, tx_usecs, ring_p99, qdisc_p99, "
+						 "bql_stop_rate, ring_stop_rate)", optarg);
 			break;
 		case 'a':
 			o.all = true;
@@ -124,7 +126,10 @@ static int top_run(struct bql_ctx *c, int argc, char **argv)
 	sampler_init(&s, c, &st.sel, st.nl, NULL);
 	if (!o.batch)
 		setlocale(LC_ALL, "");
+	o.lat = top_lat_new();
+	top_lat_start(c, o.lat, &st.targets);
 	ret = o.batch ? top_run_batch(c, &s, &o) : top_run_live(c, &s, &o, st.sel.n > 0);
+	top_lat_free(o.lat);
 	sampler_free(&s);
 	cmd_state_free(&st);
 	return ret;
@@ -144,7 +149,8 @@ const struct cmd_entry cmd_top_entry = {
 		"  -j, --json         batch output as JSON lines (implies -b)\n"
 		"  -s, --sort COLUMN  initial sort: name, limit, inflight, fill, limit_min, limit_max,\n"
 		"                     tx_rate, pkt_rate, stop_rate, wake_rate (the rates shown),\n"
-		"                     stall_cnt, stall_max, qdisc_backlog, qdrop_rate, ring, tx_usecs\n"
+		"                     stall_cnt, stall_max, qdisc_backlog, qdrop_rate, ring, tx_usecs,\n"
+		"                     ring_p99, qdisc_p99, bql_stop_rate, ring_stop_rate (measured)\n"
 		"  -a, --all          the live view shows every device: by default down devices\n"
 		"                     and devices whose BQL was never used (limit and inflight\n"
 		"                     0, no traffic) are hidden, and the header says how many\n"

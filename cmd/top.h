@@ -24,6 +24,7 @@ struct top_opts {
 	bool batch;
 	bool all;
 	int sort;		/* -1 = default */
+	struct top_lat *lat;	/* measured time (cmd/top_lat.c), tried at the first sample */
 };
 
 /* CLOCK_MONOTONIC in ns */

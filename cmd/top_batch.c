@@ -18,12 +18,15 @@
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "cmd/top.h"
+#include "cmd/top_lat.h"
+#include "lib/model/topmodel.h"
 #include "lib/kernel/hz.h"
 #include "lib/io/out.h"
 #include "lib/io/qname.h"
 #include "lib/kernel/sampler.h"
 #include "lib/io/table.h"
 #include "lib/io/units.h"
+#include "cmd/latency.h"
 
 static volatile sig_atomic_t top_stop;
 
@@ -36,7 +39,7 @@ static void on_stop(int sig)
 /* ------------------------------------------------------------- batch */
 
 static void json_queue(struct bql_ctx *c, const struct sampler_dev *d,
-		       const struct sampler_queue *q)
+		       const struct sampler_queue *q, const struct top_lat *tl)
 {
 	struct cmd_stat st[SQS_NR];
 
@@ -64,10 +67,11 @@ static void json_queue(struct bql_ctx *c, const struct sampler_dev *d,
 		cmd_json_qdisc(c, "qdisc", &q->qd);
 	if (q->qd_drops_rate_valid)
 		out_dbl(c, OUT_JSON, "qdisc_drops_rate", NULL, q->qd_drops_rate);
+	top_lat_json_queue(c, tl, d->ifname, q->index);
 	out_close_obj(c);
 }
 
-static void json_sample(struct bql_ctx *c, const struct sampler *s)
+static void json_sample(struct bql_ctx *c, const struct sampler *s, const struct top_lat *tl)
 {
 	out_begin(c, false);
 	out_u64(c, OUT_JSON, "mono_ns", NULL, s->mono_ns);
@@ -113,7 +117,7 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 		out_open_arr(c, "queues");
 		for (unsigned int k = 0; k < d->nq; k++)
 			if (!(d->q[k].flags & SAMPLER_VANISHED))
-				json_queue(c, d, &d->q[k]);
+				json_queue(c, d, &d->q[k], tl);
 		out_close_arr(c);
 		out_close_obj(c);
 	}
@@ -134,6 +138,8 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 		out_u64(c, OUT_JSON, "nqueues_unread", NULL, sh->nq_unread);
 		out_close_obj(c);
 	}
+	if (!c->root_overridden)
+		top_lat_json_status(c, tl);
 	out_open_arr(c, "events");
 	for (size_t i = 0; i < s->nev; i++) {
 		const struct sampler_event *ev = &s->ev[i];
@@ -152,7 +158,24 @@ static void json_sample(struct bql_ctx *c, const struct sampler *s)
 
 enum { TC_DEV, TC_QUEUE, TC_STATE, TC_LIMIT, TC_INFLIGHT, TC_MIN, TC_MAX, TC_HOLD, TC_THRS,
        TC_STALLS, TC_STALLMAX, TC_RATE, TC_PPS, TC_STOP, TC_WAKE, TC_DSTALL, TC_QDISC,
-       TC_QBACKLOG, TC_QDROPS, TC_NR };
+       TC_QBACKLOG, TC_QDROPS, TC_RINGP99, TC_QDP99, TC_BQLSTOP, TC_RINGSTOP, TC_NR };
+
+/* measured time (the latency observer, when on): empty cells otherwise, dropped */
+static void text_lat(struct table *t, const struct top_lat *tl, const char *ifname, int queue)
+{
+	double v[TM_COL_NR];
+	unsigned int valid = tl ? top_lat_fill((void *)(uintptr_t)tl, ifname, queue, v) : 0;
+	char buf[32];
+
+	if (valid & (1u << TM_COL_RING_P99))
+		table_cell(t, TC_RINGP99, "%s", latency_fmt_ns(buf, sizeof(buf), (uint64_t)v[TM_COL_RING_P99]));
+	if (valid & (1u << TM_COL_QDISC_P99))
+		table_cell(t, TC_QDP99, "%s", latency_fmt_ns(buf, sizeof(buf), (uint64_t)v[TM_COL_QDISC_P99]));
+	if (valid & (1u << TM_COL_STOP_BQL))
+		table_cell(t, TC_BQLSTOP, "%.1f", v[TM_COL_STOP_BQL]);
+	if (valid & (1u << TM_COL_STOP_RING))
+		table_cell(t, TC_RINGSTOP, "%.1f", v[TM_COL_STOP_RING]);
+}
 
 static void text_rate(struct table *t, int col, bool counted, bool valid, double v,
 		      bool bytes)
@@ -256,14 +279,18 @@ static const int text_widths[TC_NR] = {
 	[TC_RATE] = 12,						/* "999.9 Mbit/s" */
 	[TC_PPS] = 9, [TC_STOP] = 9, [TC_WAKE] = 9, [TC_QDROPS] = 9,	/* "9999999.9" */
 	[TC_QBACKLOG] = 8,
+	[TC_RINGP99] = 9, [TC_QDP99] = 9,			/* "999.9 ms" */
+	[TC_BQLSTOP] = 9, [TC_RINGSTOP] = 9,
 };
 
-static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int hz)
+static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int hz,
+		       const struct top_lat *tl)
 {
 	static const char *const hdr[TC_NR] = {
 		"device", "queue", "state", "limit", "inflight", "limit_min", "limit_max",
 		"hold_time", "stall_thrs", "stall_cnt", "stall_max", "tx_rate",
 		"pkt/s", "stop/s", "wake/s", "stalls+", "qdisc", "backlog", "qdrops/s",
+		"ring_p99", "qdisc_p99", "bqlstop/s", "ringstop/s",
 	};
 	time_t sec = (time_t)(s->real_ns / NS_PER_SEC);
 	char when[64];
@@ -296,6 +323,7 @@ static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int 
 			return -ENOMEM;
 		}
 		text_device(&t, d);
+		text_lat(&t, tl, d->ifname, -1);
 		for (unsigned int k = 0; k < d->nq; k++) {
 			if (d->q[k].flags & SAMPLER_VANISHED)
 				continue;
@@ -305,6 +333,7 @@ static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int 
 			}
 			table_cell(&t, TC_DEV, "%s", d->ifname);
 			text_queue(&t, &d->q[k], hz);
+			text_lat(&t, tl, d->ifname, (int)d->q[k].index);
 		}
 	}
 	table_drop_empty(&t, 1);
@@ -391,8 +420,14 @@ int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o
 			cmd_error(c, &e);
 			return BQL_EXIT_FAIL;
 		}
+		top_lat_tick(c, o->lat, s);
 		if (c->verbose && n == 0 && s->note[0])
 			cmd_note(c, "%s", s->note);
+		if (c->verbose && n == 0 && !c->root_overridden) {
+			char st[320];
+
+			cmd_note(c, "%s", top_lat_status(o->lat, st, sizeof(st)));
+		}
 		if (s->shortage.err && !warned) {
 			char text[512];
 
@@ -401,10 +436,10 @@ int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o
 			warned = true;
 		}
 		if (c->json) {
-			json_sample(c, s);
+			json_sample(c, s, o->lat);
 			ret = out_end(c);
 		} else {
-			ret = text_sample(c, s, hz);
+			ret = text_sample(c, s, hz, o->lat);
 		}
 		ret = output_done(c, ret);
 		if (ret)

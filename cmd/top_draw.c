@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cmd/latency.h"
 #include "cmd/top_view.h"
 #include "cmd/top_view_int.h"
 #include "dql/dql.h"
@@ -51,8 +52,8 @@ static char *fmt_count(char *buf, size_t n, double v)
 
 /* Table columns in display order; lower prio is dropped first. */
 enum vcol { V_NAME, V_LIMIT, V_INFLIGHT, V_FILL, V_SPARK, V_MIN, V_MAX, V_RATE,
-	    V_PPS, V_STOP, V_WAKE, V_QBACKLOG, V_QDROPS, V_STALLS, V_STALLMAX, V_RING, V_COAL,
-	    V_FLAGS, V_NR };
+	    V_PPS, V_STOP, V_WAKE, V_QBACKLOG, V_QDROPS, V_RINGP99, V_QDP99, V_BQLSTOP,
+	    V_RINGSTOP, V_STALLS, V_STALLMAX, V_RING, V_COAL, V_FLAGS, V_NR };
 
 static const struct {
 	const char *title;
@@ -74,6 +75,11 @@ static const struct {
 	[V_WAKE]     = { "WAKE/S",		7, 64, TM_COL_TX_WAKE, false },
 	[V_QBACKLOG] = { "BACKLOG",		9, 66, TM_COL_QD_BACKLOG, false },
 	[V_QDROPS]   = { "QDROP/S",		8, 63, TM_COL_QD_DROPS, false },
+	/* measured time: on when the observer runs, the first to go when narrow */
+	[V_RINGP99]  = { "RING P99",		9, 57, TM_COL_RING_P99, false },
+	[V_QDP99]    = { "QDISC P99",		9, 56, TM_COL_QDISC_P99, false },
+	[V_BQLSTOP]  = { "BQLSTOP/S",		9, 55, TM_COL_STOP_BQL, false },
+	[V_RINGSTOP] = { "RINGSTOP/S",		10, 55, TM_COL_STOP_RING, false },
 	[V_STALLS]   = { "STALLS",		7, 85, TM_COL_STALL_CNT, false },
 	[V_STALLMAX] = { "STALL MAX",		9, 62, TM_COL_STALL_MAX, false },
 	[V_RING]     = { "RING",		5, 59, TM_COL_RING, false },
@@ -106,10 +112,11 @@ static int widen(struct layout *l, int v, int to, int extra)
 /*
  * Columns for @cols terminal columns, the least important going first; the
  * name and the sort column @sort_v (-1: none) stay, so the sort and its
- * marker are always in sight (htop keeps its sort column too).
+ * marker are always in sight (htop keeps its sort column too). @lat: the
+ * latency observer runs (its measured columns).
  */
 static void make_layout(struct layout *l, int cols, bool qstats, bool qdiscs, bool ethtool,
-			int sort_v)
+			bool lat, int sort_v)
 {
 	int total = 0, extra;
 
@@ -120,7 +127,8 @@ static void make_layout(struct layout *l, int cols, bool qstats, bool qdiscs, bo
 		l->w[v] = vcols[v].width > need ? vcols[v].width : need;
 		l->on[v] = !(!qstats && (v == V_STOP || v == V_WAKE)) &&
 			   !(!qdiscs && (v == V_QBACKLOG || v == V_QDROPS)) &&
-			   !(!ethtool && (v == V_RING || v == V_COAL));
+			   !(!ethtool && (v == V_RING || v == V_COAL)) &&
+			   !(!lat && v >= V_RINGP99 && v <= V_RINGSTOP);
 		l->avail[v] = l->on[v];
 	}
 	for (;;) {
@@ -350,6 +358,12 @@ static void draw_row(const struct layout *l, int y, const struct tm_row *r,
 	CELL(V_QBACKLOG, TM_COL_QD_BACKLOG,
 	     units_fmt_bytes(buf, sizeof(buf), (uint64_t)r->v[TM_COL_QD_BACKLOG]));
 	CELL(V_QDROPS, TM_COL_QD_DROPS, fmt_count(buf, sizeof(buf), r->v[TM_COL_QD_DROPS]));
+	CELL(V_RINGP99, TM_COL_RING_P99,
+	     latency_fmt_ns(buf, sizeof(buf), (uint64_t)r->v[TM_COL_RING_P99]));
+	CELL(V_QDP99, TM_COL_QDISC_P99,
+	     latency_fmt_ns(buf, sizeof(buf), (uint64_t)r->v[TM_COL_QDISC_P99]));
+	CELL(V_BQLSTOP, TM_COL_STOP_BQL, fmt_count(buf, sizeof(buf), r->v[TM_COL_STOP_BQL]));
+	CELL(V_RINGSTOP, TM_COL_STOP_RING, fmt_count(buf, sizeof(buf), r->v[TM_COL_STOP_RING]));
 	CELL(V_RING, TM_COL_RING, fmt_count(buf, sizeof(buf), r->v[TM_COL_RING]));
 	CELL(V_COAL, TM_COL_COAL_USECS, fmt_count(buf, sizeof(buf), r->v[TM_COL_COAL_USECS]));
 	CELL(V_STALLS, TM_COL_STALL_CNT, fmt_count(buf, sizeof(buf), r->v[TM_COL_STALL_CNT]));
@@ -588,6 +602,8 @@ static void draw_header(const struct tv_frame *f, const struct layout *l)
 		hdr_add(&h, 95, "filter '%s'", m->filter);
 	}
 	hdr_add(&h, 30, "queues %zu", m->nqueues);
+	if (f->lat_status)
+		hdr_add(&h, 35, "%s", f->lat_status);
 	hdr_add(&h, 96, "sort %s %s%s", tm_cols[m->sort].name,
 		(tm_cols[m->sort].descending != m->reverse) ? "desc" : "asc",
 		sv < 0 || l->on[sv] ? "" : l->avail[sv] ? " (column hidden)" : " (not reported)");
@@ -730,7 +746,7 @@ void tv_draw(const struct tv_frame *f, size_t *scroll)
 		refresh();
 		return;
 	}
-	make_layout(&l, COLS, f->qstats, f->qdiscs, f->ethtool, vcol_of(m->sort));
+	make_layout(&l, COLS, f->qstats, f->qdiscs, f->ethtool, f->lat, vcol_of(m->sort));
 	draw_header(f, &l);
 	pen_on(PAIR_COLHDR, A_REVERSE);
 	mvhline(HEADER_ROWS, 0, ' ', COLS);

@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/top.h"
+#include "cmd/top_lat.h"
 #include "cmd/top_view.h"
 #include "lib/kernel/hz.h"
 #include "lib/kernel/sampler.h"
@@ -52,6 +53,7 @@ struct ui {
 	char message[256];
 	uint64_t message_until;
 	char shortage[512];
+	char lat_status[320];
 };
 
 static void remember_cursor(struct ui *u)
@@ -277,6 +279,14 @@ int top_run_live(struct bql_ctx *c, struct sampler *s, const struct top_opts *o,
 		cmd_error(c, &e);
 		return BQL_EXIT_FAIL;
 	}
+	top_lat_tick(c, o->lat, s);
+	if (top_lat_on(o->lat)) {
+		u.m.lat = top_lat_fill;
+		u.m.lat_arg = o->lat;
+	}
+	/* the header says whether time is measured, and why not (on a real kernel) */
+	u.f.lat_status = c->root_overridden ? NULL :
+		top_lat_status(o->lat, u.lat_status, sizeof(u.lat_status));
 	samples = 1;
 	if (tv_init(&vo, err, sizeof(err))) {
 		topmodel_free(&u.m);
@@ -298,6 +308,7 @@ int top_run_live(struct bql_ctx *c, struct sampler *s, const struct top_opts *o,
 				goto out;
 			}
 			samples++;
+			top_lat_tick(c, o->lat, s);
 			news(&u);
 			dirty = stale = true;
 			next += interval;
@@ -313,6 +324,9 @@ int top_run_live(struct bql_ctx *c, struct sampler *s, const struct top_opts *o,
 			u.f.qstats = s->qstats;
 			u.f.qdiscs = sampler_has_qdiscs(s);
 			u.f.ethtool = sampler_has_ethtool(s);
+			u.f.lat = top_lat_on(o->lat);
+			if (!c->root_overridden)
+				u.f.lat_status = top_lat_status(o->lat, u.lat_status, sizeof(u.lat_status));
 			u.f.message = u.message[0] && now < u.message_until ? u.message : NULL;
 			u.f.shortage = s->shortage.err ?
 				sampler_short_text(u.shortage, sizeof(u.shortage), s) : NULL;

@@ -74,6 +74,8 @@ struct tv_frame {
 	bool qstats;
 	bool qdiscs;		/* some queue's qdisc is known: its columns are shown */
 	bool ethtool;		/* some device's ring or coalescing is known */
+	bool lat;		/* the latency observer runs: its columns are shown */
+	const char *lat_status;	/* "latency on, N queues", "latency off: why"; NULL: not said */
 };
 
 /*

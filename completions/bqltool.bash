@@ -148,7 +148,7 @@ _bqltool_value()
 	-s | --sort)
 		COMPREPLY=($(compgen -W "name limit inflight fill limit_min limit_max tx_rate
 			pkt_rate stop_rate wake_rate stall_cnt stall_max qdisc_backlog qdrop_rate
-			ring tx_usecs" -- "$cur")) ;;
+			ring tx_usecs ring_p99 qdisc_p99 bql_stop_rate ring_stop_rate" -- "$cur")) ;;
 	--only) COMPREPLY=($(compgen -W "$(_bqltool_devices "$root" "$netns")" -- "$cur")) ;;
 	--set)
 		if [[ $cur == *=* ]]; then

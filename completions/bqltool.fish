@@ -131,7 +131,7 @@ function __bqltool_value
         case -s --sort
             printf '%s\n' name limit inflight fill limit_min limit_max tx_rate \
                 pkt_rate stop_rate wake_rate stall_cnt stall_max qdisc_backlog \
-                qdrop_rate ring tx_usecs
+                qdrop_rate ring tx_usecs ring_p99 qdisc_p99 bql_stop_rate ring_stop_rate
         case --only
             __bqltool_devices $__bqltool_root $__bqltool_netns
         case --set

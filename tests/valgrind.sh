@@ -75,7 +75,17 @@ if [ "$(id -u)" -eq 0 ] && [ -d /sys/class/net/eth0/queues/tx-0/byte_queue_limit
 	"$bin" record eth0 -d 0.2 -o "$tmp/probe.bqt" 2>/dev/null; then
 	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" record eth0 -d 1 -o "$tmp/r.bqt"
 	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" record --queued eth0 -d 1
+	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" latency eth0 -d 1 --hist
+	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" -j latency eth0 -d 1.2 -i 0.5
+	# the observer beside top, check -i, export and record
+	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" -j top -b -c 2 -d 0.3 eth0
+	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" check -i 0.5 eth0
+	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" export --textfile "$tmp" --latency 0.5 eth0
+	vg --suppressions="$here/valgrind-libbpf.supp" "$bin" record --latency eth0 -d 1 -o "$tmp/l.bqt"
 fi
+vg "$bin" latency --from "$here/data/traces/ringtime.bqlt" --hist
+vg "$bin" -j latency --from "$here/../examples/completion-only.bqlt"
+vg "$bin" latency nosuchdev -d 1
 # hostile names, duplicate keys, a plot that must choose its queues
 cp -a "$here/data/sysfs/nic1" "$tmp/hostile"
 mv "$tmp/hostile/class/net/eth0" "$tmp/hostile/class/net/"$'e\e[2J\xc2\x9b\xff'
@@ -100,7 +110,7 @@ vg "$bin" $T set --force eth0:0 limit_min=5000 limit_max=3000 stall_max=0
 vg "$bin" $T set -q eth0:1 limit_max=1000
 for t in test_dql test_trace test_replay test_sim test_tune test_sel test_units test_profile test_out \
 	test_ofile test_tinput test_recwriter test_esc test_jscan test_svgplot test_sampler test_topmodel \
-	test_jsonw test_replay_series; do
+	test_jsonw test_replay_series test_lat; do
 	[ -x "$build/tests/unit/$t" ] && vg "$build/tests/unit/$t"
 done
 echo "valgrind: $pass passed, $fail failed"

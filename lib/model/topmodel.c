@@ -29,6 +29,10 @@ const struct tm_col_desc tm_cols[TM_COL_NR] = {
 	[TM_COL_QD_DROPS]   = { "QDROP/S",	"qdrop_rate",	true, "qdisc_drops" },
 	[TM_COL_RING]	    = { "RING",		"ring",		true },
 	[TM_COL_COAL_USECS] = { "TX-USECS",	"tx_usecs",	true },
+	[TM_COL_RING_P99]   = { "RING P99",	"ring_p99",	true },
+	[TM_COL_QDISC_P99]  = { "QDISC P99",	"qdisc_p99",	true },
+	[TM_COL_STOP_BQL]   = { "BQL STOP/S",	"bql_stop_rate", true },
+	[TM_COL_STOP_RING]  = { "RING STOP/S",	"ring_stop_rate", true },
 };
 
 void topmodel_init(struct topmodel *m)
@@ -416,6 +420,8 @@ static int build_rows(struct topmodel *m, const struct sampler *s, bool show_all
 
 		for (unsigned int k = 0; k < d->nq; k++) {
 			queue_row(&qr[n], d, &d->q[k], window);
+			if (m->lat)
+				qr[n].valid |= m->lat(m->lat_arg, d->ifname, (int)d->q[k].index, qr[n].v);
 			for (int b = 0; b < 6; b++)
 				if (!(d->flags & SAMPLER_VANISHED) && (qr[n].flags & (1u << b)))
 					m->nflag[b]++;
@@ -427,6 +433,8 @@ static int build_rows(struct topmodel *m, const struct sampler *s, bool show_all
 		}
 		/* hidden or not, by the whole device */
 		dev_row(&devs[nd], d, qr, n);
+		if (m->lat)
+			devs[nd].valid |= m->lat(m->lat_arg, d->ifname, -1, devs[nd].v);
 		why = show_all ? 0 : hidden_why(&devs[nd]);
 		/*
 		 * queue filter: keep only matching queues; the device row sums
@@ -441,6 +449,8 @@ static int build_rows(struct topmodel *m, const struct sampler *s, bool show_all
 			dev_match = shown > 0;
 			n = shown;
 			dev_row(&devs[nd], d, qr, n);
+			if (m->lat)
+				devs[nd].valid |= m->lat(m->lat_arg, d->ifname, -1, devs[nd].v);
 		}
 		if (!dev_match) {
 			m->nfiltered++;

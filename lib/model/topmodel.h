@@ -30,8 +30,20 @@ enum tm_col {
 	TM_COL_QD_DROPS,	/* rate, qdisc drops/s */
 	TM_COL_RING,		/* device rows: TX ring descriptors (ethtool -g) */
 	TM_COL_COAL_USECS,	/* device rows: tx-usecs (ethtool -c) */
+	/* measured time (the latency observer, when on): over the last interval */
+	TM_COL_RING_P99,	/* ring time p99, ns */
+	TM_COL_QDISC_P99,	/* qdisc wait p99, ns (a bypass waits 0) */
+	TM_COL_STOP_BQL,	/* rate, stops by BQL/s */
+	TM_COL_STOP_RING,	/* rate, stops by a full ring (or both)/s */
 	TM_COL_NR
 };
+
+/*
+ * tm_lat_fn - measured time of queue @queue of @ifname (-1: the device,
+ * its queues together) into @v[TM_COL_RING_P99 ..]; returns the valid bits
+ * (1 << TM_COL_*), 0 when not measured.
+ */
+typedef unsigned int (*tm_lat_fn)(void *arg, const char *ifname, int queue, double *v);
 
 struct tm_col_desc {
 	const char *title;	/* column header */
@@ -108,6 +120,8 @@ struct topmodel {
 	bool expand_default_set;
 	struct tm_row *rows;
 	size_t nrows, caprows;
+	tm_lat_fn lat;		/* measured time, or NULL */
+	void *lat_arg;
 	size_t ndev, nshown, nhidden, ndown, nunused, nfiltered, nqueues;
 	size_t nflag[6];
 };

@@ -507,6 +507,71 @@ bench_record() {
 	fi
 }
 
+# ------------------------------------------------------------ latency
+
+# lat_during NAME ARGS...: latency -j on eth0 (ARGS) around one download;
+# the report in $BENCH_DIR/NAME.json, the program statistics in NAME.err;
+# sets L_SECS (wall time of the download) and L_OWN (the observer's CPU s)
+lat_during() {
+	local name=$1 pid t0 t1 o0 o1; shift
+	BQLTOOL_LATENCY_STATS=1 "$BQLTOOL" -v -j latency "$@" eth0 >"$BENCH_DIR/$name.json" \
+		2>"$BENCH_DIR/$name.err" &
+	pid=$!
+	sleep 3		# start-up (BTF, loading, attaching) is not part of the figure
+	t0=$(date +%s.%N); o0=$(own_cpu "$pid")
+	rec_download || true
+	t1=$(date +%s.%N); o1=$(own_cpu "$pid")
+	kill -INT "$pid"; wait "$pid" || true
+	L_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+	L_OWN=$(awk -v a="$o0" -v b="$o1" 'BEGIN { printf "%.6f", b - a }')
+}
+
+# lat_cost NAME: BPF run time per transmitted packet of eth0, all programs
+# together and per program (kernel run-time statistics, BPF_ENABLE_STATS:
+# the counters kernel.bpf_stats_enabled turns on, on only while the
+# observer holds the fd; the kernel turns them off when it closes)
+lat_cost() {
+	local pk
+	pk=$(jq '.devices[0].queues[0].xmit' "$BENCH_DIR/$1.json")
+	awk -v pk="${pk:-0}" -v own="$L_OWN" -v secs="$L_SECS" '
+		/BPF program lat_/ {
+			name = $5; sub(":", "", name)
+			if (name == "lat_find") next
+			runs[name] = $6; ns[name] = $8; total += $8; order[++n] = name
+		}
+		END {
+			if (!pk) { print "  no packet sent on eth0: no per-packet figure"; exit }
+			printf "  BPF per transmitted packet: %.0f ns, all programs (%d packets on eth0 in %s s)\n", total / pk, pk, secs
+			for (i = 1; i <= n; i++)
+				printf "    %-12s %8d runs %7.0f ns/run %8.0f ns per packet\n", order[i], runs[order[i]],
+					ns[order[i]] / (runs[order[i]] ? runs[order[i]] : 1), ns[order[i]] / pk
+			printf "  observer process:          %.4f s CPU, %.3f%% of a core\n", own, own / secs * 100
+		}' "$BENCH_DIR/$1.err"
+}
+
+# The observer's cost during package downloads on eth0 (needs root, an eth0
+# with BQL and BPF): BPF run time per transmitted packet, all programs
+# together (the issue's budget: 150 ns), with and without the softirq
+# programs (--no-irq), and the observer's own CPU. Figures, not asserted.
+bench_latency() {
+	echo "latency: BPF run time per transmitted packet on eth0 during '${REC_PKGS}' downloads (figures, not asserted)"
+	if [ "$(id -u)" -ne 0 ]; then echo "  skipped: needs root"; return 0; fi
+	if [ ! -d /sys/class/net/eth0/queues/tx-0/byte_queue_limits ]; then
+		echo "  skipped: no eth0 with byte queue limits"; return 0
+	fi
+	if ! "$BQLTOOL" latency eth0 -d 0.2 >/dev/null 2>"$BENCH_DIR/lat-probe.err"; then
+		echo "  skipped: $(head -1 "$BENCH_DIR/lat-probe.err")"; return 0
+	fi
+	lat_during lat-all
+	echo " every program:"
+	lat_cost lat-all
+	lat_during lat-noirq --no-irq
+	echo " --no-irq (no softirq programs):"
+	lat_cost lat-noirq
+	jq -r '.devices[0].queues[0] | "  ring time p50 \(.ring_time.p50) ns, p99 \(.ring_time.p99) ns; qdisc wait p99 \(.qdisc_wait.p99) ns, bypass \(.bypass) of \(.xmit)"' \
+		"$BENCH_DIR/lat-all.json"
+}
+
 # ------------------------------------------------------------ sim
 
 # sim_row LABEL CPU_S PACKETS RSS [BASE_CPU_S]

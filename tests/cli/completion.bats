@@ -132,6 +132,29 @@ MULTI="$DATA/sysfs/multi"
 	assert_line -- --queued
 }
 
+@test "latency: bash, zsh and fish complete the command, its options, --from files and selectors" {
+	bcomp "$BQLTOOL lat"
+	assert_output latency
+	bcomp "$BQLTOOL latency -"
+	for o in -d --duration -i --interval --hist --no-irq --from -n --netns -v --verbose; do
+		assert_line -- "$o"
+	done
+	bcomp "$BQLTOOL latency --from $BATS_TEST_DIRNAME/../da"
+	assert_output "$BATS_TEST_DIRNAME/../data"
+	bcomp "$BQLTOOL --sysfs-root $MULTI latency eth"
+	assert_equal "$(sort <<<"$output")" "$(sorted eth0 eth1)"
+	fcomp "$BQLTOOL lat"
+	assert_output latency
+	fcomp "$BQLTOOL latency --"
+	for o in --duration --interval --hist --from --netns; do
+		assert_line -- "$o"
+	done
+	zcomp "$BQLTOOL lat"
+	assert_line latency
+	zcomp "$BQLTOOL latency --h"
+	assert_line -- --hist
+}
+
 @test "bash: sim's value lists, and no selectors after sim" {
 	bcomp "$BQLTOOL sim --traffic "
 	assert_equal "$(sort <<<"$output")" "$(sorted bulk cbr: onoff: poisson:)"

@@ -52,7 +52,7 @@ rec() {
 @test "record: help names the backends, the register limit and the options" {
 	rec help record
 	assert_success
-	assert_line --index 0 "Usage: bqltool [GLOBAL OPTIONS] record [-d SEC | -c COUNT] [-o FILE] [--queued] [--no-spin] [-n NS] [-v] [SEL...]"
+	assert_line --index 0 "Usage: bqltool [GLOBAL OPTIONS] record [-d SEC | -c COUNT] [-o FILE] [--queued] [--latency] [--no-spin] [-n NS] [-v] [SEL...]"
 	assert_regex "$output" "Backends, tried in this order: tracepoints"
 	assert_regex "$output" "fentry/fexit on dql_completed"
 	assert_regex "$output" "hardware write watchpoints \(at most 4"
