@@ -19,6 +19,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "cmd/common.h"
+#include "cmd/check.h"
 #include "cmd/check_time.h"
 #include "dql/dql.h"
 #include "lib/kernel/hz.h"
@@ -31,63 +32,9 @@
 #include "lib/kernel/sysfs.h"
 #include "lib/io/units.h"
 
-#define MAX_REASONS	10	/* more than the checks that can fire on one queue */
-#define SAMPLE_NS	(10ull * 1000 * 1000)	/* --interval: limit and inflight every 10 ms */
+const char *const check_level_names[] = { "info", "warn", "fail" };
 
-enum level { LV_INFO, LV_WARN, LV_FAIL };
-static const char *const level_names[] = { "info", "warn", "fail" };
-
-struct reason {
-	enum level level;
-	const char *code;
-	char msg[320];
-};
-
-/* what one queue's limit and inflight did over --interval (sampled) */
-struct seen {
-	uint64_t n, busy;		/* samples, and those with something in flight */
-	uint64_t lim_lo, lim_hi, changes, last_lim;
-	uint64_t infl_max, infl_max_lim;	/* the most in flight, and the limit then */
-	uint64_t falls, last_infl;	/* samples after which inflight fell: completions seen */
-};
-
-/* --interval's evidence as numbers, for JSON ("seen"): what the message says */
-enum { EV_PACKETS = 1u << 0, EV_STOPS = 1u << 1, EV_QDISC = 1u << 2 };
-struct evidence {
-	struct seen sn;
-	unsigned int has;		/* EV_* */
-	uint64_t tx_packets, tx_stop, tx_wake;	/* during the interval */
-	char qd_kind[16];
-	uint64_t qd_backlog0, qd_backlog1, qd_drops, qd_bytes;
-};
-
-struct row {
-	char ifname[BQL_IFNAMSIZ];
-	int queue;		/* -1: the whole device (no BQL) */
-	bool nobql;
-	bool unused;		/* BQL never used and nothing to judge it by */
-	bool has_ev;
-	struct evidence ev;
-	int nr;
-	struct reason r[MAX_REASONS];
-};
-
-struct check {
-	struct bql_ctx *c;
-	struct seen *seen;		/* per queue of the first snapshot, in its order */
-	const struct hz_info *hz;
-	uint64_t interval_ns;	/* 0: one snapshot */
-	struct row *rows;
-	size_t nrows, cap;
-	struct reason notes[4];
-	int nnotes;
-	bool oom;
-	struct check_time *time;	/* --interval: the latency observer's reading */
-};
-
-static void add_reason(struct reason *r, int *n, enum level lv, const char *code,
-		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void add_reason(struct reason *r, int *n, enum level lv, const char *code,
+void check_add_reason(struct reason *r, int *n, enum level lv, const char *code,
 		       const char *fmt, ...)
 {
 	va_list ap;
@@ -124,7 +71,7 @@ static struct row *new_row(struct check *k, const char *ifname, int queue)
 	return nr;
 }
 
-static enum level row_level(const struct row *r)
+enum level check_row_level(const struct row *r)
 {
 	enum level lv = LV_INFO;
 
@@ -134,12 +81,10 @@ static enum level row_level(const struct row *r)
 	return lv;
 }
 
-/* the verdicts, in the order of the summary's counts */
-enum verdict { VD_OK, VD_WARN, VD_FAIL, VD_NOBQL, VD_UNUSED, VD_NR };
 
-static enum verdict row_vd(const struct row *r)
+enum verdict check_row_vd(const struct row *r)
 {
-	enum level lv = row_level(r);
+	enum level lv = check_row_level(r);
 
 	if (r->nobql && lv != LV_FAIL)
 		return VD_NOBQL;
@@ -149,12 +94,12 @@ static enum verdict row_vd(const struct row *r)
 	return lv == LV_FAIL ? VD_FAIL : lv == LV_WARN ? VD_WARN : VD_OK;
 }
 
-static const char *row_verdict(const struct row *r)
+const char *check_row_verdict(const struct row *r)
 {
 	/* identifiers, as the summary's keys that count them: no_bql, not no-bql */
 	static const char *const v[VD_NR] = { "ok", "warn", "fail", "no_bql", "unused" };
 
-	return v[row_vd(r)];
+	return v[check_row_vd(r)];
 }
 
 /* Why @dev has no byte_queue_limits: what the kernel's netdev_uses_bql() checks. */
@@ -280,7 +225,7 @@ static void check_path(struct row *r, const struct snap_dev *d, const struct sna
 	in.qdisc_where = where;
 	n = rules_path(&in, hits);
 	for (int i = 0; i < n; i++)
-		add_reason(r->r, &r->nr, lv[hits[i].level], hits[i].code, "%s", hits[i].msg);
+		check_add_reason(r->r, &r->nr, lv[hits[i].level], hits[i].code, "%s", hits[i].msg);
 }
 
 /* the --interval as text, "0.5 s", "1200 s": three digits, never 1e+03 */
@@ -354,51 +299,7 @@ static void check_seen(struct check *k, struct row *r, const struct snap_dev *d,
 			 ", sent %s", qd->kind, units_fmt_bytes(h1, sizeof(h1), qd->backlog),
 			 units_fmt_bytes(h2, sizeof(h2), qd2->backlog), r->ev.qd_drops,
 			 units_fmt_bytes(h3, sizeof(h3), r->ev.qd_bytes));
-	add_reason(r->r, &r->nr, LV_INFO, "seen", "%s", msg);
-}
-
-/*
- * -i's evidence as numbers: "seen": {"interval_ns", "nsamples", "limit":
- * {"min", "max", "nchanges"}, "inflight_max", "inflight_max_limit",
- * "nbusy", "ninflight_falls", "stats": {deltas}, "qdisc": {...}}
- */
-static void json_seen(struct bql_ctx *c, const struct evidence *ev, uint64_t interval_ns)
-{
-	const struct seen *sn = &ev->sn;
-
-	out_open_obj(c, "seen");
-	out_u64(c, OUT_JSON, "interval_ns", NULL, interval_ns);
-	out_u64(c, OUT_JSON, "nsamples", NULL, sn->n);
-	out_open_obj(c, "limit");
-	out_u64(c, OUT_JSON, "min", NULL, sn->lim_lo);
-	out_u64(c, OUT_JSON, "max", NULL, sn->lim_hi);
-	out_u64(c, OUT_JSON, "nchanges", NULL, sn->changes);
-	out_close_obj(c);
-	out_u64(c, OUT_JSON, "inflight_max", NULL, sn->infl_max);
-	if (sn->infl_max)
-		out_u64(c, OUT_JSON, "inflight_max_limit", NULL, sn->infl_max_lim);
-	out_u64(c, OUT_JSON, "nbusy", NULL, sn->busy);
-	out_u64(c, OUT_JSON, "ninflight_falls", NULL, sn->falls);
-	if (ev->has & (EV_PACKETS | EV_STOPS)) {
-		out_open_obj(c, "stats");
-		if (ev->has & EV_PACKETS)
-			out_u64(c, OUT_JSON, "tx_packets", NULL, ev->tx_packets);
-		if (ev->has & EV_STOPS) {
-			out_u64(c, OUT_JSON, "tx_stop", NULL, ev->tx_stop);
-			out_u64(c, OUT_JSON, "tx_wake", NULL, ev->tx_wake);
-		}
-		out_close_obj(c);
-	}
-	if (ev->has & EV_QDISC) {
-		out_open_obj(c, "qdisc");
-		out_str(c, OUT_JSON, "kind", NULL, ev->qd_kind);
-		out_u64(c, OUT_JSON, "backlog_first", NULL, ev->qd_backlog0);
-		out_u64(c, OUT_JSON, "backlog_last", NULL, ev->qd_backlog1);
-		out_u64(c, OUT_JSON, "drops", NULL, ev->qd_drops);
-		out_u64(c, OUT_JSON, "bytes", NULL, ev->qd_bytes);
-		out_close_obj(c);
-	}
-	out_close_obj(c);
+	check_add_reason(r->r, &r->nr, LV_INFO, "seen", "%s", msg);
 }
 
 /*
@@ -432,12 +333,12 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 	fmt_sec(sec, sizeof(sec), k->interval_ns);
 	/* the settings rules, shared with set */
 	for (int i = 0; i < nh; i++)
-		add_reason(r->r, &r->nr, hits[i].level == RULE_FAIL ? LV_FAIL : LV_WARN,
+		check_add_reason(r->r, &r->nr, hits[i].level == RULE_FAIL ? LV_FAIL : LV_WARN,
 			   hits[i].code, "%s", hits[i].msg);
 	if (bql_has(&q->bql, BQL_STALL_CNT) && v[BQL_STALL_CNT]) {
 		uint64_t j = bql_has(&q->bql, BQL_STALL_MAX) ? v[BQL_STALL_MAX] : 0;
 
-		add_reason(r->r, &r->nr, LV_WARN, "stalls",
+		check_add_reason(r->r, &r->nr, LV_WARN, "stalls",
 			   "%" PRIu64 " stall%s detected, longest %" PRIu64 " ms (stall_max %" PRIu64
 			   " jiffies at HZ %u, %s%s)", v[BQL_STALL_CNT],
 			   v[BQL_STALL_CNT] == 1 ? "" : "s", dql_jiffies_to_msecs(j, k->hz->hz), j,
@@ -468,12 +369,12 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 		if (who && q2)
 			sent = a1 > a0 ? a1 - a0 : 0;
 		if (sent)
-			add_reason(r->r, &r->nr, LV_FAIL, "no-completions",
+			check_add_reason(r->r, &r->nr, LV_FAIL, "no-completions",
 				   "limit stayed 0%s while %s sent %s in %s (%s): "
 				   "the driver does not report TX completions to BQL", all, who,
 				   units_fmt_bytes(h1, sizeof(h1), sent), sec, src);
 		else if (who && a0)	/* no interval, or nothing sent during it */
-			add_reason(r->r, &r->nr, LV_WARN, "no-completions",
+			check_add_reason(r->r, &r->nr, LV_WARN, "no-completions",
 				   "limit is 0%s although %s sent %s (%s): the driver "
 				   "may not report TX completions to BQL (%s)", all, who,
 				   units_fmt_bytes(h1, sizeof(h1), a0), src,
@@ -487,8 +388,8 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 	    (!q2 || (!q2->bql.val[BQL_LIMIT] && !q2->bql.val[BQL_INFLIGHT])) &&
 	    (down || !queue_sent(q, q2, d, d2))) {
 		r->unused = true;
-		if (row_level(r) == LV_INFO)	/* a finding above is evidence enough */
-			add_reason(r->r, &r->nr, LV_INFO, "bql-unused",
+		if (check_row_level(r) == LV_INFO)	/* a finding above is evidence enough */
+			check_add_reason(r->r, &r->nr, LV_INFO, "bql-unused",
 				   "BQL was never used here (limit and inflight 0) and %s: "
 				   "nothing to judge it by", down ? "the device is down" :
 				   q2 ? "nothing was sent during the interval" : "nothing was sent");
@@ -497,216 +398,19 @@ static void check_queue(struct check *k, struct row *r, const struct snap_dev *d
 	if (v[BQL_LIMIT] && v[BQL_INFLIGHT] >= v[BQL_LIMIT]) {
 		if (q2 && q2->bql.val[BQL_INFLIGHT] == v[BQL_INFLIGHT] &&
 		    q2->bql.val[BQL_LIMIT] == v[BQL_LIMIT])
-			add_reason(r->r, &r->nr, LV_FAIL, "inflight-stuck",
+			check_add_reason(r->r, &r->nr, LV_FAIL, "inflight-stuck",
 				   "inflight stuck at %s >= limit %s for %s: no TX completions "
 				   "arrive (hung queue?)",
 				   bql_fmt_human(h1, sizeof(h1), BQL_INFLIGHT, v[BQL_INFLIGHT], 0),
 				   bql_fmt_human(h2, sizeof(h2), BQL_LIMIT, v[BQL_LIMIT], 0), sec);
 		else if (!q2)
-			add_reason(r->r, &r->nr, LV_INFO, "inflight-at-limit",
+			check_add_reason(r->r, &r->nr, LV_INFO, "inflight-at-limit",
 				   "inflight %s >= limit %s: BQL has stopped the queue at this "
 				   "instant (normal under load; --interval tells a stuck queue)",
 				   bql_fmt_human(h1, sizeof(h1), BQL_INFLIGHT, v[BQL_INFLIGHT], 0),
 				   bql_fmt_human(h2, sizeof(h2), BQL_LIMIT, v[BQL_LIMIT], 0));
 	}
 	check_path(r, d, q, d2, q2, k->interval_ns);
-}
-
-/* The stall_thrs range (ms) that the kernel accepts at @hz: 4..128 jiffies. */
-static void stall_thrs_range(unsigned int hz, uint64_t *lo, uint64_t *hi)
-{
-	uint64_t ms;
-
-	/* bounded: HZ 12, the lowest the kernel builds with, gives 250..10666 */
-	for (ms = 1; ms < 100000 && dql_msecs_to_jiffies(ms, hz) < DQL_STALL_THRS_MIN; ms++)
-		;
-	*lo = ms;
-	while (ms < 100000 && dql_msecs_to_jiffies(ms + 1, hz) <= DQL_STALL_THRS_MAX)
-		ms++;
-	*hi = ms;
-}
-
-/* @s into @buf quoted for a shell where it needs it ('eth*'), with a space before */
-static size_t put_word(char *buf, size_t n, size_t len, const char *s)
-{
-	bool plain = *s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-				   "0123456789_.:,@%+=/-") == strlen(s) && !strchr(s, '\'');
-
-	if (len >= n)
-		return len;
-	return len + (size_t)snprintf(buf + len, n - len, plain ? " %s" : " '%s'", s);
-}
-
-/*
- * The command that turns the stall detector on for what was checked, to be
- * pasted: the same -n or --sysfs-root, the selectors as typed ('*' for none:
- * every device with BQL, as check took them), and the first value that
- * reads back as written at this HZ (13 ms is 4 jiffies at HZ 250: 16 ms).
- */
-static void stall_hint(char *buf, size_t n, const struct check *k, const struct sel *keep,
-		       uint64_t lo, uint64_t hi, uint64_t *ms)
-{
-	const struct bql_ctx *c = k->c;
-	size_t len = (size_t)snprintf(buf, n, "bqltool");
-
-	*ms = dql_jiffies_to_msecs(DQL_STALL_THRS_MIN, k->hz->hz);
-	for (uint64_t v = lo; v <= hi; v++)
-		if (dql_jiffies_to_msecs(dql_msecs_to_jiffies(v, k->hz->hz), k->hz->hz) == v) {
-			*ms = v;
-			break;
-		}
-	if (c->netns) {
-		len = put_word(buf, n, len, "-n");
-		len = put_word(buf, n, len, c->netns);
-	} else if (c->root_overridden && c->sysfs_root) {
-		len = put_word(buf, n, len, "--sysfs-root");
-		len = put_word(buf, n, len, c->sysfs_root);
-	}
-	len = put_word(buf, n, len, "set");
-	for (size_t i = 0; i < keep->n; i++)
-		len = put_word(buf, n, len, keep->items[i].text ? keep->items[i].text :
-				     keep->items[i].pat);
-	if (!keep->n)
-		len = put_word(buf, n, len, "*");
-	if (len < n)
-		snprintf(buf + len, n - len, " stall_thrs=%" PRIu64 "ms", *ms);
-}
-
-static void add_notes(struct check *k, const struct snapshot *s, const struct sel *keep)
-{
-	size_t with_stall = 0, thrs_on = 0;
-	uint64_t lo, hi, ms;
-	char cmd[200];
-
-	for (size_t d = 0; d < s->n; d++)
-		for (unsigned int i = 0; i < s->dev[d].nq; i++) {
-			const struct bql_queue *b = &s->dev[d].q[i].bql;
-
-			if (!bql_has(b, BQL_STALL_THRS))
-				continue;
-			with_stall++;
-			thrs_on += b->val[BQL_STALL_THRS] != 0;
-		}
-	if (with_stall && !thrs_on) {
-		stall_thrs_range(k->hz->hz, &lo, &hi);
-		stall_hint(cmd, sizeof(cmd), k, keep, lo, hi, &ms);
-		add_reason(k->notes, &k->nnotes, LV_INFO, "stall-detector-off",
-			   "the stall detector is off on every queue checked (stall_thrs 0); "
-			   "enable it with: %s (at HZ %u stall_thrs is %u..%u jiffies, %" PRIu64
-			   "..%" PRIu64 " ms; %" PRIu64 " ms is the lowest that reads back as written)",
-			   cmd, k->hz->hz,
-			   DQL_STALL_THRS_MIN, DQL_STALL_THRS_MAX, lo, hi, ms);
-	} else if (s->n && !with_stall) {
-		add_reason(k->notes, &k->nnotes, LV_INFO, "no-stall-detector",
-			   "no stall_* files: the kernel predates the BQL stall detector (6.9)");
-	}
-	if (k->hz->src == HZ_SRC_FALLBACK)
-		add_reason(k->notes, &k->nnotes, LV_INFO, "hz-assumed",
-			   "HZ %u assumed: no CONFIG_HZ in /boot/config-$(uname -r) or "
-			   "/proc/config.gz; set BQLTOOL_HZ to convert jiffies exactly",
-			   k->hz->hz);
-}
-
-static void print_json(struct check *k, const size_t cnt[VD_NR])
-{
-	struct bql_ctx *c = k->c;
-	static const char *const keys[VD_NR] = { "ok", "warn", "fail", "no_bql", "unused" };
-
-	out_begin(c, false);
-	out_open_arr(c, "queues");
-	for (size_t i = 0; i < k->nrows; i++) {
-		const struct row *r = &k->rows[i];
-
-		out_open_obj(c, NULL);
-		if (r->queue < 0)
-			qname_out_dev(c, r->ifname);
-		else
-			qname_out_queue(c, r->ifname, (unsigned int)r->queue);
-		out_str(c, OUT_JSON, "verdict", NULL, row_verdict(r));
-		out_open_arr(c, "reasons");
-		for (int j = 0; j < r->nr; j++) {
-			out_open_obj(c, NULL);
-			out_str(c, OUT_JSON, "level", NULL, level_names[r->r[j].level]);
-			out_str(c, OUT_JSON, "code", NULL, r->r[j].code);
-			out_str(c, OUT_JSON, "message", NULL, r->r[j].msg);
-			out_close_obj(c);
-		}
-		out_close_arr(c);
-		if (r->has_ev)
-			json_seen(c, &r->ev, k->interval_ns);
-		out_close_obj(c);
-	}
-	out_close_arr(c);
-	out_open_arr(c, "notes");
-	for (int j = 0; j < k->nnotes; j++) {
-		out_open_obj(c, NULL);
-		out_str(c, OUT_JSON, "level", NULL, level_names[k->notes[j].level]);
-		out_str(c, OUT_JSON, "code", NULL, k->notes[j].code);
-		out_str(c, OUT_JSON, "message", NULL, k->notes[j].msg);
-		out_close_obj(c);
-	}
-	out_close_arr(c);
-	out_open_obj(c, "hz");
-	out_u64(c, OUT_JSON, "value", NULL, k->hz->hz);
-	out_str(c, OUT_JSON, "source", NULL, hz_source_name(k->hz->src));
-	out_close_obj(c);
-	out_open_obj(c, "summary");
-	for (int i = 0; i < VD_NR; i++)
-		out_u64(c, OUT_JSON, keys[i], NULL, cnt[i]);
-	/* deprecated (bqltool-check(8)): the old spelling, for the scripts that read it */
-	out_u64(c, OUT_JSON, "no-bql", NULL, cnt[VD_NOBQL]);
-	out_close_obj(c);
-}
-
-static int row_name(const struct row *r, char *buf, size_t n)
-{
-	if (r->queue >= 0)
-		return snprintf(buf, n, "%s:tx-%d", r->ifname, r->queue);
-	return snprintf(buf, n, "%s", r->ifname);
-}
-
-static void print_text(struct check *k, const size_t cnt[VD_NR])
-{
-	static const char *const col[] = { "\033[32m", "\033[33m", "\033[31m" };
-	struct bql_ctx *c = k->c;
-	char name[48];
-	int w = 0;
-
-	/* names and messages quote the outside: printed escaped by out_text() */
-	for (size_t i = 0; i < k->nrows; i++) {
-		int l;
-
-		row_name(&k->rows[i], name, sizeof(name));
-		l = (int)esc_text_width(name);
-		w = l > w ? l : w;
-	}
-	for (size_t i = 0; i < k->nrows; i++) {
-		const struct row *r = &k->rows[i];
-		bool color = row_vd(r) <= VD_FAIL;
-		const char *verdict = row_verdict(r);
-
-		row_name(r, name, sizeof(name));
-		out_text(c, "%s%*s  ", name, w - (int)esc_text_width(name), "");
-		if (color)
-			out_color(c, col[row_level(r)]);
-		out_text(c, "%s", verdict);
-		if (color)
-			out_color(c, "\033[0m");
-		/* the first reason on the verdict line, the others below it */
-		for (int j = 0; j < r->nr; j++)
-			out_text(c, "%*s%s\n", j ? w + 10 : 8 - (int)strlen(verdict), "",
-				 r->r[j].msg);
-		if (!r->nr)
-			out_nl(c);
-	}
-	for (int j = 0; j < k->nnotes; j++)
-		out_text(c, "note: %s\n", k->notes[j].msg);
-	out_text(c, "checked: %zu ok, %zu warn, %zu fail", cnt[0], cnt[1], cnt[2]);
-	if (cnt[VD_NOBQL])
-		out_text(c, ", %zu without BQL", cnt[VD_NOBQL]);
-	if (cnt[VD_UNUSED])
-		out_text(c, ", %zu unused", cnt[VD_UNUSED]);
-	out_nl(c);
 }
 
 static bool item_matches(const struct sel_item *it, const char *name)
@@ -831,7 +535,7 @@ static void build_rows(struct check *k, const struct cmd_state *st,
 
 					if (check_time_line(k->time, seen_index(&st->snap, sd, q),
 							    k->interval_ns, msg, sizeof(msg)))
-						add_reason(r->r, &r->nr, LV_INFO, "time", "%s", msg);
+						check_add_reason(r->r, &r->nr, LV_INFO, "time", "%s", msg);
 				}
 			}
 		} else if ((named || listed) && !sysfs_dev_has_bql(k->c, name)) {
@@ -842,7 +546,7 @@ static void build_rows(struct check *k, const struct cmd_state *st,
 				continue;
 			r->nobql = true;
 			nobql_reason(k, st->nl, name, why, sizeof(why));
-			add_reason(r->r, &r->nr, named ? LV_FAIL : LV_INFO, "no-bql",
+			check_add_reason(r->r, &r->nr, named ? LV_FAIL : LV_INFO, "no-bql",
 				   "%s%s", named ? "device does not use BQL: " : "", why);
 		}
 	}
@@ -957,16 +661,16 @@ static int check_run(struct bql_ctx *c, int argc, char **argv)
 		ret = cmd_fail(c, "out of memory");
 		goto out;
 	}
-	add_notes(&k, &st.snap, &keep);
+	check_add_notes(&k, &st.snap, &keep);
 	for (size_t i = 0; i < k.nrows; i++)
-		cnt[row_vd(&k.rows[i])]++;
+		cnt[check_row_vd(&k.rows[i])]++;
 	if (!k.nrows && !c->json)
 		cmd_warn(c, "no network device with byte queue limits found "
 			 "(-a lists every device and why)");
 	if (c->json)
-		print_json(&k, cnt);
+		check_print_json(&k, cnt);
 	else
-		print_text(&k, cnt);
+		check_print_text(&k, cnt);
 	ret = cmd_output_done(c, out_end(c));
 	if (!ret)
 		ret = cnt[VD_FAIL] ? BQL_EXIT_FAIL : BQL_EXIT_OK;
