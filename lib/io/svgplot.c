@@ -39,12 +39,6 @@ struct svgplot *svgplot_new(const char *title, const char *xlabel,
 	return p;
 }
 
-void svgplot_set_size(struct svgplot *p, unsigned int width, unsigned int height)
-{
-	p->width = width < 480 ? 480 : width;
-	p->height = height < 240 ? 240 : height;
-}
-
 void svgplot_set_y_bytes(struct svgplot *p, bool bytes)
 {
 	p->y_bytes = bytes;

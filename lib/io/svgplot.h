@@ -66,8 +66,6 @@ struct svgplot;
  */
 struct svgplot *svgplot_new(const char *title, const char *xlabel,
 			    const char *ylabel);
-/* Canvas width in pixels (at least 480); @height: the one-panel height (at least 240). */
-void svgplot_set_size(struct svgplot *p, unsigned int width, unsigned int height);
 /* true: y values are bytes, ticks at 1-2-5 steps of B, KiB, MiB, GiB. */
 void svgplot_set_y_bytes(struct svgplot *p, bool bytes);
 /*
@@ -75,8 +73,12 @@ void svgplot_set_y_bytes(struct svgplot *p, bool bytes);
  * whichever gives whole numbers, and the unit added to the x label.
  */
 void svgplot_set_x_time(struct svgplot *p, bool time);
-/* false: the y axis spans the data only, instead of starting at 0. */
+/*
+ * Test-only entry points (tests/unit/test_svgplot.c): the commands keep the
+ * defaults. false: the y axis spans the data only, instead of starting at 0.
+ */
 void svgplot_set_y_zero(struct svgplot *p, bool from_zero);
+/* test-only: force a layout instead of the one the series' scales choose */
 void svgplot_set_layout(struct svgplot *p, enum svgplot_layout layout);
 /* Replace the title (copied); 0 or -ENOMEM. */
 int svgplot_set_title(struct svgplot *p, const char *title);
@@ -139,7 +141,7 @@ int svgplot_mark(struct svgplot *p, double x0, double x1, const char *label);
  */
 void svgplot_point(struct svgplot *p, int s, double x, double y);
 
-/* Points series @s will draw (after downsampling, before step doubling). */
+/* Test-only: points series @s will draw (after downsampling, before step doubling). */
 size_t svgplot_npoints(const struct svgplot *p, int s);
 /* Points given to series @s so far. */
 unsigned long long svgplot_count(const struct svgplot *p, int s);
