@@ -346,6 +346,7 @@ int latbpf_open(struct latbpf **lp, const struct latbpf_opts *o, struct bql_err 
 		goto fail;
 	}
 	memcpy(l->skel->bss->qreasons, qmask, sizeof(qmask));
+	l->skel->bss->irq_on = have[P_RAISE] && have[P_SENTRY] && have[P_SEXIT];
 	err = -resolve(l, o, e);
 	if (!err)
 		err = -tables(l, o, e);

@@ -134,6 +134,8 @@ __u32 ndevs;
  * program less per packet).
  */
 __u32 single_q;
+/* the softirq programs are attached: polls may read the interrupt delay */
+__u32 irq_on;
 __u64 qreasons[LAT_NREASONS / 64];	/* kfree_skb reasons that are qdisc drops */
 struct lat_find finds[LAT_MAX_SLOTS];	/* lat_find() request and answer */
 
@@ -244,13 +246,25 @@ static __always_inline struct netdev_queue *txq_of(const struct lat_slot *s)
 	return bpf_rdonly_cast((void *)s->txq, bpf_core_type_id_kernel(struct netdev_queue));
 }
 
+/*
+ * The clock costs as much as an empty program here (about 70 ns a read in
+ * this KVM guest): read it once per run, and only when a run needs it (a
+ * poll that completes nothing and sees no stop begin or end needs none).
+ */
+static __always_inline __u64 now_of(__u64 *now)
+{
+	if (!*now)
+		*now = bpf_ktime_get_ns();
+	return *now;
+}
+
 #define DQL_OFF(f)	bpf_core_field_offset(struct dql, f)
 #define TXQ_OFF(f)	bpf_core_field_offset(struct netdev_queue, f)
 
 /* ------------------------------------------------------------ stops */
 
 /* the queue's state now: a stop begins or ends */
-static __always_inline void see_state(__u32 i, struct lat_slot *s, __u64 now)
+static __always_inline void see_state(__u32 i, struct lat_slot *s, __u64 *now)
 {
 	__u64 state = txq_of(s)->state;
 	__u32 drv = bpf_core_enum_value(enum netdev_queue_state_t, __QUEUE_STATE_DRV_XOFF);
@@ -260,7 +274,7 @@ static __always_inline void see_state(__u32 i, struct lat_slot *s, __u64 now)
 	if (cause && !cur) {
 		if (__sync_val_compare_and_swap(&s->stopped, 0, cause) != 0)
 			return;
-		s->stop_since = now;
+		s->stop_since = now_of(now);
 		cnt_inc(i, cause == LAT_STOP_BQL ? LAT_C_STOP_BQL :
 			   cause == LAT_STOP_RING ? LAT_C_STOP_RING : LAT_C_STOP_BOTH);
 	} else if (!cause && cur) {
@@ -270,8 +284,8 @@ static __always_inline void see_state(__u32 i, struct lat_slot *s, __u64 now)
 			return;
 		since = s->stop_since;
 		s->stop_since = 0;
-		if (since && now > since)
-			hist_add(i, lat_stop_kind(cur), now - since);
+		if (since && now_of(now) > since)
+			hist_add(i, lat_stop_kind(cur), *now - since);
 	}
 }
 
@@ -328,10 +342,11 @@ static long pop_take(__u32 k, struct pop_ctx *c)
  * @now: take them off the FIFO (several CPUs may observe at once: the one
  * whose compare-and-swap of head wins records them). Returns how many.
  */
-static __always_inline __u32 complete(__u32 i, struct lat_slot *s, __u64 now)
+static __always_inline __u32 complete(__u32 i, struct lat_slot *s, __u64 *nowp)
 {
 	__u32 key = i, zero = 0, *n, got = 0;
 	struct pop_ctx c;
+	__u64 now;
 
 	c.h = READ_ONCE(s->head);
 	c.t = READ_ONCE(s->tail);
@@ -344,6 +359,7 @@ static __always_inline __u32 complete(__u32 i, struct lat_slot *s, __u64 now)
 	/* the head not passed yet (a poll of receive only): nothing to do */
 	if (!lat_pos_done(c.nc, c.f->e[c.h & (LAT_FIFO - 1)].pos))
 		return 0;
+	now = now_of(nowp);
 	for (int k = 0; k < POP_FAST; k++) {
 		if (c.h + got == c.t ||
 		    !lat_pos_done(c.nc, c.f->e[(c.h + got) & (LAT_FIFO - 1)].pos))
@@ -378,7 +394,7 @@ static __always_inline __u32 complete(__u32 i, struct lat_slot *s, __u64 now)
 }
 
 /* after the driver's xmit, under the TX lock: the packet's position */
-static __always_inline void sent(__u32 i, struct lat_slot *s, __u64 now)
+static __always_inline void sent(__u32 i, struct lat_slot *s, __u64 *now)
 {
 	__u32 key = i, nq, h, t;
 	struct fifo *f;
@@ -408,7 +424,7 @@ static __always_inline void sent(__u32 i, struct lat_slot *s, __u64 now)
 		cnt_inc(i, LAT_C_FIFO_FULL);
 		return;
 	}
-	f->e[t & (LAT_FIFO - 1)].t = now;
+	f->e[t & (LAT_FIFO - 1)].t = now_of(now);
 	f->e[t & (LAT_FIFO - 1)].pos = nq;
 	__sync_fetch_and_add(&s->tail, 1);	/* a full barrier: the entry first */
 	cnt_inc(i, LAT_C_SENT);
@@ -463,7 +479,7 @@ int BPF_PROG(lat_deq, struct Qdisc *q, const struct netdev_queue *txq, int packe
 		p = p->next;
 	}
 	/* a wake-up that no poll saw (ifb wakes from a tasklet) */
-	see_state((__u32)i, slot_ptr((__u32)i), now);
+	see_state((__u32)i, slot_ptr((__u32)i), &now);
 	return 0;
 }
 
@@ -496,7 +512,7 @@ int BPF_PROG(lat_xmit, struct sk_buff *skb, int rc, struct net_device *dev, unsi
 	__u32 zero = 0;
 	struct xmit_stack *xs;
 	struct lat_slot *s;
-	__u64 now;
+	__u64 now = 0;
 	int i;
 
 	if (single_q) {
@@ -517,13 +533,12 @@ int BPF_PROG(lat_xmit, struct sk_buff *skb, int rc, struct net_device *dev, unsi
 	}
 	if (i < 0 || i >= LAT_MAX_SLOTS)
 		return 0;
-	now = bpf_ktime_get_ns();
 	s = slot_ptr((__u32)i);
 	cnt_inc((__u32)i, rc == 0 ? LAT_C_XMIT : LAT_C_XMIT_BUSY);
 	/* completions the driver ran inside its xmit (virtio_net), then this packet */
-	complete((__u32)i, s, now);
-	sent((__u32)i, s, now);
-	see_state((__u32)i, s, now);
+	complete((__u32)i, s, &now);
+	sent((__u32)i, s, &now);
+	see_state((__u32)i, s, &now);
 	return 0;
 }
 
@@ -531,8 +546,20 @@ int BPF_PROG(lat_xmit, struct sk_buff *skb, int rc, struct net_device *dev, unsi
 
 struct napi_ctx {
 	__u32 first, n;
-	__u64 now, delay;
+	__u64 now;		/* 0 until a run needs the clock */
 };
+
+/* the interrupt delay of the NET_RX softirq this poll runs in, or 0 */
+static __always_inline __u64 irq_delay(void)
+{
+	__u32 zero = 0;
+	struct sirq *sq;
+
+	if (!irq_on)
+		return 0;
+	sq = bpf_map_lookup_elem(&lat_sirq, &zero);
+	return sq && sq->in_rx ? sq->delay : 0;
+}
 
 static long napi_one(__u32 k, struct napi_ctx *c)
 {
@@ -542,15 +569,17 @@ static long napi_one(__u32 k, struct napi_ctx *c)
 	if (k >= c->n || i >= LAT_MAX_SLOTS)
 		return 1;
 	s = slot_ptr(i);
-	done = complete(i, s, c->now);
+	done = complete(i, s, &c->now);
 	cnt_inc(i, LAT_C_POLLS);
 	if (done) {
+		__u64 delay = irq_delay();
+
 		cnt_inc(i, LAT_C_POLLS_DONE);
 		hist_add(i, LAT_H_CPP, done);
-		if (c->delay)
-			hist_add(i, LAT_H_IRQ, c->delay);
+		if (delay)
+			hist_add(i, LAT_H_IRQ, delay);
 	}
-	see_state(i, s, c->now);
+	see_state(i, s, &c->now);
 	return 0;
 }
 
@@ -558,17 +587,13 @@ SEC("tp_btf/napi_poll")
 int BPF_PROG(lat_napi, struct napi_struct *napi, int work, int budget)
 {
 	int d = dev_find((__u64)napi->dev);
-	__u32 zero = 0;
-	struct sirq *sq;
 	struct napi_ctx c;
 
 	if (d < 0 || d >= LAT_MAX_SLOTS)
 		return 0;
-	sq = bpf_map_lookup_elem(&lat_sirq, &zero);
 	c.first = devs[d].first;
 	c.n = devs[d].n;
-	c.now = bpf_ktime_get_ns();
-	c.delay = sq && sq->in_rx ? sq->delay : 0;
+	c.now = 0;
 	if (c.n == 1)
 		napi_one(0, &c);
 	else
