@@ -121,7 +121,7 @@ static int top_run(struct bql_ctx *c, int argc, char **argv)
 	if (!st.targets.n)
 		cmd_warn(c, "no network device with byte queue limits found (yet)");
 	cmd_open_netlink(c, &st);
-	/* 4 descriptors per queue: take what the hard limit allows */
+	/* up to 8 descriptors per queue: take what the hard limit allows */
 	sampler_raise_nofile();
 	sampler_init(&s, c, &st.sel, st.nl, NULL);
 	if (!o.batch)
@@ -158,12 +158,12 @@ const struct cmd_entry cmd_top_entry = {
 		"\nKeys: q quit, h help, s/F6 or < > sort, r reverse, / filter, space pause,\n"
 		"+/- interval, Enter expand/collapse a device, * every device, a show hidden\n"
 		"devices.\n"
-		"\nThe live view samples every -d but redraws at most 10 times a second;\n"
-		"limit and inflight are read at every sample, stall_cnt, stall_max and\n"
-		"traffic counters at most 10 times a second, and the settings (limit_min,\n"
-		"limit_max, hold_time, stall_thrs) at least once a second: a change\n"
-		"made meanwhile shows within a second. -b reads all but the settings\n"
-		"at every sample.\n"
+		"\nThe live view samples every -d but redraws at most 10 times a second.\n"
+		"limit and inflight are read at every sample; limit_min, limit_max,\n"
+		"hold_time, stall_thrs, stall_cnt and stall_max of a slice of the queues\n"
+		"at each sample, each queue's at least once a second: a change made\n"
+		"meanwhile shows within a second. Traffic counters are read at every\n"
+		"sample with -b, at most 10 times a second in the live view.\n"
 		"\nJSON lines carry mono_ns and real_us timestamps, each device's queues with\n"
 		"their sysfs values (sysfs units), and from the second sample on the rates\n"
 		"(*_rate, per second) and stall_cnt_delta; \"events\" lists devices that\n"

@@ -283,8 +283,9 @@ static const int text_widths[TC_NR] = {
 	[TC_BQLSTOP] = 9, [TC_RINGSTOP] = 9,
 };
 
+/* @t: the table of the samples before, reset (its memory reused) */
 static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int hz,
-		       const struct top_lat *tl)
+		       const struct top_lat *tl, struct table *t)
 {
 	static const char *const hdr[TC_NR] = {
 		"device", "queue", "state", "limit", "inflight", "limit_min", "limit_max",
@@ -294,7 +295,6 @@ static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int 
 	};
 	time_t sec = (time_t)(s->real_ns / NS_PER_SEC);
 	char when[64];
-	struct table t;
 	struct tm tm;
 
 	localtime_r(&sec, &tm);
@@ -304,41 +304,36 @@ static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int 
 	if (s->dt_ns)
 		fprintf(c->out, "  interval %.3fs", (double)s->dt_ns / 1e9);
 	fputc('\n', c->out);
-	table_init(&t, TC_NR, 1u << TC_DEV | 1u << TC_QUEUE | 1u << TC_STATE, 0);
+	table_reset(t, TC_NR, 1u << TC_DEV | 1u << TC_QUEUE | 1u << TC_STATE, 0);
 	/* value columns as wide as their widest value, so that a column keeps
 	 * its place from one sample to the next ("-" then "812.4 Mbit/s") */
 	for (int i = 0; i < TC_NR; i++)
-		t.width[i] = text_widths[i];
-	if (table_row(&t))
+		t->width[i] = text_widths[i];
+	if (table_row(t))
 		return -ENOMEM;
 	for (int i = 0; i < TC_NR; i++)
-		table_cell(&t, i, "%s", hdr[i]);
+		table_cell(t, i, "%s", hdr[i]);
 	for (size_t i = 0; i < s->ndev; i++) {
 		const struct sampler_dev *d = &s->dev[i];
 
 		if (d->flags & SAMPLER_VANISHED)
 			continue;
-		if (table_row(&t)) {
-			table_free(&t);
+		if (table_row(t))
 			return -ENOMEM;
-		}
-		text_device(&t, d);
-		text_lat(&t, tl, d->ifname, -1);
+		text_device(t, d);
+		text_lat(t, tl, d->ifname, -1);
 		for (unsigned int k = 0; k < d->nq; k++) {
 			if (d->q[k].flags & SAMPLER_VANISHED)
 				continue;
-			if (table_row(&t)) {
-				table_free(&t);
+			if (table_row(t))
 				return -ENOMEM;
-			}
-			table_cell(&t, TC_DEV, "%s", d->ifname);
-			text_queue(&t, &d->q[k], hz);
-			text_lat(&t, tl, d->ifname, (int)d->q[k].index);
+			table_cell(t, TC_DEV, "%s", d->ifname);
+			text_queue(t, &d->q[k], hz);
+			text_lat(t, tl, d->ifname, (int)d->q[k].index);
 		}
 	}
-	table_drop_empty(&t, 1);
-	table_print(&t, c->out);
-	table_free(&t);
+	table_drop_empty(t, 1);
+	table_print(t, c->out);
 	if (s->shortage.err) {
 		char text[512];
 
@@ -394,23 +389,15 @@ uint64_t top_mono_now(void)
 	return sampler_clock_system.mono_ns(NULL);
 }
 
-int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o)
+/* top_run_batch()'s loop, with one text table for every sample */
+static int run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o,
+		     unsigned int hz, struct table *t)
 {
-	struct sigaction sa;
-	unsigned int hz = hz_get()->hz;
 	uint64_t next = 0, now;
 	bool warned = false;
 	struct bql_err e;
 	int ret;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;	/* no SA_RESTART: the sleep ends */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	json_c_set_serialization_double_format("%.3f", JSON_C_OPTION_GLOBAL);
 	for (uint64_t n = 0; !o->count || n < o->count; n++) {
 		if (n)
 			sleep_until(next);
@@ -439,7 +426,7 @@ int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o
 			json_sample(c, s, o->lat);
 			ret = out_end(c);
 		} else {
-			ret = text_sample(c, s, hz, o->lat);
+			ret = text_sample(c, s, hz, o->lat, t);
 		}
 		ret = output_done(c, ret);
 		if (ret)
@@ -457,4 +444,25 @@ int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o
 			next = now;
 	}
 	return BQL_EXIT_OK;
+}
+
+int top_run_batch(struct bql_ctx *c, struct sampler *s, const struct top_opts *o)
+{
+	struct sigaction sa;
+	unsigned int hz = hz_get()->hz;
+	struct table t;
+	int ret = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;	/* no SA_RESTART: the sleep ends */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	json_c_set_serialization_double_format("%.3f", JSON_C_OPTION_GLOBAL);
+	table_init(&t, TC_NR, 0, 0);
+	ret = run_batch(c, s, o, hz, &t);
+	table_free(&t);
+	return ret;
 }

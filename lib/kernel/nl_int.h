@@ -10,10 +10,10 @@
 #include <stddef.h>
 
 #include "lib/kernel/nl.h"
+#include "lib/kernel/nl_qdisc.h"
 
 struct nl_sock;
 struct nl_cache;
-struct bnl_qdisc;
 
 struct bnl {
 	struct nl_sock *rt;		/* NETLINK_ROUTE */
@@ -28,6 +28,7 @@ struct bnl {
 	struct nl_cache *qdiscs;	/* route/qdisc, filled by bnl_qdisc_refresh */
 	struct bnl_qdisc *qd;		/* ... copied out of it */
 	size_t nqd, qd_cap;
+	struct bnl_qdisc_index qix;	/* ... indexed by ifindex and parent */
 };
 
 struct nl_cb;

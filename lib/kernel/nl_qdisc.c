@@ -58,10 +58,89 @@ enum bnl_qdisc_scope bnl_qdisc_map(const struct bnl_qdisc *qd, size_t n, int ifi
 	return ntx == 1 ? BNL_QD_QUEUE : BNL_QD_DEVICE;
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+	const struct bnl_qdisc_key *x = a, *y = b;
+
+	if (x->ifindex != y->ifindex)
+		return x->ifindex < y->ifindex ? -1 : 1;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+int bnl_qdisc_index_build(struct bnl_qdisc_index *ix, const struct bnl_qdisc *qd, size_t n)
+{
+	ix->qd = qd;
+	ix->n = 0;
+	if (n > ix->cap) {
+		struct bnl_qdisc_key *k = realloc(ix->key, n * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		ix->key = k;
+		ix->cap = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		ix->key[i] = (struct bnl_qdisc_key){ qd[i].ifindex, qd[i].parent, (uint32_t)i };
+	if (n > 1)
+		qsort(ix->key, n, sizeof(*ix->key), key_cmp);
+	ix->n = n;
+	return 0;
+}
+
+/* the first qdisc listed of @ifindex under @parent, or NULL */
+static const struct bnl_qdisc *index_find(const struct bnl_qdisc_index *ix, int ifindex,
+					  uint32_t parent)
+{
+	const struct bnl_qdisc_key want = { ifindex, parent, 0 };
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {	/* the first key >= want */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (key_cmp(&ix->key[mid], &want) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < ix->n && ix->key[lo].ifindex == ifindex && ix->key[lo].parent == parent)
+		return &ix->qd[ix->key[lo].pos];
+	return NULL;
+}
+
+enum bnl_qdisc_scope bnl_qdisc_index_map(const struct bnl_qdisc_index *ix, int ifindex,
+					 unsigned int ntx, unsigned int queue,
+					 struct bnl_qdisc *out)
+{
+	const struct bnl_qdisc *root = index_find(ix, ifindex, BNL_TC_H_ROOT), *child;
+
+	if (!root || queue >= ntx)
+		return BNL_QD_NONE;
+	if (!strcmp(root->kind, "mq") || !strcmp(root->kind, "mqprio")) {
+		/* mq_queue_get(): class N is TX queue N - 1 */
+		child = index_find(ix, ifindex, TC_MAJ(root->handle) | (queue + 1));
+		if (!child)
+			return BNL_QD_NONE;
+		*out = *child;
+		return BNL_QD_QUEUE;
+	}
+	*out = *root;
+	return ntx == 1 ? BNL_QD_QUEUE : BNL_QD_DEVICE;
+}
+
+void bnl_qdisc_index_free(struct bnl_qdisc_index *ix)
+{
+	free(ix->key);
+	memset(ix, 0, sizeof(*ix));
+}
+
 enum bnl_qdisc_scope bnl_qdisc_for_queue(const struct bnl *h, int ifindex, unsigned int ntx,
 					 unsigned int queue, struct bnl_qdisc *out)
 {
-	return bnl_qdisc_map(h->qd, h->nqd, ifindex, ntx, queue, out);
+	if (h->qix.qd != h->qd || h->qix.n != h->nqd)	/* not indexed (no memory) */
+		return bnl_qdisc_map(h->qd, h->nqd, ifindex, ntx, queue, out);
+	return bnl_qdisc_index_map(&h->qix, ifindex, ntx, queue, out);
 }
 
 static void copy_one(struct nl_object *obj, void *arg)
@@ -111,5 +190,7 @@ int bnl_qdisc_refresh(struct bnl *h, struct bql_err *e)
 	}
 	h->nqd = 0;
 	nl_cache_foreach(h->qdiscs, copy_one, h);
+	/* once per dump: each queue's lookup is then a binary search */
+	bnl_qdisc_index_build(&h->qix, h->qd, h->nqd);
 	return 0;
 }

@@ -42,13 +42,39 @@ enum bnl_qdisc_scope {
  */
 int bnl_qdisc_refresh(struct bnl *h, struct bql_err *e);
 
-/* the qdisc feeding @queue of device @ifindex (@ntx TX queues), from the last refresh */
+/* the qdisc feeding @queue of device @ifindex (@ntx TX queues), from the
+ * last refresh (indexed once per refresh: O(log n) a call) */
 enum bnl_qdisc_scope bnl_qdisc_for_queue(const struct bnl *h, int ifindex, unsigned int ntx,
 					 unsigned int queue, struct bnl_qdisc *out);
 
 /* the same rule over any list of qdiscs (what the dump copies): for tests */
 enum bnl_qdisc_scope bnl_qdisc_map(const struct bnl_qdisc *qd, size_t n, int ifindex,
 				   unsigned int ntx, unsigned int queue, struct bnl_qdisc *out);
+
+/*
+ * An index over a list of qdiscs, by ifindex and parent: bnl_qdisc_map's
+ * rule in O(log n) a queue, so that mapping q queues over a dump of n
+ * qdiscs costs O((q + n) log n), not O(q * n). The list is not copied.
+ */
+struct bnl_qdisc_key {
+	int ifindex;
+	uint32_t parent;
+	uint32_t pos;		/* in the list: the first one listed wins, as in bnl_qdisc_map */
+};
+
+struct bnl_qdisc_index {
+	const struct bnl_qdisc *qd;
+	size_t n, cap;
+	struct bnl_qdisc_key *key;	/* sorted by ifindex, parent, pos */
+};
+
+/* (re)build @ix over @qd (reusing its memory); 0 or -ENOMEM (then empty) */
+int bnl_qdisc_index_build(struct bnl_qdisc_index *ix, const struct bnl_qdisc *qd, size_t n);
+/* bnl_qdisc_map() over the list @ix was built on */
+enum bnl_qdisc_scope bnl_qdisc_index_map(const struct bnl_qdisc_index *ix, int ifindex,
+					 unsigned int ntx, unsigned int queue,
+					 struct bnl_qdisc *out);
+void bnl_qdisc_index_free(struct bnl_qdisc_index *ix);
 
 /* a handle as tc prints it: "root", "ingress", "1:", ":3", "1:3" (@buf of 16) */
 const char *bnl_tc_handle_str(uint32_t h, char *buf, size_t n);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The sampler behind `top`, its reading half: pread the open BQL files
- * every tick (the settings files only at full scans), device and queue
- * counters, rates and histories. Discovery is sampler_scan.c.
+ * The sampler behind `top`, its reading half: pread the hot BQL files
+ * every tick and the slow ones of a rotating slice of the queues
+ * (SAMPLER_SLOW), device and queue counters, rates and histories.
+ * Discovery is sampler_scan.c.
  */
 #include <errno.h>
 #include <limits.h>
@@ -261,7 +262,8 @@ static ssize_t attr_read(const struct sampler *s, const struct sampler_dev *d,
 
 /*
  * Read the files of @q but those in @keep (bits 1 << attr), which keep
- * their last values. An I/O error (the file went away with its device or
+ * their last values (@q->slow_ns: when the slow files were last read).
+ * An I/O error (the file went away with its device or
  * queue) is returned as -errno with @io set; a bad value is an error of
  * its own. Running out of descriptors or memory is neither: the file
  * keeps its last value and @q->unread says so.
@@ -339,25 +341,71 @@ static int queue_read(struct sampler *s, const struct sampler_dev *d, struct sam
 		b.present |= 1u << a;
 	}
 	q->bql = b;
+	if (!(keep & SAMPLER_SLOW)) {
+		q->slow_seen = true;
+		q->slow_ns = s->mono_ns;
+	}
 	return 0;
 }
 
-static int read_devices(struct sampler *s, uint32_t keep, bool *again,
-			struct bql_err *e)
+/* live queues of live devices */
+static size_t live_queues(const struct sampler *s)
 {
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->ndev; i++) {
+		const struct sampler_dev *d = &s->dev[i];
+
+		if (d->flags & SAMPLER_VANISHED)
+			continue;
+		for (unsigned int k = 0; k < d->nq; k++)
+			n += !(d->q[k].flags & SAMPLER_VANISHED);
+	}
+	return n;
+}
+
+/*
+ * The slice of @n queues whose slow files this tick reads: as many as
+ * @n * dt / SAMPLER_SLOW_NS (rounded up), so that the cursor goes round
+ * all of them within SAMPLER_SLOW_NS of tick time; all on the first tick.
+ */
+static size_t slow_slice(const struct sampler *s, size_t n)
+{
+	uint64_t dt = s->dt_ns;
+
+	if (!s->seq || !dt || dt >= SAMPLER_SLOW_NS)
+		return n;
+	return (size_t)(((uint64_t)n * dt + SAMPLER_SLOW_NS - 1) / SAMPLER_SLOW_NS);
+}
+
+/*
+ * Read every live queue: the hot files always, the slow ones for the
+ * queues of this tick's slice, those never read, and those whose last
+ * read is SAMPLER_SLOW_NS old (a safety net for irregular ticks and
+ * queues that came or went and moved the cursor's positions).
+ */
+static int read_devices(struct sampler *s, bool *again, struct bql_err *e)
+{
+	size_t n = live_queues(s), k = slow_slice(s, n), pos = 0;
+	size_t cur = n ? s->slow_cursor % n : 0;
+
 	for (size_t i = 0; i < s->ndev; i++) {
 		struct sampler_dev *d = &s->dev[i];
 
 		if (d->flags & SAMPLER_VANISHED)
 			continue;
-		for (unsigned int k = 0; k < d->nq; k++) {
-			struct sampler_queue *q = &d->q[k];
-			bool io = false;
+		for (unsigned int j = 0; j < d->nq; j++) {
+			struct sampler_queue *q = &d->q[j];
+			bool io = false, slow;
 			int ret;
 
 			if (q->flags & SAMPLER_VANISHED)
 				continue;
-			ret = queue_read(s, d, q, keep, &io, e);
+			slow = !q->slow_seen || (pos + n - cur) % n < k ||
+			       s->mono_ns < q->slow_ns ||
+			       s->mono_ns - q->slow_ns >= SAMPLER_SLOW_NS;
+			pos++;
+			ret = queue_read(s, d, q, slow ? 0 : SAMPLER_SLOW, &io, e);
 			if (!ret)
 				continue;
 			if (!io)
@@ -374,6 +422,8 @@ static int read_devices(struct sampler *s, uint32_t keep, bool *again,
 			break;
 		}
 	}
+	if (!*again && n)
+		s->slow_cursor = (cur + k) % n;
 	return 0;
 }
 
@@ -586,7 +636,6 @@ static void update_queue(struct sampler_queue *q, bool stats, uint64_t dt_ns)
 	const uint32_t cnt = 1u << BQL_STALL_CNT;
 
 	if (stats) {
-		q->has_stall_delta = false;
 		q->rate_valid = 0;
 		for (int k = 0; k < SQS_NR && q->have_prev && dt_ns; k++) {
 			unsigned int bit = 1u << k;
@@ -602,17 +651,16 @@ static void update_queue(struct sampler_queue *q, bool stats, uint64_t dt_ns)
 		q->had_qd = q->has_qd;
 		q->prev_qd_drops = q->qd.drops;
 	}
-	if (stats && q->have_prev && (q->bql.present & q->prev_present & cnt))
-		q->has_stall_delta = sampler_counter_delta(q->prev_stall_cnt,
-							   q->bql.val[BQL_STALL_CNT],
-							   &q->stall_cnt_delta);
-	if (stats && q->has_stall_delta && q->stall_cnt_delta)
+	/* stall_cnt as last read (a slow file): 0 growth between its reads */
+	q->has_stall_delta = q->have_prev && (q->bql.present & q->prev_present & cnt) &&
+			     sampler_counter_delta(q->prev_stall_cnt, q->bql.val[BQL_STALL_CNT],
+						   &q->stall_cnt_delta);
+	if (q->has_stall_delta && q->stall_cnt_delta)
 		q->since_stall = 0;
 	else if (q->since_stall < UINT_MAX)
 		q->since_stall++;
 	q->prev_present = q->bql.present;
-	if (stats)
-		q->prev_stall_cnt = q->bql.val[BQL_STALL_CNT];
+	q->prev_stall_cnt = q->bql.val[BQL_STALL_CNT];
 	q->have_prev = true;
 
 	q->hist_limit[q->hist_head] = q->bql.val[BQL_LIMIT];
@@ -659,23 +707,18 @@ int sampler_tick(struct sampler *s, struct bql_err *e)
 	ret = sampler_scan_quick(s, &scan, e);
 	if (ret)
 		return ret;
-	/* counters (stall_cnt, stall_max, traffic): every tick or stats_min_ns apart */
+	/* traffic counters: every tick or stats_min_ns apart */
 	stats = first || !s->stats_min_ns || s->mono_ns < s->stats_ns ||
 		s->mono_ns - s->stats_ns >= s->stats_min_ns;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		uint32_t keep = 0;
-
 		if (scan) {
 			ret = sampler_scan_full(s, !first, e);
 			if (ret)
 				return ret;
-		} else {
-			keep = SAMPLER_SETTINGS;
+			sampler_rebalance_fds(s);
 		}
-		if (!stats)
-			keep |= SAMPLER_COUNTERS;
 		again = attempt > 0;
-		ret = read_devices(s, keep, &again, e);
+		ret = read_devices(s, &again, e);
 		if (ret)
 			return ret;
 		if (!again || attempt > 0)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The sampler behind `top`: keeps the BQL files that change at every
- * completion (limit, inflight, stall_cnt, stall_max) of the selected
- * queues open and re-reads them with pread(2) at each tick, reads the
- * settings by path at each full scan, follows devices and queues
+ * completion (limit, inflight) of the selected queues open and re-reads
+ * them with pread(2) at each tick, reads the slow files (settings, stall
+ * counters) of a rotating slice of the queues at each tick so that each
+ * queue's are at most SAMPLER_SLOW_NS old, follows devices and queues
  * appearing and vanishing, and turns counters into rates and histories.
  * What it cannot cover (descriptors or memory ran out) it counts in
  * struct sampler_short. The clock is injected so tests can drive it.
@@ -41,22 +42,31 @@ struct sampler_clock {
 extern const struct sampler_clock sampler_clock_system;
 
 /*
- * The settings files: read when a queue is opened and at every full scan
- * (at least once a second), not at every tick, so a change made by `set`
- * shows within a second. The other files are read at every tick.
+ * The files that change at every completion, read at every tick: limit
+ * and inflight. Kept open first (2 descriptors per queue) when the
+ * descriptor limit does not allow all of them.
+ */
+#define SAMPLER_HOT		(1u << BQL_LIMIT | 1u << BQL_INFLIGHT)
+
+/*
+ * The settings files: change only when someone writes them.
  */
 #define SAMPLER_SETTINGS	(1u << BQL_LIMIT_MIN | 1u << BQL_LIMIT_MAX | \
 				 1u << BQL_HOLD_TIME | 1u << BQL_STALL_THRS)
 
-/* stall_cnt and stall_max: read with the traffic counters (stats_min_ns) */
+/* stall_cnt and stall_max: change only on a stall */
 #define SAMPLER_COUNTERS	(1u << BQL_STALL_CNT | 1u << BQL_STALL_MAX)
 
 /*
- * The files kept open per queue (4 descriptors). The settings are not:
- * they are opened, read and closed at each full scan, so 4096 queues
- * need 16384 descriptors, not 32768.
+ * The slow files (settings and stall counters): read for every queue at
+ * its first sample, then for a rotating slice of the queues at each tick,
+ * sized so that every queue's are read again at most SAMPLER_SLOW_NS
+ * after the last read (all of them at each tick when ticks are that far
+ * apart): nothing shown is staler than that. They are kept open as the
+ * descriptor limit allows after the hot files, else opened at their read.
  */
-#define SAMPLER_KEEP_OPEN	(1u << BQL_LIMIT | 1u << BQL_INFLIGHT | SAMPLER_COUNTERS)
+#define SAMPLER_SLOW		(SAMPLER_SETTINGS | SAMPLER_COUNTERS)
+#define SAMPLER_SLOW_NS		1000000000ull
 
 /*
  * Descriptors left free below RLIMIT_NOFILE for everything else (netlink,
@@ -90,7 +100,9 @@ extern const char *const sampler_qs_names[SQS_NR];
  * struct sampler_queue - one TX queue
  * @bql: the values of the last sample (@bql.present: files read)
  * @flags: SAMPLER_NEW / SAMPLER_VANISHED
- * @has_stall_delta: @stall_cnt_delta is known (not on a first sample)
+ * @has_stall_delta: @stall_cnt_delta is known (not on a first sample): the
+ *	growth of stall_cnt as last read since the sample before (stall_cnt
+ *	is a slow file: a stall shows at its next read, within SAMPLER_SLOW_NS)
  * @since_stall: 0 when this sample saw stall_cnt grow, counts up after
  * @qs_present: bit (1 << SQS_*) per counter the driver reported
  * @rate_valid: bit (1 << SQS_*) per rate known this sample
@@ -126,9 +138,11 @@ struct sampler_queue {
 	uint32_t prev_present;
 	uint64_t prev_stall_cnt;
 	bool have_prev;
-	bool opened;		/* queue_open() ran (the settings are never kept open) */
+	bool opened;		/* queue_open() ran */
+	bool slow_seen;		/* the slow files were read once: @slow_ns holds when */
+	uint64_t slow_ns;	/* time of the last read of the slow files */
 	uint32_t absent;	/* optional files that are not there */
-	uint32_t reopen;	/* kept-open files over the descriptor budget: opened at each read */
+	uint32_t reopen;	/* hot files over the descriptor budget: opened at each read */
 	bool unread;		/* the last read of a file failed for want of descriptors or memory */
 };
 
@@ -190,8 +204,9 @@ const char *sampler_event_name(enum sampler_event_type t);
  * @ndev_skipped: devices the selectors match that are not sampled at all
  *	(out of memory at the last full scan; retried at the next)
  * @nq_skipped: the TX queues of those devices
- * @nq_reopen: sampled queues whose files are opened at each read, because
- *	keeping them open would pass the descriptor limit (slower, complete)
+ * @nq_reopen: sampled queues whose hot files (limit, inflight) are opened
+ *	at each read, because keeping them open would pass the descriptor
+ *	limit (slower, complete); slow files not kept open are not counted
  * @nq_unread: sampled queues of which a file could not be read in the last
  *	sample for want of descriptors or memory: they show older values
  * @err: the errno of the shortage: EMFILE, ENFILE or ENOMEM (0: none)
@@ -212,10 +227,11 @@ struct sampler_short {
  * @ev: what changed in the last tick
  * @qstats: the netdev genl family answered the last dump
  * @note: why a source is missing (for -v)
- * @stats_min_ns: read the counters (stall_cnt, stall_max, the device and
- *	per-queue traffic counters) at most this often, 0 = every tick (set by
- *	the caller after sampler_init); rates and stall_cnt_delta then span
- *	the time between two reads. limit and inflight are read every tick.
+ * @stats_min_ns: read the traffic counters (the device's and the per-queue
+ *	ones, the qdiscs) at most this often, 0 = every tick (set by the caller
+ *	after sampler_init); rates then span the time between two reads.
+ *	limit and inflight are read every tick, the slow files as SAMPLER_SLOW
+ *	says.
  */
 struct sampler {
 	const struct bql_ctx *ctx;
@@ -242,6 +258,7 @@ struct sampler {
 	size_t nnames;
 	uint64_t last_scan_ns;		/* time of the last full scan */
 	uint64_t last_quick_ns;		/* time of the last quick check */
+	size_t slow_cursor;		/* where the next tick's slice of slow reads starts */
 	bool qstats_off;
 };
 
@@ -270,7 +287,7 @@ void sampler_free(struct sampler *s);
 
 /*
  * sampler_raise_nofile - raise the soft RLIMIT_NOFILE to the hard limit
- * (a sampler keeps 4 descriptors per queue); returns the soft limit now
+ * (a sampler keeps up to 8 descriptors per queue); returns the soft limit now
  */
 uint64_t sampler_raise_nofile(void);
 

@@ -11,7 +11,7 @@
 #include "lib/kernel/sampler.h"
 
 /* a full rescan (ifindex, BQL, queue count, operstate of every device)
- * at least this often; the settings files are re-read at each one */
+ * at least this often */
 #define SAMPLER_FULL_SCAN_NS	1000000000ull
 
 /* the cheap check of class/net at most this often */
@@ -38,6 +38,12 @@ int sampler_attr_open(const struct sampler *s, const struct sampler_dev *d,
 int sampler_scan_full(struct sampler *s, bool events, struct bql_err *e);
 /* Cheap check (one readdir, one stat per device); *scan = a full one is due */
 int sampler_scan_quick(struct sampler *s, bool *scan, struct bql_err *e);
+/*
+ * After a full scan: hot files (SAMPLER_HOT) that did not fit under the
+ * descriptor budget take the descriptors of kept-open slow files; then
+ * slow files not kept open are opened to keep while the budget allows.
+ */
+void sampler_rebalance_fds(struct sampler *s);
 /* Drop what was reported vanished last tick; clear NEW marks. */
 void sampler_scan_expire(struct sampler *s);
 /* @d went away: close its files, mark it and its queues, add the event */

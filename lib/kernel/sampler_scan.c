@@ -112,11 +112,12 @@ int sampler_attr_open(const struct sampler *s, const struct sampler_dev *d,
 }
 
 /*
- * Open the BQL files of @q; optional files may be absent. Only the files
- * of SAMPLER_KEEP_OPEN stay open, and only below the descriptor budget:
- * past it (or when open fails for want of descriptors) a file is marked
- * in @q->reopen and opened at each read. The settings are opened to see
- * that they are there and readable, and closed: they are read by path.
+ * Open the BQL files of @q; optional files may be absent. Hot files stay
+ * open below the descriptor budget: past it (or when open fails for want
+ * of descriptors) a hot file is marked in @q->reopen and opened at each
+ * read. Slow files are opened to see that they are there and readable,
+ * and closed: sampler_rebalance_fds() keeps them open once the hot files
+ * of every queue are (else they are read by path at their turn).
  */
 static int queue_open(const struct sampler *s, const struct sampler_dev *d,
 		      struct sampler_queue *q, struct bql_err *e)
@@ -128,7 +129,7 @@ static int queue_open(const struct sampler *s, const struct sampler_dev *d,
 	if (q->opened)
 		return 0;
 	for (int a = 0; a < BQL_ATTR_NR; a++) {
-		bool keep = SAMPLER_KEEP_OPEN & (1u << a);
+		bool hot = SAMPLER_HOT & (1u << a);
 		int err;
 
 		if (q->fd[a] >= 0)
@@ -137,20 +138,20 @@ static int queue_open(const struct sampler *s, const struct sampler_dev *d,
 		/* beneath the root, regular files only (lib/kernel/sysfs.c) */
 		err = sampler_attr_open(s, d, q, a, obj, &oe);
 		if (err >= 0) {
-			if (keep && err < s->fd_budget) {
+			q->absent &= ~(1u << a);
+			if (hot && err < s->fd_budget) {
 				q->fd[a] = err;
 				q->reopen &= ~(1u << a);
 				continue;
 			}
 			close(err);
-			if (keep)
+			if (hot)
 				q->reopen |= 1u << a;
-			q->absent &= ~(1u << a);
 			continue;
 		}
 		if (short_of(err)) {
 			/* cannot tell whether it is there: read it by path */
-			q->reopen |= keep ? 1u << a : 0;
+			q->reopen |= hot ? 1u << a : 0;
 			q->absent &= ~(1u << a);
 			continue;
 		}
@@ -163,6 +164,113 @@ static int queue_open(const struct sampler *s, const struct sampler_dev *d,
 	}
 	q->opened = true;
 	return 0;
+}
+
+/* hot files of live queues that are opened at each read */
+static size_t hot_reopen(const struct sampler *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->ndev; i++) {
+		const struct sampler_dev *d = &s->dev[i];
+
+		if (d->flags & SAMPLER_VANISHED)
+			continue;
+		for (unsigned int k = 0; k < d->nq; k++)
+			if (!(d->q[k].flags & SAMPLER_VANISHED))
+				n += (size_t)__builtin_popcount(d->q[k].reopen & SAMPLER_HOT);
+	}
+	return n;
+}
+
+/* open @a of @q to keep, below the budget; false: no room (or no file) */
+static bool keep_open(const struct sampler *s, const struct sampler_dev *d,
+		      struct sampler_queue *q, int a)
+{
+	int fd = sampler_attr_open(s, d, q, a, d->ifname, NULL);
+
+	if (fd < 0)
+		return false;
+	if (fd >= s->fd_budget) {
+		close(fd);
+		return false;
+	}
+	q->fd[a] = fd;
+	return true;
+}
+
+/* @d's queues/ directory (O_PATH), for reads by path with one openat2 */
+static int open_qdir(const struct sampler *s, const char *name)
+{
+	char path[4096];
+	int fd = -1;
+
+	/* beneath the root (lib/kernel/sysfs.c); the BQL files are opened from it */
+	if (!sysfs_dev_path(s->ctx, path, sizeof(path), name, "queues"))
+		fd = sysfs_open(s->ctx, path, O_PATH | O_DIRECTORY, name, NULL);
+	if (fd >= s->fd_budget) {
+		close(fd);
+		fd = -1;
+	}
+	return fd < 0 ? -1 : fd;
+}
+
+static bool keep_qdir(const struct sampler *s, struct sampler_dev *d)
+{
+	d->qdir_fd = open_qdir(s, d->ifname);
+	return d->qdir_fd >= 0;
+}
+
+void sampler_rebalance_fds(struct sampler *s)
+{
+	size_t need = hot_reopen(s);
+	bool room = true;
+
+	/* the queues/ directories of devices opened past the budget */
+	for (size_t i = 0; i < s->ndev && s->on_sysfs; i++)
+		need += s->dev[i].qdir_fd < 0 && !(s->dev[i].flags & SAMPLER_VANISHED);
+	/* and a few more: opening by path holds a directory for a moment */
+	if (need)
+		need += 4;
+	/* the slow files of the last queues give way to hot files */
+	for (size_t i = s->ndev; i-- > 0 && need;) {
+		struct sampler_dev *d = &s->dev[i];
+
+		for (unsigned int k = d->nq; k-- > 0 && need;)
+			for (int a = 0; a < BQL_ATTR_NR && need; a++)
+				if ((SAMPLER_SLOW & (1u << a)) && d->q[k].fd[a] >= 0) {
+					close(d->q[k].fd[a]);
+					d->q[k].fd[a] = -1;
+					need--;
+				}
+	}
+	/* the hot files of every queue first, then the slow ones */
+	for (int pass = 0; pass < 2 && room; pass++)
+		for (size_t i = 0; i < s->ndev && room; i++) {
+			struct sampler_dev *d = &s->dev[i];
+
+			if (d->flags & SAMPLER_VANISHED)
+				continue;
+			if (!pass && s->on_sysfs && d->qdir_fd < 0)
+				room = keep_qdir(s, d);
+			for (unsigned int k = 0; k < d->nq && room; k++) {
+				struct sampler_queue *q = &d->q[k];
+
+				if ((q->flags & SAMPLER_VANISHED) || !q->opened)
+					continue;
+				for (int a = 0; a < BQL_ATTR_NR && room; a++) {
+					uint32_t bit = 1u << a;
+
+					if (q->fd[a] >= 0 || (q->absent & bit) ||
+					    !(pass ? SAMPLER_SLOW & bit : q->reopen & bit))
+						continue;
+					if (keep_open(s, d, q, a))
+						q->reopen &= ~bit;
+					else
+						room = false;	/* full: the rest wait for the next scan */
+				}
+			}
+		}
 }
 
 /* ----------------------------------------------------------- devices */
@@ -273,6 +381,24 @@ static int open_stat(const struct sampler *s, const char *dev, const char *rel)
 	return fd < 0 ? -1 : fd;
 }
 
+/* @d has exactly the @cnt queues @want marks, none vanished */
+static bool same_queues(const struct sampler_dev *d, const unsigned char *want,
+			unsigned int ntx, unsigned int cnt)
+{
+	unsigned int n = 0;
+
+	if (d->nq != cnt)
+		return false;
+	for (unsigned int k = 0; k < ntx; k++) {
+		if (!want[k])
+			continue;
+		if (d->q[n].index != k || (d->q[n].flags & SAMPLER_VANISHED))
+			return false;
+		n++;
+	}
+	return true;
+}
+
 /*
  * Make @d's queue list follow a device with @ntx TX queues: queues kept
  * keep their state, new ones are opened, dropped ones are closed and
@@ -292,6 +418,13 @@ static int dev_sync_queues(struct sampler *s, struct sampler_dev *d,
 	want_queues(s, d->ifname, ntx, want);
 	for (unsigned int k = 0; k < ntx; k++)
 		cnt += want[k];
+	if (!reopen && ntx == d->ntx && same_queues(d, want, ntx, cnt)) {
+		/* nothing changed (every full scan, mostly): no copy of the rings */
+		for (unsigned int k = 0; k < d->nq && !ret; k++)
+			ret = queue_open(s, d, &d->q[k], e);
+		free(want);
+		return ret;
+	}
 	nq = calloc((size_t)cnt + d->nq + 1, sizeof(*nq));
 	if (!nq) {
 		free(want);
@@ -362,19 +495,8 @@ static int dev_open(struct sampler *s, struct sampler_dev *d, const char *name,
 	d->ifindex = ifindex;
 	d->fd_tx_bytes = d->fd_tx_packets = d->qdir_fd = -1;
 	d->flags = events ? SAMPLER_NEW : 0;
-	if (s->on_sysfs) {
-		char path[4096];
-		int fd = -1;
-
-		/* beneath the root (lib/kernel/sysfs.c); settings are opened from it */
-		if (!sysfs_dev_path(s->ctx, path, sizeof(path), name, "queues"))
-			fd = sysfs_open(s->ctx, path, O_PATH | O_DIRECTORY, name, NULL);
-		if (fd >= s->fd_budget) {
-			close(fd);
-			fd = -1;
-		}
-		d->qdir_fd = fd < 0 ? -1 : fd;
-	}
+	if (s->on_sysfs)
+		d->qdir_fd = open_qdir(s, name);
 	d->ntx = ntx;
 	d->speed_mbps = sysfs_link_speed(s->ctx, name);
 	read_operstate(s, d);

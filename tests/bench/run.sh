@@ -709,16 +709,17 @@ bench_tune() {
 
 # ------------------------------------------------------------ top live
 
-# cpu_of_live PREFIX ROOT_ARGS N: user+sys seconds of the live view taking N
-# samples at -d 0.01 in a detached 200x80 tmux pane (a real terminal)
+# cpu_of_live PREFIX ROOT_ARGS N [DELAY] [TOP_ARGS]: user+sys seconds of the
+# live view taking N samples at -d DELAY (default 0.01) in a detached
+# 200x80 tmux pane (a real terminal)
 cpu_of_live() {
-	local pre=$1 args=$2 n=$3 out sock i
+	local pre=$1 args=$2 n=$3 delay=${4:-0.01} targs=${5:-} out sock i
 	sock="bqlt-bench-$$-$n"
 	out=$(mktemp)
 	tmux -L "$sock" -f /dev/null new-session -d -x 200 -y 80 \
 		"LANG=C.UTF-8 TERM=tmux-256color $pre /usr/bin/time -f '%U %S' -o $out \
-		 $BQLTOOL $args top -d 0.01 -c $n; sleep 2"
-	for ((i = 0; i < 1200; i++)); do
+		 $BQLTOOL $args top $targs -d $delay -c $n; sleep 2"
+	for ((i = 0; i < 3000; i++)); do
 		[ -s "$out" ] && break
 		sleep 0.1
 	done
@@ -727,53 +728,65 @@ cpu_of_live() {
 	rm -f "$out"
 }
 
-# live_row LABEL PREFIX ROOT ROOT_ARGS [FLOOR] [N2]: CPU per sample of bare
-# reads and of the live view, each as (CPU(N2) - CPU(N1)) / (N2 - N1) so
-# that start-up (exec, opening files, curses) does not count; FLOOR as in
-# top_measure
+# live_row LABEL PREFIX ROOT ROOT_ARGS [FLOOR] [N2] [DELAY] [TOP_ARGS]: CPU
+# per sample of bare reads (the floor), of the live view and of top -b
+# (text, to /dev/null), each as (CPU(N2) - CPU(N1)) / (N2 - N1) so that
+# start-up (exec, opening files, curses, BPF) does not count; FLOOR as in
+# top_measure; top at -d DELAY (default 0.01), N1 = N2 / 10 (at least 10)
 live_row() {
-	local label=$1 pre=$2 root=$3 args=$4 floor=${5:-} n1=100 n2=${6:-${BENCH_LIVE_SAMPLES:-1000}} b1 b2 l1 l2
+	local label=$1 pre=$2 root=$3 args=$4 floor=${5:-} n2=${6:-${BENCH_LIVE_SAMPLES:-1000}}
+	local delay=${7:-0.01} targs=${8:-} n1 b1 b2 l1 l2 t1 t2
+	n1=$((n2 / 10 < 10 ? 10 : n2 / 10))
 	b1=$(cpu_rss "$pre $BUILD/tests/tools/bareread $root $n1 $floor"); b1=${b1% *}
 	b2=$(cpu_rss "$pre $BUILD/tests/tools/bareread $root $n2 $floor"); b2=${b2% *}
-	l1=$(cpu_of_live "$pre" "$args" $n1)
-	l2=$(cpu_of_live "$pre" "$args" $n2)
-	awk -v l="$label" -v b1="$b1" -v b2="$b2" -v l1="$l1" -v l2="$l2" -v n="$((n2 - n1))" 'BEGIN {
-		b = (b2 - b1) / n * 1e3; v = (l2 - l1) / n * 1e3
-		printf "  %-30s floor %6.3f ms/sample  live view %6.3f ms/sample", l, b, v
-		if (b > 0) printf "  %5.2fx floor", v / b
+	l1=$(cpu_of_live "$pre" "$args" $n1 "$delay" "$targs")
+	l2=$(cpu_of_live "$pre" "$args" $n2 "$delay" "$targs")
+	t1=$(cpu_rss "$pre $BQLTOOL $args top -b $targs -c $n1 -d $delay"); t1=${t1% *}
+	t2=$(cpu_rss "$pre $BQLTOOL $args top -b $targs -c $n2 -d $delay"); t2=${t2% *}
+	awk -v l="$label" -v b1="$b1" -v b2="$b2" -v l1="$l1" -v l2="$l2" -v t1="$t1" -v t2="$t2" \
+	    -v n="$((n2 - n1))" 'BEGIN {
+		b = (b2 - b1) / n * 1e3; v = (l2 - l1) / n * 1e3; t = (t2 - t1) / n * 1e3
+		printf "  %-34s floor %6.3f ms/sample  live view %6.3f ms", l, b, v
+		if (b > 0) printf " %5.2fx", v / b
+		printf "  top -b %6.3f ms", t
+		if (b > 0) printf " %5.2fx", t / b
 		printf "\n"
 	}'
 }
 
-# The live view (200x80 terminal, -d 0.01) against the floor: bareread
-# pread-ing the 8 BQL files of the same queues over open fds. On a fake
-# 1x64 tree, and as root on one ifb with 64 TX queues in a namespace.
+# The live view (200x80 terminal) and top -b against the floor measured
+# in the same run: bareread pread-ing the BQL files of the same queues over
+# open fds (all 8, or "kept": limit, inflight, stall_cnt and stall_max,
+# which is more than top reads at each sample since #40: limit and
+# inflight, and the other 6 files of a slice of the queues so that each
+# queue's are read once a second). On a fake 1x64 tree, and as root on
+# one ifb with 64 TX queues in a namespace (-d 0.01) and on 16 ifb of 256
+# TX queues (4096, -a: every device shown) at 10 samples a second.
 bench_top_live() {
 	local root="$BENCH_DIR/top-1x64" ns="bqlt-bench-live-$$" i
-	echo "top live view: CPU per sample vs the floor (tmux 200x80, -d 0.01)"
+	echo "top live view and top -b: CPU per sample vs the floor (tmux 200x80)"
 	if ! have tmux || [ ! -x /usr/bin/time ]; then
 		echo "  skipped (needs tmux and /usr/bin/time)"
 		return 0
 	fi
 	top_tree "$root" 1 64
-	live_row "fake 1x64" "" "$root" "--sysfs-root $root"
+	live_row "fake 1x64, -d 0.01" "" "$root" "--sysfs-root $root"
 	if [ "$(id -u)" -ne 0 ] || ! ip netns add "$ns" 2>/dev/null; then
 		echo "  netns: skipped (needs root and ip netns)"
 		return 0
 	fi
 	ip -n "$ns" link add b0 numtxqueues 64 type ifb
 	ip -n "$ns" link set b0 up
-	live_row "netns 1 ifb x 64" "ip netns exec $ns" /sys "-n $ns" || true
-	live_row "netns 1 ifb x 64 (kept floor)" "ip netns exec $ns" /sys "-n $ns" kept || true
-	# 4096 queues (the size of issue #23): 4 descriptors a queue; the floor
-	# reads the 4 files top reads at every sample
+	live_row "netns 1 ifb x 64, -d 0.01" "ip netns exec $ns" /sys "-n $ns" || true
+	live_row "netns 1 ifb x 64, -d 0.01 (kept)" "ip netns exec $ns" /sys "-n $ns" kept || true
+	# 4096 queues (the size of issues #23 and #40), 10 samples a second
 	ip -n "$ns" link del b0
 	for i in $(seq 0 15); do
 		ip -n "$ns" link add "b$i" numtxqueues 256 type ifb
 		ip -n "$ns" link set "b$i" up
 	done
-	live_row "netns 16 ifb x 256 (kept floor)" "ip netns exec $ns" /sys "-n $ns" kept \
-		"${BENCH_LIVE_SAMPLES_4096:-400}" || true
+	live_row "netns 16 ifb x 256, -d 0.1 (kept)" "ip netns exec $ns" /sys "-n $ns" kept \
+		"${BENCH_LIVE_SAMPLES_4096:-200}" 0.1 -a || true
 	ip netns del "$ns"
 }
 

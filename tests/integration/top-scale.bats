@@ -29,6 +29,10 @@ setup() {
 
 teardown() {
 	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	if [ -n "${TOP_PID:-}" ]; then
+		kill "$TOP_PID" 2>/dev/null || true
+		wait "$TOP_PID" 2>/dev/null || true
+	fi
 }
 
 # devices and queues of the last JSON line, and its shortage (or null)
@@ -84,4 +88,36 @@ json_cover() {
 	assert_output --regexp "devices 16 shown of 16 +queues 4096"
 	assert_output --regexp "out of file descriptors \\(ulimit -n 1024\\): [0-9]+ queues read by reopening"
 	tmux -L "$SOCK" send-keys q
+}
+
+# the first JSON line of FILE whose mono_ns is at least T: its line number
+line_at() {
+	jq -r --argjson t "$2" 'select(.mono_ns >= $t) | input_line_number' "$1" | head -n 1
+}
+
+@test "scale: settings written while top -b runs show within the documented second (#40)" {
+	out="$BATS_TEST_TMPDIR/out"
+	"$BQLTOOL" -n "$NS" -j top -a -d 0.1 > "$out" 2>/dev/null &
+	TOP_PID=$!
+	for _ in $(seq 200); do [ "$(wc -l < "$out")" -ge 2 ] && break; sleep 0.05; done
+	# the last queue of the last device, and one in the middle: whichever
+	# slice they fall in, each queue's settings are read within 1 s
+	run -0 "$BQLTOOL" -n "$NS" set -q s15:tx-255 limit_max=30000 hold_time=250
+	run -0 "$BQLTOOL" -n "$NS" set -q s7:tx-100 stall_thrs=20
+	# the first sample that started after the writes: R
+	n=$(wc -l < "$out")
+	for _ in $(seq 200); do [ "$(wc -l < "$out")" -ge $((n + 2)) ] && break; sleep 0.05; done
+	r=$(sed -n "$((n + 2))p" "$out" | jq '.mono_ns')
+	# samples until 1.5 s after R (the bound, and slack for a late tick)
+	for _ in $(seq 400); do
+		[ "$(tail -n 1 "$out" | jq '.mono_ns' 2>/dev/null || echo 0)" -ge $((r + 1500000000)) ] && break
+		sleep 0.05
+	done
+	kill -INT "$TOP_PID"; wait "$TOP_PID" || true; TOP_PID=
+	first=$(line_at "$out" $((r + 1000000000)))
+	[ -n "$first" ]
+	# from 1 s after R on, every sample shows the new values
+	run -0 bash -c "tail -n +$first '$out' | head -n -1 | jq -c '[(.devices[] | select(.ifname == \"s15\") | .queues[255] | .limit_max, .hold_time), (.devices[] | select(.ifname == \"s7\") | .queues[100] | .stall_thrs)]' | sort -u"
+	# (as the kernel keeps them: ms through jiffies)
+	assert_output "[30000,$(nsr s15 255 hold_time),$(nsr s7 100 stall_thrs)]"
 }

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -82,6 +83,65 @@ static void test_root(void **state)
 	assert_int_equal(bnl_qdisc_map(NULL, 0, 4, 1, 0, &out), BNL_QD_NONE);
 }
 
+/*
+ * The index answers as bnl_qdisc_map() for every device and queue of a
+ * dump in random order: mq and mqprio roots (some with a handle), shared
+ * roots, duplicates (the first listed wins), children without a root.
+ */
+static void test_index_matches_map(void **state)
+{
+	static const char *const kinds[] = { "mq", "mqprio", "htb", "fq_codel", "pfifo_fast" };
+	enum { NDEV = 40, NQ = 9, MAXQD = NDEV * (NQ + 3) };
+	static struct bnl_qdisc list[MAXQD];
+	struct bnl_qdisc_index ix = { 0 };
+	unsigned int seed = 40;
+	size_t n = 0;
+
+	(void)state;
+	for (int d = 1; d <= NDEV; d++) {
+		const char *k = kinds[rand_r(&seed) % 5];
+		uint32_t maj = (rand_r(&seed) % 3) ? 0 : 0x80010000u;
+
+		if (d % 7)
+			list[n++] = qd(d, k, maj, ROOT, 0);
+		for (unsigned int q = 0; q < NQ; q++)
+			if (rand_r(&seed) % 4)
+				list[n++] = qd(d, "fq_codel", 0, maj | (q + 1), q * 100 + (uint64_t)d);
+		if (d % 5 == 0)	/* a duplicate child: the first one listed counts */
+			list[n++] = qd(d, "sfq", 0, maj | 1, 1);
+		list[n++] = qd(d, "ingress", 0xffff0000, BNL_TC_H_INGRESS, 0);
+	}
+	for (size_t i = n - 1; i > 0; i--) {	/* shuffle */
+		size_t j = (size_t)rand_r(&seed) % (i + 1);
+		struct bnl_qdisc t = list[i];
+
+		list[i] = list[j];
+		list[j] = t;
+	}
+	assert_int_equal(bnl_qdisc_index_build(&ix, list, n), 0);
+	for (int d = 0; d <= NDEV + 1; d++)
+		for (unsigned int ntx = 1; ntx <= NQ; ntx += NQ - 1)
+			for (unsigned int q = 0; q <= NQ; q++) {
+				struct bnl_qdisc a, b;
+				enum bnl_qdisc_scope sa = bnl_qdisc_map(list, n, d, ntx, q, &a);
+
+				assert_int_equal(bnl_qdisc_index_map(&ix, d, ntx, q, &b), sa);
+				if (sa != BNL_QD_NONE)
+					assert_memory_equal(&a, &b, sizeof(a));
+			}
+	/* rebuilt over a shorter list, memory reused */
+	assert_int_equal(bnl_qdisc_index_build(&ix, list, 3), 0);
+	for (unsigned int q = 0; q < NQ; q++) {
+		struct bnl_qdisc a, b;
+		int d = list[0].ifindex;
+
+		assert_int_equal(bnl_qdisc_index_map(&ix, d, NQ, q, &b),
+				 bnl_qdisc_map(list, 3, d, NQ, q, &a));
+	}
+	bnl_qdisc_index_free(&ix);
+	assert_int_equal(bnl_qdisc_index_map(&ix, 1, 1, 0, NULL), BNL_QD_NONE);
+}
+
 /* handles as tc prints them */
 static void test_handle_str(void **state)
 {
@@ -102,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_mq_children),
 		cmocka_unit_test(test_mq_handle),
 		cmocka_unit_test(test_root),
+		cmocka_unit_test(test_index_matches_map),
 		cmocka_unit_test(test_handle_str),
 	};
 

@@ -288,41 +288,69 @@ static void test_rates_and_changes(void **state)
 }
 
 /*
- * limit, inflight, stall_cnt, stall_max are read at every tick; the
- * settings (limit_min, limit_max, hold_time, stall_thrs) at full scans
- * only, which come at least once a second: never staler than that.
+ * limit and inflight are read at every tick; the slow files (settings,
+ * stall_cnt, stall_max) of a slice of the queues at each tick, so that
+ * every queue's are read within SAMPLER_SLOW_NS (1 s): never staler.
  */
 static void test_settings_cadence(void **state)
 {
 	const struct sampler_queue *q;
 	struct sampler s;
+	int seen_at = -1;
 
 	(void)state;
 	sampler_init(&s, &ctx, NULL, NULL, &clk);
 	tick(&s, 0);
 	putq("eth0", 0, "limit", 7000);
-	putq("eth0", 0, "stall_max", 9);
-	putq("eth0", 0, "limit_max", 65536);
-	putq("eth0", 0, "hold_time", 500);
-	tick(&s, 10000000ull);		/* 10 ms */
-	q = &dev(&s, "eth0")->q[0];
-	assert_int_equal(q->bql.val[BQL_LIMIT], 7000);
-	assert_int_equal(q->bql.val[BQL_STALL_MAX], 9);
+	putq("eth1", 1, "limit_max", 65536);	/* the last of 6 queues */
+	putq("eth1", 1, "hold_time", 500);
+	putq("eth1", 1, "stall_max", 9);
+	tick(&s, 10000000ull);		/* 10 ms: a slice of 1 queue in 6 */
+	assert_int_equal(dev(&s, "eth0")->q[0].bql.val[BQL_LIMIT], 7000);
+	q = &dev(&s, "eth1")->q[1];
 	assert_int_equal(q->bql.val[BQL_LIMIT_MAX], 1879048192);	/* not yet */
-	assert_int_equal(q->bql.val[BQL_HOLD_TIME], 1000);
+	assert_int_equal(q->bql.val[BQL_STALL_MAX], 2);
 	assert_true(bql_has(&q->bql, BQL_LIMIT_MAX));
-	for (int i = 0; i < 99; i++)	/* 1 s after the first tick */
+	for (int i = 2; i <= 100 && seen_at < 0; i++) {	/* 1 s after the first tick */
 		tick(&s, 10000000ull);
-	q = &dev(&s, "eth0")->q[0];
+		if (dev(&s, "eth1")->q[1].bql.val[BQL_LIMIT_MAX] == 65536)
+			seen_at = i;
+	}
+	assert_true(seen_at > 1);
+	q = &dev(&s, "eth1")->q[1];
 	assert_int_equal(q->bql.val[BQL_LIMIT_MAX], 65536);	/* within 1 s */
 	assert_int_equal(q->bql.val[BQL_HOLD_TIME], 500);
+	assert_int_equal(q->bql.val[BQL_STALL_MAX], 9);
+	assert_true(q->slow_seen);
+	assert_int_equal(q->slow_ns, s.mono_ns);
+
+	/* ticks 2 s apart: every queue's slow files at every tick */
+	putq("eth0", 2, "stall_thrs", 3);
+	putq("eth1", 0, "limit_min", 1514);
+	tick(&s, 2000000000ull);
+	assert_int_equal(dev(&s, "eth0")->q[2].bql.val[BQL_STALL_THRS], 3);
+	assert_int_equal(dev(&s, "eth1")->q[0].bql.val[BQL_LIMIT_MIN], 1514);
+
+	/* irregular ticks: no queue's read grows older than 1 s */
+	for (int i = 0; i < 200; i++) {
+		tick(&s, (uint64_t)(i % 7) * 37000000ull + 1000000ull);
+		for (size_t k = 0; k < s.ndev; k++)
+			for (unsigned int j = 0; j < s.dev[k].nq; j++)
+				assert_true(s.mono_ns - s.dev[k].q[j].slow_ns < SAMPLER_SLOW_NS);
+	}
 	sampler_free(&s);
 }
 
-/* stats_min_ns: counters read at most that often, rates over the span */
+/*
+ * stats_min_ns: traffic counters read at most that often, rates over the
+ * span; stall_cnt follows the slow files (within 1 s), its delta counts
+ * at the sample that read it
+ */
 static void test_stats_min_interval(void **state)
 {
 	struct sampler s;
+	const struct sampler_queue *q;
+	bool seen = false;
 
 	(void)state;
 	sampler_init(&s, &ctx, NULL, NULL, &clk);
@@ -340,16 +368,26 @@ static void test_stats_min_interval(void **state)
 	putq("eth0", 1, "stall_cnt", 1 + 2);
 	tick(&s, 10000000ull);			/* limit/inflight still every tick */
 	assert_int_equal(dev(&s, "eth0")->q[1].bql.val[BQL_LIMIT], 9000);
-	assert_int_equal(dev(&s, "eth0")->q[1].bql.val[BQL_STALL_CNT], 1);	/* counter: later */
 	assert_true(dev(&s, "eth0")->has_rate);	/* the last rate stays */
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i < 100 && !seen; i++) {
+		q = &dev(&s, "eth0")->q[1];
+		if (q->bql.val[BQL_STALL_CNT] == 3) {
+			seen = true;
+			break;
+		}
+		assert_true(q->has_stall_delta);
+		assert_int_equal(q->stall_cnt_delta, 0);
 		tick(&s, 10000000ull);
-	assert_int_equal(dev(&s, "eth0")->q[1].bql.val[BQL_STALL_CNT], 3);
-	assert_true(dev(&s, "eth0")->q[1].has_stall_delta);
-	assert_int_equal(dev(&s, "eth0")->q[1].stall_cnt_delta, 2);
-	assert_int_equal(dev(&s, "eth0")->q[1].since_stall, 0);
+	}
+	assert_true(seen);
+	q = &dev(&s, "eth0")->q[1];
+	assert_true(q->has_stall_delta);
+	assert_int_equal(q->stall_cnt_delta, 2);
+	assert_int_equal(q->since_stall, 0);
 	tick(&s, 10000000ull);
-	assert_int_equal(dev(&s, "eth0")->q[1].since_stall, 1);
+	q = &dev(&s, "eth0")->q[1];
+	assert_int_equal(q->since_stall, 1);
+	assert_int_equal(q->stall_cnt_delta, 0);
 	sampler_free(&s);
 }
 
@@ -592,11 +630,11 @@ static int open_fds(void)
 }
 
 /*
- * Only limit, inflight, stall_cnt and stall_max stay open (4 per queue,
- * plus 2 statistics files per device without netlink); the settings are
- * read by path, and a change to them still shows at the next full scan.
+ * Below the descriptor limit every BQL file stays open (8 per queue, plus
+ * 2 statistics files per device without netlink); a change to a setting
+ * shows within a second.
  */
-static void test_four_fds_per_queue(void **state)
+static void test_fds_per_queue(void **state)
 {
 	const struct sampler_queue *q;
 	struct sampler s;
@@ -607,7 +645,7 @@ static void test_four_fds_per_queue(void **state)
 	sampler_init(&s, &ctx, NULL, NULL, &clk);
 	tick(&s, 0);
 	assert_int_equal(sampler_nqueues(&s), 6);
-	assert_int_equal(open_fds() - before, 6 * 4 + 2 * 2);
+	assert_int_equal(open_fds() - before, 6 * 8 + 2 * 2);
 	q = &dev(&s, "eth0")->q[1];
 	assert_int_equal(q->bql.val[BQL_LIMIT_MAX], 1879048192);
 	assert_int_equal(q->bql.val[BQL_HOLD_TIME], 1000);
@@ -619,6 +657,52 @@ static void test_four_fds_per_queue(void **state)
 	assert_int_equal(s.shortage.nq_reopen, 0);
 	assert_int_equal(s.shortage.err, 0);
 	sampler_free(&s);
+	assert_int_equal(open_fds(), before);
+}
+
+/*
+ * Short of descriptors for all 8 files, the hot ones (limit, inflight) of
+ * every queue stay open first: the slow files of the last queues give
+ * theirs up, and are read by path at their turn, which is no shortage.
+ */
+static void test_fd_hot_first(void **state)
+{
+	struct rlimit old, low;
+	struct sampler s;
+	size_t slow_open = 0;
+	int before;
+
+	(void)state;
+	mkdev("big0", 4, 16, true);
+	before = open_fds();
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	/* 22 queues: 44 hot files fit, not all 176 */
+	low.rlim_cur = (rlim_t)(before + SAMPLER_FD_RESERVE + 100);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	sampler_init(&s, &ctx, NULL, NULL, &clk);
+	tick(&s, 0);
+	assert_int_equal(sampler_nqueues(&s), 22);
+	for (size_t i = 0; i < s.ndev; i++)
+		for (unsigned int k = 0; k < s.dev[i].nq; k++) {
+			const struct sampler_queue *q = &s.dev[i].q[k];
+
+			assert_true(q->fd[BQL_LIMIT] >= 0);
+			assert_true(q->fd[BQL_INFLIGHT] >= 0);
+			assert_int_equal(q->reopen, 0);
+			for (int a = 0; a < BQL_ATTR_NR; a++)
+				slow_open += (SAMPLER_SLOW & (1u << a)) && q->fd[a] >= 0;
+		}
+	assert_true(slow_open > 0 && slow_open < 22 * 6);
+	assert_int_equal(s.shortage.nq_reopen, 0);
+	assert_int_equal(s.shortage.err, 0);
+	/* the last queue's settings: read by path, still followed */
+	putq("big0", 15, "limit_max", 30000);
+	for (int i = 0; i < 100; i++)
+		tick(&s, 10000000ull);
+	assert_int_equal(dev(&s, "big0")->q[15].bql.val[BQL_LIMIT_MAX], 30000);
+	sampler_free(&s);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
 	assert_int_equal(open_fds(), before);
 }
 
@@ -703,7 +787,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_value, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_ring, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_and_missing_root, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_four_fds_per_queue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fds_per_queue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fd_hot_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fd_shortage_covers_all, setup, teardown),
 		cmocka_unit_test(test_raise_nofile),
 	};
