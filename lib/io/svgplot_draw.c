@@ -151,7 +151,7 @@ static int put_text_fit(FILE *f, double x, double y, double size, const char *an
 			const char *fill, const char *s, double width)
 {
 	char line[SP_LINE];
-	int ret = sp_fit_line(s, size, width, line, sizeof(line));
+	int ret = sp_fit_line(NULL, s, size, width, line, sizeof(line));
 
 	if (!ret)
 		put_text(f, x, y, size, anchor, fill, line);
@@ -522,7 +522,7 @@ static int put_panel(const struct svgplot *p, FILE *f, const struct layout *L, i
 		char line[SP_LINE];
 		double x = px_x(&sc, p->mark[m].x0) + 3, w;
 
-		ret = sp_fit_line(p->mark[m].label, F_MARK, right - x - 2, line, sizeof(line));
+		ret = sp_fit_line(NULL, p->mark[m].label, F_MARK, right - x - 2, line, sizeof(line));
 		w = svgplot_text_width(line, F_MARK);
 		if (ret || x < label_end + 6 || x + w > right - 2 || x < pn->left)
 			continue;
@@ -632,7 +632,7 @@ int svgplot_write(struct svgplot *p, FILE *f, struct bql_err *e)
 	if (!ret && p->ylabel[0]) {
 		char line[SP_LINE];
 
-		ret = sp_fit_line(p->ylabel, F_LABEL, L->pn[L->npanels - 1].top +
+		ret = sp_fit_line(NULL, p->ylabel, F_LABEL, L->pn[L->npanels - 1].top +
 			       L->pn[L->npanels - 1].h - L->pn[0].top, line, sizeof(line));
 		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%g\" text-anchor=\"middle\" "
 			"transform=\"rotate(-90 %.2f %.2f)\">", MARGIN + 10, mid, F_LABEL,

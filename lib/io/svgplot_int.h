@@ -58,8 +58,19 @@ struct sp_mark {
 	char *label;
 };
 
+/*
+ * How text is measured: the back end's font (cairo's, for PNG and PDF).
+ * NULL everywhere stands for DejaVu Sans' advance-width table
+ * (svgplot_text_width()), which keeps the SVG the same on every machine.
+ */
+struct sp_font {
+	/* the advance width in pixels of the @len bytes at @s at @size */
+	double (*width)(const struct sp_font *ft, const char *s, size_t len, double size);
+};
+
 struct svgplot {
 	char *title, *note, *xlabel, *ylabel;
+	const struct sp_font *font;	/* while a back end lays it out; NULL: the table */
 	unsigned int width, height;
 	bool y_zero, y_bytes, x_time;
 	enum svgplot_layout layout;
@@ -89,7 +100,10 @@ void sp_put_text(FILE *f, const char *s);
  * needed. Lines are written into @buf (@n bytes), each ended by '\0';
  * returns the number of lines (at least 1), 0 when @buf is too small.
  */
-int sp_wrap(const char *s, double size, double width, int maxlines, char *buf, size_t n);
+int sp_wrap(const struct sp_font *ft, const char *s, double size, double width, int maxlines,
+	    char *buf, size_t n);
+/* the width of @s in pixels at @size, measured by @ft (NULL: the table) */
+double sp_text_w(const struct sp_font *ft, const char *s, double size);
 
 /* ------------------------------------------------ svgplot_layout.c */
 
@@ -166,6 +180,7 @@ double sp_axis_tick(const struct axis *a, int i, char *buf, size_t n);
 const char *sp_time_unit(const struct axis *a);
 const char *sp_colour(const struct sp_group *g);
 /* @s printed and fitted on one line of @width at @size into @out; 0 or -ENOMEM */
-int sp_fit_line(const char *s, double size, double width, char *out, size_t n);
+int sp_fit_line(const struct sp_font *ft, const char *s, double size, double width, char *out,
+		size_t n);
 
 #endif
