@@ -20,6 +20,31 @@
 
 #define FONT_FAMILY	"DejaVu Sans"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SP_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(SP_ASAN)
+/*
+ * The sanitizer build (make sanitize): fontconfig loses a block of its
+ * configuration parsing fonts.conf the first time cairo looks a font up
+ * (as tests/valgrind-fontconfig.supp says for valgrind); not ours.
+ */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libfontconfig.so\n";
+}
+
+/* and no list of the suppressions used on stderr (LSAN_OPTIONS still rules) */
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+	return "print_suppressions=0";
+}
+#endif
+
 struct cfont {
 	struct sp_font ft;
 	cairo_t *cr;		/* measures: the drawing context, or a scratch one */
