@@ -40,7 +40,8 @@ CC ?= cc
 empty :=
 space := $(empty) $(empty)
 PKG_CONFIG ?= pkg-config
-PKGS := libnl-3.0 libnl-route-3.0 libnl-genl-3.0 ncursesw json-c zlib libzstd
+# cairo draws the PNG and PDF plots (lib/io/svgplot_cairo.c)
+PKGS := libnl-3.0 libnl-route-3.0 libnl-genl-3.0 ncursesw json-c zlib libzstd cairo
 
 WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wundef -Wwrite-strings -Wcast-qual \
@@ -316,14 +317,14 @@ fuzz: $(FUZZ_BIN)
 # ---------------------------------------------------------------- packaging
 
 # DEBS: the build (debian/control's Build-Depends are a subset, checked by
-# tests/cli/deb.bats), the tests (prometheus for promtool,
+# tests/cli/deb.bats), the tests (poppler-utils for pdfinfo, prometheus for promtool,
 # prometheus-node-exporter, curl, ethtool; procps for tests/deps.sh) and packaging (debhelper, lintian).
 # tests/deps.sh installs the missing ones with no service started, and leaves
 # the Prometheus daemons stopped and disabled.
 DEBS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libnl-genl-3-dev \
-	libncurses-dev libjson-c-dev zlib1g-dev libzstd-dev zstd libcmocka-dev bats bats-support bats-assert \
+	libncurses-dev libjson-c-dev zlib1g-dev libzstd-dev zstd libcairo2-dev fonts-dejavu-core libcmocka-dev bats bats-support bats-assert \
 	libbpf-dev libelf-dev clang llvm bpftool \
-	iproute2 jq tmux mandoc libxml2-utils valgrind bash-completion zsh fish \
+	iproute2 jq tmux mandoc libxml2-utils poppler-utils valgrind bash-completion zsh fish \
 	libclang-rt-dev ethtool curl procps prometheus prometheus-node-exporter \
 	debhelper dpkg-dev lintian
 

@@ -128,7 +128,8 @@ int cmd_check_netns(const struct bql_ctx *c, const char *name)
 
 #define FMT(f)	(1u << (f))
 const struct cmd_out_kind cmd_out_plot = {
-	"the plot", "SVG", ".svg", FMT(OFILE_FMT_SVG), true, false,
+	"the plot", "SVG, PNG or PDF", ".svg, .png or .pdf",
+	FMT(OFILE_FMT_SVG) | FMT(OFILE_FMT_PNG) | FMT(OFILE_FMT_PDF), true, false,
 };
 const struct cmd_out_kind cmd_out_timeline = {
 	"the timeline", "CSV or JSON lines", ".csv, .jsonl or .ndjson",
@@ -173,6 +174,9 @@ int cmd_out_name(const struct bql_ctx *c, const char *opt, const char *path,
 	if (n.zip && !k->zip)
 		return cmd_usage(c, "%s: '%s': %s is %s, not compressed: give a name ending in %s",
 				 opt, path, k->what, k->is, k->endings);
+	if (n.zip && (n.fmt == OFILE_FMT_PNG || n.fmt == OFILE_FMT_PDF))
+		return cmd_usage(c, "%s: '%s': %s is compressed already: give a name ending in %s",
+				 opt, path, ofile_fmt_name(n.fmt), n.fmt_ext);
 	if (!(k->fmts & FMT(n.fmt)))
 		return cmd_usage(c, "%s: '%s': %s is %s; give a name ending in %s (or /dev/stdout)",
 				 opt, path, k->what, k->is, k->endings);

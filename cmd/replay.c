@@ -578,20 +578,20 @@ out:
 
 const struct cmd_entry cmd_replay_entry = {
 	.name = "replay",
-	.synopsis = "replay [--verify] [--timeline FILE [--all-events]] [--plot FILE.svg] [--set KEY=VALUE]... "
+	.synopsis = "replay [--verify] [--timeline FILE [--all-events]] [--plot FILE.svg|.png|.pdf] [--set KEY=VALUE]... "
 		    "[--hz N] [--kernel VERSION] [-J N] [-q] TRACE...",
 	.summary = "Re-run DQL over a captured bqltrace and recompute every limit",
 	.help = "  --verify             compare with each C record's limit=; exit 3 on a mismatch\n"
 		"  --timeline FILE      one row per C record: CSV (line,t_ns,queue,event,bytes,\n"
 		"                       inflight,limit), or JSON lines if FILE ends in .jsonl/.ndjson\n"
 		"  --all-events         with --timeline: one row per record (Q, C, P, S, R)\n"
-		"  --plot FILE.svg      an SVG chart of each queue's limit (after each C record)\n"
+		"  --plot FILE.svg      a chart of each queue's limit (after each C record)\n"
 		"                       and inflight (a band: lowest to highest per pixel) over\n"
 		"                       time since the first record; a panel per queue when\n"
 		"                       they differ in scale; with --set, the recorded limit\n"
 		"                       beside the what-if one; one TRACE only; the name must\n"
-		"                       end in .svg (.svg.gz, .svg.zst: compressed; or be\n"
-		"                       /dev/stdout)\n"
+		"                       end in .svg (.svg.gz, .svg.zst: compressed), .png or\n"
+		"                       .pdf (drawn with cairo), or be /dev/stdout (SVG)\n"
 		"  --set KEY=VALUE      what-if: limit_min, limit_max (bytes: 64K, 1.5M, max),\n"
 		"                       hold_time, stall_thrs (250ms, 1s), for every queue, for\n"
 		"                       the whole trace (P records no longer change it); a\n"

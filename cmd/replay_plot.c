@@ -320,11 +320,23 @@ int rx_plot_open(struct rx *x)
 	return rx_out_open(x, &pl->out, x->plot_path, OFILE_COMPRESS_BY_NAME);
 }
 
+/* what --plot's name asks for: .png, .pdf, else SVG (also a /dev/ name) */
+static enum svgplot_format plot_format(const char *path)
+{
+	struct ofile_name n;
+
+	ofile_name_parse(path, &n);
+	if (n.device)
+		return SVGPLOT_SVG;
+	return n.fmt == OFILE_FMT_PNG ? SVGPLOT_PNG : n.fmt == OFILE_FMT_PDF ? SVGPLOT_PDF :
+		SVGPLOT_SVG;
+}
+
 /* the chart into its file, synced */
 int rx_plot_finish(struct rx *x)
 {
 	struct rplot *pl = &x->plot;
-	struct bql_err e;
+	struct bql_err e = { 0 };
 	int ret, r;
 	FILE *f;
 
@@ -337,13 +349,15 @@ int rx_plot_finish(struct rx *x)
 	f = ofile_stdio(pl->out);
 	if (!f)
 		return cmd_fail(x->c, "%s: %s", x->plot_path, strerror(ENOMEM));
-	ret = svgplot_write(pl->svg, f, &e);
+	ret = svgplot_write_as(pl->svg, f, plot_format(x->plot_path), &e);
 	if (fclose(f) && !ret)
 		ret = -errno;
 	/* a write error is the ofile's: out_finish() names it */
 	r = rx_out_finish(x, pl->out);
 	if (!r && ret)
-		r = cmd_fail(x->c, "%s: write error: %s", x->plot_path, strerror(-ret));
+		r = ret == -EIO && !strncmp(e.msg, "plot: cairo: ", 13) ?
+			cmd_fail(x->c, "%s: %s", x->plot_path, e.msg + 6) :
+			cmd_fail(x->c, "%s: write error: %s", x->plot_path, strerror(-ret));
 	return r;
 }
 

@@ -385,7 +385,7 @@ const struct cmd_entry cmd_sim_entry = {
 		    "[--ring N] [--frag-size BYTES] [--no-framing] [--coalesce-usecs N] [--coalesce-frames N] [--napi-budget N] "
 		    "[--irq-latency MEAN[:JITTER]] [--hz N] [--kernel VERSION] [--set KEY=VALUE]... "
 		    "[--at TIME:KEY=VALUE]... [--stall TIME:DURATION]... [--duration TIME] [--seed N] "
-		    "[--trace FILE] [--timeline FILE [--all-events]] [--plot FILE.svg] [-q]",
+		    "[--trace FILE] [--timeline FILE [--all-events]] [--plot FILE.svg|.png|.pdf] [-q]",
 	.summary = "Simulate a NIC's transmit path under DQL, closed loop, deterministically",
 	.help = SIM_OPTS_HELP SIM_OPTS_WIRE_HELP SIM_OPTS_SET_HELP
 		"  --trace FILE         write what DQL saw as a bqltrace (C records carry limit=,\n"
@@ -394,6 +394,7 @@ const struct cmd_entry cmd_sim_entry = {
 		"  --timeline FILE      as replay: one row per C record, CSV or .jsonl\n"
 		"  --all-events         with --timeline: one row per record (R, Q, C, P)\n"
 		"  --plot FILE.svg      as replay: limit and inflight of each queue over time\n"
+		"                       (.png, .pdf: drawn with cairo)\n"
 		"  -q, --quiet          no summary, no progress\n"
 		"\nRATE is in bit/s (100M, 2.5G); TIME in seconds (1, 0.5, 200ms, 50us). Ring delay\n"
 		"is the time from netdev_tx_sent_queue() to the start on the wire; quantiles are\n"

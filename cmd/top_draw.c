@@ -739,6 +739,7 @@ void tv_draw(const struct tv_frame *f, size_t *scroll)
 	const struct topmodel *m = f->m;
 	struct layout l;
 	int rows = tv_page_rows(), y0 = HEADER_ROWS + 1;
+	size_t start, parent;
 
 	erase();
 	if (f->mode == TV_HELP) {
@@ -769,9 +770,15 @@ void tv_draw(const struct tv_frame *f, size_t *scroll)
 		*scroll = f->cursor - (size_t)rows + 1;
 	if (*scroll + (size_t)rows > m->nrows)
 		*scroll = m->nrows > (size_t)rows ? m->nrows - (size_t)rows : 0;
-	for (int i = 0; i < rows && *scroll + (size_t)i < m->nrows; i++)
-		draw_row(&l, y0 + i, &m->rows[*scroll + (size_t)i], f->hz,
-			 *scroll + (size_t)i == f->cursor);
+	/* a device's row stays above its queues when the page starts among them */
+	start = tv_window(m, *scroll, f->cursor, rows, &parent);
+	if (parent != SIZE_MAX) {
+		draw_row(&l, y0++, &m->rows[parent], f->hz, false);
+		rows--;
+	}
+	for (int i = 0; i < rows && start + (size_t)i < m->nrows; i++)
+		draw_row(&l, y0 + i, &m->rows[start + (size_t)i], f->hz,
+			 start + (size_t)i == f->cursor);
 	if (!m->nrows) {
 		const char *why = m->nfiltered && m->filter[0] ?
 			"No device matches the filter (/ to change it)." :

@@ -309,3 +309,23 @@ int tv_page_rows(void)
 	return rows > 1 ? rows : 1;
 }
 
+size_t tv_window(const struct topmodel *m, size_t scroll, size_t cursor, int rows,
+		 size_t *parent)
+{
+	size_t start = scroll;
+
+	*parent = SIZE_MAX;
+	if (rows <= 2 || scroll >= m->nrows || !m->rows[scroll].q)
+		return scroll;
+	/* under a header the list has a line less: the cursor stays in it */
+	if (cursor > scroll + (size_t)rows - 2)
+		start = scroll + 1;
+	if (start >= m->nrows || !m->rows[start].q)
+		return start;
+	for (size_t p = start; p-- > 0;)
+		if (!m->rows[p].q) {
+			*parent = p;
+			break;
+		}
+	return start;
+}

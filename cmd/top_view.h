@@ -92,5 +92,15 @@ int tv_getkey(int timeout_ms);
 int tv_page_rows(void);
 /* draw @f; @scroll: first table row shown, adjusted to keep the cursor in view */
 void tv_draw(const struct tv_frame *f, size_t *scroll);
+/*
+ * tv_window - what the table's @rows lines show, scrolled to @scroll with
+ * the cursor on row @cursor: the first row of the list (returned), and in
+ * *@parent the device row kept on the first line when the list starts
+ * among that device's queues, a sticky header as htop keeps a tree's
+ * context (then the list has @rows - 1 lines, and starts a row later if
+ * the cursor would fall off its end), or SIZE_MAX.
+ */
+size_t tv_window(const struct topmodel *m, size_t scroll, size_t cursor, int rows,
+		 size_t *parent);
 
 #endif

@@ -50,6 +50,11 @@ vg "$bin" replay "$tmp/cut.gz"
 vg "$bin" replay --verify "$here/data/traces/mismatch.bqlt"
 # a what-if plot: the recorded limit beside it, the inflight above it hatched
 vg "$bin" replay -q --set limit_max=2K --plot "$tmp/w.svg" "$here/../examples/completion-only.bqlt"
+# PNG and PDF through cairo: fontconfig loses a block parsing its configuration (suppressed)
+vg --suppressions="$here/valgrind-fontconfig.supp" "$bin" replay -q --set limit_max=2K --plot "$tmp/w.png" "$here/../examples/completion-only.bqlt"
+vg --suppressions="$here/valgrind-fontconfig.supp" "$bin" sim --duration 0.02 --queues 2 \
+	--traffic bulk --traffic poisson:100M --stall 5ms:1ms \
+	--plot "$tmp/s.pdf" -q
 # -J: threads scanning chunks of a few bytes; an error in a scanned chunk;
 # a compressed input; a re-cloned parser (a queue declared late)
 BQLTOOL_REPLAY_CHUNK=64 vg "$bin" -j replay -J 3 --verify --plot "$tmp/p.svg" \

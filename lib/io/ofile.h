@@ -110,6 +110,8 @@ enum ofile_fmt {
 	OFILE_FMT_SVG,		/* .svg */
 	OFILE_FMT_BQLT,		/* .bqlt */
 	OFILE_FMT_PROM,		/* .prom */
+	OFILE_FMT_PNG,		/* .png */
+	OFILE_FMT_PDF,		/* .pdf */
 	OFILE_FMT_NR
 };
 

@@ -249,7 +249,8 @@ void ofile_name_parse(const char *path, struct ofile_name *n)
 		{ ".csv", OFILE_FMT_CSV }, { ".jsonl", OFILE_FMT_JSONL },
 		{ ".ndjson", OFILE_FMT_JSONL }, { ".json", OFILE_FMT_JSON },
 		{ ".svg", OFILE_FMT_SVG }, { ".bqlt", OFILE_FMT_BQLT },
-		{ ".prom", OFILE_FMT_PROM },
+		{ ".prom", OFILE_FMT_PROM }, { ".png", OFILE_FMT_PNG },
+		{ ".pdf", OFILE_FMT_PDF },
 	};
 	/* compressors ofile does not write (.svgz is gzip by convention) */
 	static const char *const foreign[] = {
@@ -284,6 +285,7 @@ const char *ofile_fmt_name(enum ofile_fmt f)
 {
 	static const char *const names[OFILE_FMT_NR] = {
 		"text", "CSV", "JSON lines", "JSON", "SVG", "a bqltrace", "Prometheus text",
+		"PNG", "PDF",
 	};
 
 	return f < OFILE_FMT_NR ? names[f] : "text";

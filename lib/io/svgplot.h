@@ -164,6 +164,24 @@ double svgplot_text_width(const char *s, double size);
  * overlapping no other. Returns 0, -ENOMEM, or -EIO with @e filled.
  */
 int svgplot_write(struct svgplot *p, FILE *f, struct bql_err *e);
+
+/* What svgplot_write_as() writes. */
+enum svgplot_format {
+	SVGPLOT_SVG,	/* svgplot_write(): the same bytes on every machine */
+	SVGPLOT_PNG,	/* an 8-bit RGB image, a pixel per SVG unit */
+	SVGPLOT_PDF,	/* one page of vector graphics, the title as its metadata */
+};
+
+/**
+ * svgplot_write_as - the chart in @fmt to @f
+ *
+ * PNG and PDF are drawn with cairo from the same layout as the SVG, every
+ * text measured by cairo in the font it is drawn with (DejaVu Sans where
+ * fontconfig has it), so the layout may differ from the SVG's by a few
+ * pixels but no text is cut. Returns 0, -ENOMEM, or -EIO with @e filled
+ * (a write error or cairo's own, named).
+ */
+int svgplot_write_as(struct svgplot *p, FILE *f, enum svgplot_format fmt, struct bql_err *e);
 void svgplot_free(struct svgplot *p);
 
 #endif

@@ -151,31 +151,27 @@ static int put_text_fit(FILE *f, double x, double y, double size, const char *an
 			const char *fill, const char *s, double width)
 {
 	char line[SP_LINE];
-	int ret = sp_fit_line(s, size, width, line, sizeof(line));
+	int ret = sp_fit_line(NULL, s, size, width, line, sizeof(line));
 
 	if (!ret)
 		put_text(f, x, y, size, anchor, fill, line);
 	return ret;
 }
 
-struct scale {
-	double x0, sx;		/* pixel x = left + (x - x0) * sx */
-	double y0, sy;		/* pixel y = bottom - (y - y0) * sy */
-	double left, bottom;
-};
-
-static double px_x(const struct scale *s, double x)
+void sp_panel_scale(const struct layout *L, int i, struct sp_scale *sc)
 {
-	return s->left + (x - s->x0) * s->sx;
-}
+	const struct panel *pn = &L->pn[i];
+	const struct axis *ya = pn->total ? &L->ytot : &L->y, *xa = &L->x;
 
-static double px_y(const struct scale *s, double y)
-{
-	return s->bottom - (y - s->y0) * s->sy;
+	*sc = (struct sp_scale){
+		.x0 = xa->lo, .sx = pn->w / (xa->hi - xa->lo),
+		.y0 = ya->lo, .sy = pn->h / (ya->hi - ya->lo),
+		.left = pn->left, .bottom = pn->top + pn->h,
+	};
 }
 
 /* One attribute with every point of @sr: pixels (@sc), or data units (@sc NULL). */
-static void put_points(struct sp_out *o, const struct sp_series *sr, const struct scale *sc)
+static void put_points(struct sp_out *o, const struct sp_series *sr, const struct sp_scale *sc)
 {
 	bool first = true;
 	double prev_py = 0;
@@ -198,8 +194,8 @@ static void put_points(struct sp_out *o, const struct sp_series *sr, const struc
 				*p++ = ',';
 				p = fmt_num(p, y);
 			} else {
-				x = px_x(sc, x);
-				y = px_y(sc, y);
+				x = sp_px_x(sc, x);
+				y = sp_px_y(sc, y);
 				if (!first) {
 					/* a step: the level held until this x */
 					p = fmt_f2(p, x);
@@ -220,7 +216,7 @@ static void put_points(struct sp_out *o, const struct sp_series *sr, const struc
 }
 
 /* columns [x(@xa), x(@xb)] of @lo/@hi (@n of them) take [@ya, @yb] */
-static void col_span(const struct scale *sc, double *lo, double *hi, int n,
+static void col_span(const struct sp_scale *sc, double *lo, double *hi, int n,
 		     double xa, double xb, double ya, double yb)
 {
 	double ca = floor((xa - sc->x0) * sc->sx), cb = floor((xb - sc->x0) * sc->sx);
@@ -242,7 +238,7 @@ static void col_span(const struct scale *sc, double *lo, double *hi, int n,
  * only bounds: its whole range is taken there (a band never hides a value,
  * at worst it is a column wider).
  */
-static void band_columns(const struct sp_series *sr, const struct scale *sc, double *lo,
+void sp_band_columns(const struct sp_series *sr, const struct sp_scale *sc, double *lo,
 			 double *hi, int n)
 {
 	struct sp_pt prev = { 0 };
@@ -276,7 +272,7 @@ static void band_columns(const struct sp_series *sr, const struct scale *sc, dou
  * A band's outline, columns [@a, @b) from @top to @bot (pixel y, per
  * column), as one closed path of horizontal and vertical steps.
  */
-static void put_band_path(struct sp_out *o, const struct scale *sc, const double *top,
+static void put_band_path(struct sp_out *o, const struct sp_scale *sc, const double *top,
 			  const double *bot, int a, int b)
 {
 	char *p;
@@ -323,7 +319,7 @@ static void put_band_path(struct sp_out *o, const struct scale *sc, const double
 }
 
 /* the runs of columns where @top is a number, as one path */
-static void put_band_runs(struct sp_out *o, const struct scale *sc, const double *top,
+static void put_band_runs(struct sp_out *o, const struct sp_scale *sc, const double *top,
 			  const double *bot, int n)
 {
 	for (int c = 0; c < n;) {
@@ -342,7 +338,6 @@ static void put_band_runs(struct sp_out *o, const struct scale *sc, const double
 	sp_flush(o);
 }
 
-#define BAND_MIN	1.5	/* pixels: the thinnest a band is drawn */
 
 /*
  * A band series: light where it may be, hatched above its cap (the part
@@ -350,33 +345,13 @@ static void put_band_runs(struct sp_out *o, const struct scale *sc, const double
  * @n doubles to work in.
  */
 static void put_band(const struct svgplot *p, FILE *f, const struct sp_series *sr,
-		     const struct scale *sc, double *cols, int n)
+		     const struct sp_scale *sc, double *cols, int n)
 {
-	double *lo = cols, *hi = cols + n, *clo = cols + 2 * n, *chi = cols + 3 * n;
 	double *top = cols + 4 * n, *bot = cols + 5 * n;
 	const char *col = sp_colour(&p->g[sr->group]);
 	struct sp_out o = { .f = f };
-	bool over = false;
 
-	band_columns(sr, sc, lo, hi, n);
-	if (sr->cap >= 0 && p->s[sr->cap].count)
-		band_columns(&p->s[sr->cap], sc, clo, chi, n);
-	else
-		for (int c = 0; c < n; c++)
-			clo[c] = chi[c] = NAN;
-	for (int c = 0; c < n; c++) {
-		double h = isnan(chi[c]) ? hi[c] : fmin(hi[c], fmax(lo[c], chi[c]));
-
-		top[c] = isnan(lo[c]) ? NAN : px_y(sc, h);
-		bot[c] = isnan(lo[c]) ? NAN : px_y(sc, lo[c]);
-		if (bot[c] - top[c] < BAND_MIN) {
-			/* a flat band shows, as thick as a line */
-			double mid = (top[c] + bot[c]) / 2;
-
-			top[c] = mid - BAND_MIN / 2;
-			bot[c] = mid + BAND_MIN / 2;
-		}
-	}
+	sp_band_light(p, sr, sc, cols, n);
 	fputs("<path class=\"band\" data-name=\"", f);
 	esc_xml_fputs(sr->name, f);
 	fprintf(f, "\" fill=\"%s\" fill-opacity=\"0.3\" stroke=\"none\"\n d=\"", col);
@@ -387,18 +362,7 @@ static void put_band(const struct svgplot *p, FILE *f, const struct sp_series *s
 	esc_xml_fputs(sr->name, f);
 	fputs("</title></path>\n", f);
 	/* the part above the cap */
-	for (int c = 0; c < n; c++) {
-		if (isnan(lo[c]) || isnan(chi[c]) || hi[c] <= chi[c]) {
-			top[c] = bot[c] = NAN;
-			continue;
-		}
-		top[c] = px_y(sc, hi[c]);
-		bot[c] = px_y(sc, fmax(lo[c], chi[c]));
-		if (bot[c] - top[c] < BAND_MIN)
-			top[c] = bot[c] - BAND_MIN;
-		over = true;
-	}
-	if (!over)
+	if (!sp_band_over(cols, n, sc))
 		return;
 	fputs("<path class=\"band-over\" data-name=\"", f);
 	esc_xml_fputs(sr->name, f);
@@ -407,8 +371,55 @@ static void put_band(const struct svgplot *p, FILE *f, const struct sp_series *s
 	fputs("\"/>\n", f);
 }
 
+void sp_band_light(const struct svgplot *p, const struct sp_series *sr,
+		   const struct sp_scale *sc, double *cols, int n)
+{
+	double *lo = cols, *hi = cols + n, *clo = cols + 2 * n, *chi = cols + 3 * n;
+	double *top = cols + 4 * n, *bot = cols + 5 * n;
+
+	sp_band_columns(sr, sc, lo, hi, n);
+	if (sr->cap >= 0 && p->s[sr->cap].count)
+		sp_band_columns(&p->s[sr->cap], sc, clo, chi, n);
+	else
+		for (int c = 0; c < n; c++)
+			clo[c] = chi[c] = NAN;
+	for (int c = 0; c < n; c++) {
+		double h = isnan(chi[c]) ? hi[c] : fmin(hi[c], fmax(lo[c], chi[c]));
+
+		top[c] = isnan(lo[c]) ? NAN : sp_px_y(sc, h);
+		bot[c] = isnan(lo[c]) ? NAN : sp_px_y(sc, lo[c]);
+		if (bot[c] - top[c] < BAND_MIN) {
+			/* a flat band shows, as thick as a line */
+			double mid = (top[c] + bot[c]) / 2;
+
+			top[c] = mid - BAND_MIN / 2;
+			bot[c] = mid + BAND_MIN / 2;
+		}
+	}
+}
+
+bool sp_band_over(double *cols, int n, const struct sp_scale *sc)
+{
+	double *lo = cols, *hi = cols + n, *chi = cols + 3 * n;
+	double *top = cols + 4 * n, *bot = cols + 5 * n;
+	bool over = false;
+
+	for (int c = 0; c < n; c++) {
+		if (isnan(lo[c]) || isnan(chi[c]) || hi[c] <= chi[c]) {
+			top[c] = bot[c] = NAN;
+			continue;
+		}
+		top[c] = sp_px_y(sc, hi[c]);
+		bot[c] = sp_px_y(sc, fmax(lo[c], chi[c]));
+		if (bot[c] - top[c] < BAND_MIN)
+			top[c] = bot[c] - BAND_MIN;
+		over = true;
+	}
+	return over;
+}
+
 static void put_line_series(const struct svgplot *p, FILE *f, const struct sp_series *sr,
-			    const struct scale *sc)
+			    const struct sp_scale *sc)
 {
 	struct sp_out o = { .f = f };
 
@@ -432,27 +443,24 @@ static int put_panel(const struct svgplot *p, FILE *f, const struct layout *L, i
 {
 	const struct panel *pn = &L->pn[i];
 	const struct axis *ya = pn->total ? &L->ytot : &L->y, *xa = &L->x;
-	struct scale sc = {
-		.x0 = xa->lo, .sx = pn->w / (xa->hi - xa->lo),
-		.y0 = ya->lo, .sy = pn->h / (ya->hi - ya->lo),
-		.left = pn->left, .bottom = pn->top + pn->h,
-	};
+	struct sp_scale sc;
 	double right = pn->left + pn->w, label_end = -INFINITY;
 	char lab[48];
 	int ret = 0;
 
+	sp_panel_scale(L, i, &sc);
 	fprintf(f, "<g class=\"panel\" data-panel=\"%d\">\n<clipPath id=\"clip%d\"><rect x=\"%.2f\" "
 		"y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"/></clipPath>\n", i, i, pn->left,
 		pn->top - 1, pn->w, pn->h + 2);
 	fputs("<g class=\"grid\" stroke=\"#e3e3e3\" stroke-width=\"1\">\n", f);
 	for (int k = 0; k < sp_axis_nticks(xa); k++) {
-		double x = px_x(&sc, sp_axis_tick(xa, k, NULL, 0));
+		double x = sp_px_x(&sc, sp_axis_tick(xa, k, NULL, 0));
 
 		fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n",
 			x, pn->top, x, sc.bottom);
 	}
 	for (int k = 0; k < sp_axis_nticks(ya); k++) {
-		double y = px_y(&sc, sp_axis_tick(ya, k, NULL, 0));
+		double y = sp_px_y(&sc, sp_axis_tick(ya, k, NULL, 0));
 
 		fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n",
 			pn->left, y, right, y);
@@ -460,7 +468,7 @@ static int put_panel(const struct svgplot *p, FILE *f, const struct layout *L, i
 	fputs("</g>\n", f);
 	/* marks under the data */
 	for (int m = 0; m < p->nmarks; m++) {
-		double a = px_x(&sc, p->mark[m].x0), b = px_x(&sc, p->mark[m].x1);
+		double a = sp_px_x(&sc, p->mark[m].x0), b = sp_px_x(&sc, p->mark[m].x1);
 
 		if (b - a >= 1)
 			fprintf(f, "<rect class=\"mark\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
@@ -496,12 +504,12 @@ static int put_panel(const struct svgplot *p, FILE *f, const struct layout *L, i
 	for (int k = 0; k < sp_axis_nticks(ya); k++) {
 		double v = sp_axis_tick(ya, k, lab, sizeof(lab));
 
-		put_text(f, pn->left - 6, px_y(&sc, v) + 4, F_TICK, "end", NULL, lab);
+		put_text(f, pn->left - 6, sp_px_y(&sc, v) + 4, F_TICK, "end", NULL, lab);
 	}
 	for (int k = 0; pn->xticks && k < sp_axis_nticks(xa); k++) {
 		double v = sp_axis_tick(xa, k, lab, sizeof(lab));
 
-		put_text(f, px_x(&sc, v), sc.bottom + 16, F_TICK, "middle", NULL, lab);
+		put_text(f, sp_px_x(&sc, v), sc.bottom + 16, F_TICK, "middle", NULL, lab);
 	}
 	fputs("</g>\n", f);
 	/* the panel's title: its group, in its colour */
@@ -520,9 +528,9 @@ static int put_panel(const struct svgplot *p, FILE *f, const struct layout *L, i
 	/* marks' labels in the top row, where they fit */
 	for (int m = 0; m < p->nmarks && pn->first_row && !ret; m++) {
 		char line[SP_LINE];
-		double x = px_x(&sc, p->mark[m].x0) + 3, w;
+		double x = sp_px_x(&sc, p->mark[m].x0) + 3, w;
 
-		ret = sp_fit_line(p->mark[m].label, F_MARK, right - x - 2, line, sizeof(line));
+		ret = sp_fit_line(NULL, p->mark[m].label, F_MARK, right - x - 2, line, sizeof(line));
 		w = svgplot_text_width(line, F_MARK);
 		if (ret || x < label_end + 6 || x + w > right - 2 || x < pn->left)
 			continue;
@@ -632,7 +640,7 @@ int svgplot_write(struct svgplot *p, FILE *f, struct bql_err *e)
 	if (!ret && p->ylabel[0]) {
 		char line[SP_LINE];
 
-		ret = sp_fit_line(p->ylabel, F_LABEL, L->pn[L->npanels - 1].top +
+		ret = sp_fit_line(NULL, p->ylabel, F_LABEL, L->pn[L->npanels - 1].top +
 			       L->pn[L->npanels - 1].h - L->pn[0].top, line, sizeof(line));
 		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%g\" text-anchor=\"middle\" "
 			"transform=\"rotate(-90 %.2f %.2f)\">", MARGIN + 10, mid, F_LABEL,

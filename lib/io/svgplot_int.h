@@ -58,8 +58,19 @@ struct sp_mark {
 	char *label;
 };
 
+/*
+ * How text is measured: the back end's font (cairo's, for PNG and PDF).
+ * NULL everywhere stands for DejaVu Sans' advance-width table
+ * (svgplot_text_width()), which keeps the SVG the same on every machine.
+ */
+struct sp_font {
+	/* the advance width in pixels of the @len bytes at @s at @size */
+	double (*width)(const struct sp_font *ft, const char *s, size_t len, double size);
+};
+
 struct svgplot {
 	char *title, *note, *xlabel, *ylabel;
+	const struct sp_font *font;	/* while a back end lays it out; NULL: the table */
 	unsigned int width, height;
 	bool y_zero, y_bytes, x_time;
 	enum svgplot_layout layout;
@@ -89,7 +100,10 @@ void sp_put_text(FILE *f, const char *s);
  * needed. Lines are written into @buf (@n bytes), each ended by '\0';
  * returns the number of lines (at least 1), 0 when @buf is too small.
  */
-int sp_wrap(const char *s, double size, double width, int maxlines, char *buf, size_t n);
+int sp_wrap(const struct sp_font *ft, const char *s, double size, double width, int maxlines,
+	    char *buf, size_t n);
+/* the width of @s in pixels at @size, measured by @ft (NULL: the table) */
+double sp_text_w(const struct sp_font *ft, const char *s, double size);
 
 /* ------------------------------------------------ svgplot_layout.c */
 
@@ -166,6 +180,48 @@ double sp_axis_tick(const struct axis *a, int i, char *buf, size_t n);
 const char *sp_time_unit(const struct axis *a);
 const char *sp_colour(const struct sp_group *g);
 /* @s printed and fitted on one line of @width at @size into @out; 0 or -ENOMEM */
-int sp_fit_line(const char *s, double size, double width, char *out, size_t n);
+int sp_fit_line(const struct sp_font *ft, const char *s, double size, double width, char *out,
+		size_t n);
+
+/* ------------------------------------------------ svgplot_draw.c */
+
+/* data to pixels in one panel */
+struct sp_scale {
+	double x0, sx;		/* pixel x = left + (x - x0) * sx */
+	double y0, sy;		/* pixel y = bottom - (y - y0) * sy */
+	double left, bottom;
+};
+
+static inline double sp_px_x(const struct sp_scale *s, double x)
+{
+	return s->left + (x - s->x0) * s->sx;
+}
+
+static inline double sp_px_y(const struct sp_scale *s, double y)
+{
+	return s->bottom - (y - s->y0) * s->sy;
+}
+
+#define BAND_MIN	1.5	/* pixels: the thinnest a band is drawn */
+
+/* panel @i's scale */
+void sp_panel_scale(const struct layout *L, int i, struct sp_scale *sc);
+/* the lowest and highest value of @sr in each of @n pixel columns (NaN: none) */
+void sp_band_columns(const struct sp_series *sr, const struct sp_scale *sc, double *lo,
+		     double *hi, int n);
+/*
+ * A band's light part, per pixel column: @cols holds 6 arrays of @n
+ * (lo, hi, the cap's lo and hi, then top and bottom in pixels, NaN where
+ * the band has no value). sp_band_over() then puts the hatched part above
+ * the cap in top and bottom; false when there is none.
+ */
+void sp_band_light(const struct svgplot *p, const struct sp_series *sr,
+		   const struct sp_scale *sc, double *cols, int n);
+bool sp_band_over(double *cols, int n, const struct sp_scale *sc);
+
+/* ------------------------------------------------ svgplot_cairo.c */
+
+/* @p as a PNG (@pdf false) or a one-page PDF to @f; 0, -ENOMEM or -EIO with @e */
+int sp_write_cairo(struct svgplot *p, FILE *f, bool pdf, struct bql_err *e);
 
 #endif

@@ -160,14 +160,14 @@ double sp_axis_tick(const struct axis *a, int i, char *buf, size_t n)
 }
 
 /* the widest tick label of @a at @size */
-static double axis_label_width(const struct axis *a, double size)
+static double axis_label_width(const struct sp_font *ft, const struct axis *a, double size)
 {
 	double w = 0;
 	char lab[48];
 
 	for (int i = 0; i < sp_axis_nticks(a); i++) {
 		sp_axis_tick(a, i, lab, sizeof(lab));
-		w = fmax(w, svgplot_text_width(lab, size));
+		w = fmax(w, sp_text_w(ft, lab, size));
 	}
 	return w;
 }
@@ -247,13 +247,14 @@ static bool want_panels(const struct svgplot *p, const bool *has)
 
 
 /* @s printed and fitted on one line of @width at @size into @out */
-int sp_fit_line(const char *s, double size, double width, char *out, size_t n)
+int sp_fit_line(const struct sp_font *ft, const char *s, double size, double width, char *out,
+		size_t n)
 {
 	char *t = sp_printed(s), buf[SP_LINE];
 
 	if (!t)
 		return -ENOMEM;
-	if (!sp_wrap(t, size, width, 1, buf, sizeof(buf)))
+	if (!sp_wrap(ft, t, size, width, 1, buf, sizeof(buf)))
 		buf[0] = '\0';
 	free(t);
 	if (strlen(buf) >= n) {
@@ -268,8 +269,8 @@ int sp_fit_line(const char *s, double size, double width, char *out, size_t n)
 	return 0;
 }
 
-static int add_key(struct key *k, int *nk, int kind, const char *colour, const char *text,
-		   double width)
+static int add_key(const struct sp_font *ft, struct key *k, int *nk, int kind,
+		   const char *colour, const char *text, double width)
 {
 	struct key *e = &k[*nk];
 	int ret;
@@ -278,10 +279,10 @@ static int add_key(struct key *k, int *nk, int kind, const char *colour, const c
 		return 0;
 	e->kind = kind;
 	e->colour = colour;
-	ret = sp_fit_line(text, F_LEGEND, width - KEY_SAMPLE - 6, e->text, sizeof(e->text));
+	ret = sp_fit_line(ft, text, F_LEGEND, width - KEY_SAMPLE - 6, e->text, sizeof(e->text));
 	if (ret)
 		return ret;
-	e->w = KEY_SAMPLE + 6 + svgplot_text_width(e->text, F_LEGEND);
+	e->w = KEY_SAMPLE + 6 + sp_text_w(ft, e->text, F_LEGEND);
 	(*nk)++;
 	return 0;
 }
@@ -309,7 +310,7 @@ static int make_keys(const struct svgplot *p, const struct layout *L, const bool
 				continue;
 			snprintf(name, sizeof(name), "%s%s%s%s", p->g[g].name, p->g[g].note ? " (" : "",
 				 p->g[g].note ? p->g[g].note : "", p->g[g].note ? ")" : "");
-			ret = add_key(k, nk, KEY_GROUP, sp_colour(&p->g[g]), name, room);
+			ret = add_key(p->font, k, nk, KEY_GROUP, sp_colour(&p->g[g]), name, room);
 		}
 	}
 	for (int i = 0; i < p->ns; i++)
@@ -320,9 +321,9 @@ static int make_keys(const struct svgplot *p, const struct layout *L, const bool
 		}
 	for (int kd = 0; kd <= SVGPLOT_NKINDS && !ret; kd++)
 		if (kind_used[kd] && p->legend[kd] && p->legend[kd][0])
-			ret = add_key(k, nk, kd, KEY_COLOUR, p->legend[kd], room);
+			ret = add_key(p->font, k, nk, kd, KEY_COLOUR, p->legend[kd], room);
 	for (int m = 0; m < p->nmarks && !ret; m++)
-		ret = add_key(k, nk, p->mark[m].x1 > p->mark[m].x0 ? KEY_SPAN : KEY_LINE,
+		ret = add_key(p->font, k, nk, p->mark[m].x1 > p->mark[m].x0 ? KEY_SPAN : KEY_LINE,
 			      MARK_LINE, p->mark[m].label, room);
 	return ret;
 }
@@ -413,14 +414,15 @@ int sp_lay_out(const struct svgplot *p, struct layout *L, const bool *has,
 	t = sp_printed(p->title);
 	if (!t)
 		return -ENOMEM;
-	L->ntitle = sp_wrap(t, F_TITLE, L->width - 2 * MARGIN, TITLE_LINES, L->title, sizeof(L->title));
+	L->ntitle = sp_wrap(p->font, t, F_TITLE, L->width - 2 * MARGIN, TITLE_LINES, L->title,
+			    sizeof(L->title));
 	free(t);
 	L->title_y = y + F_TITLE;
 	y += L->ntitle * 20.0;
 	t = sp_printed(p->note);
 	if (!t)
 		return -ENOMEM;
-	L->nnote = p->note[0] ? sp_wrap(t, F_NOTE, L->width - 2 * MARGIN, TITLE_LINES,
+	L->nnote = p->note[0] ? sp_wrap(p->font, t, F_NOTE, L->width - 2 * MARGIN, TITLE_LINES,
 					 L->note, sizeof(L->note)) : 0;
 	free(t);
 	L->note_y = y + F_NOTE;
@@ -436,8 +438,8 @@ int sp_lay_out(const struct svgplot *p, struct layout *L, const bool *has,
 		 p->y_bytes, false, plot_h, 16);
 	axis_fit(&L->ytot, yt[0], yt[1], plot_h >= 200 ? 6 : plot_h >= 120 ? 4 : 3,
 		 p->y_bytes, false, plot_h, 16);
-	lw = fmax(L->has_queues ? axis_label_width(&L->y, F_TICK) : 0,
-		  L->has_total ? axis_label_width(&L->ytot, F_TICK) : 0);
+	lw = fmax(L->has_queues ? axis_label_width(p->font, &L->y, F_TICK) : 0,
+		  L->has_total ? axis_label_width(p->font, &L->ytot, F_TICK) : 0);
 	left = MARGIN + 20 + lw + 6;
 	if (cols > 1)
 		col_gap = lw + 6 + 24;
@@ -447,7 +449,7 @@ int sp_lay_out(const struct svgplot *p, struct layout *L, const bool *has,
 	for (;;) {
 		double spacing;
 
-		xlw = axis_label_width(&L->x, F_TICK);
+		xlw = axis_label_width(p->font, &L->x, F_TICK);
 		plot_w = (L->width - left - MARGIN - xlw / 2 - (cols - 1) * (col_gap + xlw / 2)) / cols;
 		spacing = L->x.step * L->x.unit / (L->x.hi - L->x.lo) * plot_w;
 		if (spacing >= xlw + 10 || sp_axis_nticks(&L->x) <= 2)

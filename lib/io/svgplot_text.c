@@ -28,7 +28,7 @@ static const unsigned short dejavu_sans[95] = {
 #define EM	2048
 
 /* font units of the @len bytes at @s */
-static unsigned long units(const char *s, size_t len)
+static unsigned long table_units(const char *s, size_t len)
 {
 	unsigned long w = 0;
 
@@ -45,7 +45,24 @@ static unsigned long units(const char *s, size_t len)
 
 double svgplot_text_width(const char *s, double size)
 {
-	return (double)units(s, strlen(s)) * size / EM;
+	return (double)table_units(s, strlen(s)) * size / EM;
+}
+
+/*
+ * The width of the @len bytes at @s in font units at @size: the table's
+ * whole units without @ft (the SVG's bytes depend on them), else @ft's
+ * pixels scaled to units.
+ */
+static double units_at(const struct sp_font *ft, const char *s, size_t len, double size)
+{
+	if (!ft)
+		return (double)table_units(s, len);
+	return ft->width(ft, s, len, size) * EM / size;
+}
+
+double sp_text_w(const struct sp_font *ft, const char *s, double size)
+{
+	return units_at(ft, s, strlen(s), size) * size / EM;
 }
 
 char *sp_printed(const char *s)
@@ -99,9 +116,12 @@ static bool put_line(char *buf, size_t n, size_t *at, const char *s, const char 
 	return true;
 }
 
-int sp_wrap(const char *s, double size, double width, int maxlines, char *buf, size_t n)
+#define units(s, len)	units_at(ft, s, len, size)
+
+int sp_wrap(const struct sp_font *ft, const char *s, double size, double width, int maxlines,
+	    char *buf, size_t n)
 {
-	unsigned long room = width > 0 ? (unsigned long)(width * EM / size) : 0;
+	double room = width > 0 ? (double)(unsigned long)(width * EM / size) : 0;
 	size_t at = 0;
 	int lines = 0;
 
@@ -112,7 +132,7 @@ int sp_wrap(const char *s, double size, double width, int maxlines, char *buf, s
 
 		if (lines == maxlines - 1 && units(s, strlen(s)) > room) {
 			/* the last line: as much as fits, then an ellipsis */
-			unsigned long ell = units(ELLIPSIS, strlen(ELLIPSIS));
+			double ell = units(ELLIPSIS, strlen(ELLIPSIS));
 
 			for (e = s; *e && units(s, (size_t)(next_char(e) - s)) + ell <= room;)
 				e = next_char(e);
@@ -152,3 +172,4 @@ int sp_wrap(const char *s, double size, double width, int maxlines, char *buf, s
 	} while (*s);
 	return lines;
 }
+#undef units

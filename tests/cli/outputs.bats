@@ -272,7 +272,7 @@ release() {
 			[[ $stderr == *"--timeline: '$t/$n': "*"the timeline is CSV or JSON lines"* ]] || fail "$stderr"
 			[ ! -e "$t/$n" ]
 		done
-		for n in x.svgz x.png x.svg.bz2; do
+		for n in x.svgz x.gif x.svg.bz2; do
 			rpx $cmd --plot "$t/$n"
 			[ "$status" -eq 2 ] || fail "$cmd --plot $n: exit $status"
 			[[ $stderr == *"--plot: '$t/$n': "*"the plot is SVG"* ]] || fail "$stderr"

@@ -485,12 +485,12 @@ plot_matches() {
 	[ -z "$(ls "$t" | grep -E '\.(csv|svg)\.')" ]
 }
 
-@test "replay: --plot refuses a name that is not .svg, writes nothing" {
-	for name in out.png out.csv out; do
+@test "replay: --plot refuses a name that is not .svg, .png or .pdf, writes nothing" {
+	for name in out.gif out.csv out; do
 		rp replay --plot "$BATS_TEST_TMPDIR/$name" ramp.bqlt
 		[ "$status" -eq 2 ]
 		[ -z "$output" ]
-		[[ "$stderr" == "bqltool: replay: --plot: '$BATS_TEST_TMPDIR/$name': the plot is SVG; give a name ending in .svg (or /dev/stdout)"* ]]
+		[[ "$stderr" == "bqltool: replay: --plot: '$BATS_TEST_TMPDIR/$name': the plot is SVG, PNG or PDF; give a name ending in .svg, .png or .pdf (or /dev/stdout)"* ]]
 		[ ! -e "$BATS_TEST_TMPDIR/$name" ]
 	done
 	rp replay -q --plot "$BATS_TEST_TMPDIR/UP.SVG" ramp.bqlt

@@ -462,13 +462,13 @@ verify() {
 	jq -e '.warnings == []' <<<"$output"
 }
 
-@test "sim: --plot refuses a name that is not SVG, as replay does (one check)" {
+@test "sim: --plot refuses a name that is not SVG, PNG or PDF, as replay does (one check)" {
 	d=$BATS_TEST_TMPDIR
 	for cmd in sim "replay $d/none.bqlt"; do
-		sim $cmd --plot "$d/x.png"
+		sim $cmd --plot "$d/x.gif"
 		[ "$status" -eq 2 ]
-		[[ $stderr == *"--plot: '$d/x.png': the plot is SVG; give a name ending in .svg (or /dev/stdout)"* ]]
-		[ ! -e "$d/x.png" ]
+		[[ $stderr == *"--plot: '$d/x.gif': the plot is SVG, PNG or PDF; give a name ending in .svg, .png or .pdf (or /dev/stdout)"* ]]
+		[ ! -e "$d/x.gif" ]
 	done
 	sim sim -q --duration 0.01 --plot "$d/x.SVG"
 	[ "$status" -eq 0 ]

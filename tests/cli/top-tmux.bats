@@ -473,3 +473,43 @@ assert_quit_clean() {
 	keys q
 	assert_quit_clean
 }
+
+# the table's lines: those under the column header, before the status line
+table_lines() {
+	screen | sed -n '/DEVICE\/QUEUE/,$p' | sed '1d' | head -n "$1"
+}
+
+@test "scrolled down, the device of the queues at the top stays on the first line, as a sticky header" {
+	VIEW_SIZE=160x10 start_view -- -d 0.2
+	wait_for "DEVICE/QUEUE"
+	# 5 table lines; 10 rows: eth0 and 4 queues, eth1 and 2, wlan0 and 1
+	keys Home
+	wait_for "▾ eth0"
+	# the cursor to eth1's first queue: the page scrolls eth0's row off the top
+	for _ in 1 2 3 4 5 6; do keys Down; done
+	sleep 0.5
+	run table_lines 5
+	# eth0's row is kept on the first line above its queues still in sight
+	assert_line --index 0 --regexp "^▾ eth0 +20\\.7 KiB"
+	assert_line --index 1 --regexp "^   tx-2 "
+	assert_line --index 2 --regexp "^   tx-3 "
+	assert_line --index 3 --regexp "^▾ eth1 "
+	assert_line --index 4 --regexp "^   tx-0 "
+	# further down, eth1's queues at the top: eth1 is the header
+	keys Down Down Down
+	sleep 0.5
+	run table_lines 5
+	assert_line --index 0 --regexp "^▾ eth1 "
+	# no device row twice, no queue row lost under the header
+	[ "$(table_lines 5 | grep -c 'eth1')" = 1 ]
+	assert_line --index 4 --regexp "^   tx-0 "
+	assert_line --index 3 --regexp "^▾ wlan0 "
+	# back to the top: no header, the rows as they are
+	keys Home
+	sleep 0.5
+	run table_lines 2
+	assert_line --index 0 --regexp "^▾ eth0 "
+	assert_line --index 1 --regexp "^   tx-0 "
+	keys q
+	assert_quit_clean
+}
