@@ -15,6 +15,9 @@
 #include "lib/kernel/latbpf.h"
 #include "lib/model/topmodel.h"
 
+/* the distributions top shows: ring time and qdisc wait (read, summed) */
+#define TOP_KINDS	(1u << LAT_H_RING | 1u << LAT_H_QDISC)
+
 struct top_lat {
 	bool tried, on;
 	char why[256];
@@ -25,6 +28,7 @@ struct top_lat {
 	bool have;			/* d holds an interval */
 	uint64_t dt_ns;
 	unsigned int skipped;		/* queues past LAT_MAX_SLOTS */
+	struct latbpf_queue *sum;	/* gather()'s scratch, one for the whole run */
 };
 
 struct top_lat *top_lat_new(void)
@@ -40,6 +44,7 @@ void top_lat_free(struct top_lat *tl)
 	free(tl->prev);
 	free(tl->cur);
 	free(tl->d);
+	free(tl->sum);
 	free(tl);
 }
 
@@ -83,13 +88,15 @@ void top_lat_start(struct bql_ctx *c, struct top_lat *tl, const struct sel_resul
 	tl->prev = calloc(1, sizeof(*tl->prev));
 	tl->cur = calloc(1, sizeof(*tl->cur));
 	tl->d = calloc(1, sizeof(*tl->d));
-	if (!tl->prev || !tl->cur || !tl->d) {
+	tl->sum = calloc(1, sizeof(*tl->sum));
+	if (!tl->prev || !tl->cur || !tl->d || !tl->sum) {
 		snprintf(tl->why, sizeof(tl->why), "out of memory");
 		return;
 	}
 	o.t = tl->t;
 	o.n = tl->n;
 	o.no_irq = true;
+	o.kinds = TOP_KINDS;
 	if (latbpf_open(&tl->l, &o, &e)) {
 		snprintf(tl->why, sizeof(tl->why), "%s", e.msg);
 		return;
@@ -146,26 +153,35 @@ const char *top_lat_status(const struct top_lat *tl, char *buf, size_t n)
 	return buf;
 }
 
-/* the queue's (or the device's, @queue -1) interval, summed into @q; false if unobserved */
-static bool gather(const struct top_lat *tl, const char *ifname, int queue,
-		   struct latbpf_queue *q)
+/*
+ * The queue's (or the device's, @queue -1) interval, summed into tl->sum
+ * (the kinds top reads); NULL if unobserved.
+ */
+static struct latbpf_queue *gather(const struct top_lat *tl, const char *ifname, int queue)
 {
+	struct latbpf_queue *q;
 	bool any = false;
 
 	if (!tl || !tl->on || !tl->have)
-		return false;
+		return NULL;
+	q = tl->sum;
+	for (int k = 0; k < LAT_H_NR; k++)
+		if (TOP_KINDS & 1u << k)
+			memset(&q->h[k], 0, sizeof(q->h[k]));
+	memset(&q->c, 0, sizeof(q->c));
 	for (unsigned int i = 0; i < tl->n; i++) {
 		const struct latbpf_queue *s = &tl->d->q[i];
 
 		if (strcmp(tl->t[i].ifname, ifname) || (queue >= 0 && tl->t[i].queue != (unsigned int)queue))
 			continue;
 		for (int k = 0; k < LAT_H_NR; k++)
-			lathist_add(&q->h[k], &s->h[k]);
+			if (TOP_KINDS & 1u << k)
+				lathist_add(&q->h[k], &s->h[k]);
 		for (int k = 0; k < LAT_C_NR; k++)
 			q->c.v[k] += s->c.v[k];
 		any = true;
 	}
-	return any;
+	return any ? q : NULL;
 }
 
 static uint64_t bypassed(const uint64_t *c)
@@ -178,16 +194,12 @@ static uint64_t bypassed(const uint64_t *c)
 unsigned int top_lat_fill(void *arg, const char *ifname, int queue, double *v)
 {
 	const struct top_lat *tl = arg;
-	struct latbpf_queue *q = calloc(1, sizeof(*q));
+	struct latbpf_queue *q = gather(tl, ifname, queue);
 	unsigned int valid = 0;
 	double sec;
 
 	if (!q)
 		return 0;
-	if (!gather(tl, ifname, queue, q)) {
-		free(q);
-		return 0;
-	}
 	sec = (double)tl->dt_ns / 1e9;
 	lathist_add_zeros(&q->h[LAT_H_QDISC], bypassed(q->c.v));
 	if (q->h[LAT_H_RING].count) {
@@ -201,7 +213,6 @@ unsigned int top_lat_fill(void *arg, const char *ifname, int queue, double *v)
 	v[TM_COL_STOP_BQL] = (double)q->c.v[LAT_C_STOP_BQL] / sec;
 	v[TM_COL_STOP_RING] = (double)(q->c.v[LAT_C_STOP_RING] + q->c.v[LAT_C_STOP_BOTH]) / sec;
 	valid |= 1u << TM_COL_STOP_BQL | 1u << TM_COL_STOP_RING;
-	free(q);
 	return valid;
 }
 
@@ -210,14 +221,10 @@ void top_lat_json_queue(struct bql_ctx *c, const struct top_lat *tl, const char 
 {
 	static const char *const keys[3] = { "bql", "ring", "both" };
 	static const int cnt[3] = { LAT_C_STOP_BQL, LAT_C_STOP_RING, LAT_C_STOP_BOTH };
-	struct latbpf_queue *q = calloc(1, sizeof(*q));
+	struct latbpf_queue *q = gather(tl, ifname, (int)queue);
 
 	if (!q)
 		return;
-	if (!gather(tl, ifname, (int)queue, q)) {
-		free(q);
-		return;
-	}
 	lathist_add_zeros(&q->h[LAT_H_QDISC], bypassed(q->c.v));
 	latency_json_dist(c, "ring_time", &q->h[LAT_H_RING]);
 	latency_json_dist(c, "qdisc_wait", &q->h[LAT_H_QDISC]);
@@ -229,7 +236,6 @@ void top_lat_json_queue(struct bql_ctx *c, const struct top_lat *tl, const char 
 		out_close_obj(c);
 	}
 	out_close_obj(c);
-	free(q);
 }
 
 void top_lat_json_status(struct bql_ctx *c, const struct top_lat *tl)

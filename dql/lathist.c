@@ -30,6 +30,12 @@ void lathist_delta(struct lat_hist *dst, const struct lat_hist *now,
 {
 	unsigned int top = 0;
 
+	/* nothing ever recorded (a kind not read, a queue idle since attach) */
+	if (!now->count && !now->sum && !now->max) {
+		if (dst->count || dst->sum || dst->max)
+			memset(dst, 0, sizeof(*dst));
+		return;
+	}
 	dst->count = 0;
 	for (unsigned int b = 0; b < LAT_NB; b++) {
 		dst->b[b] = sub0(now->b[b], before->b[b]);

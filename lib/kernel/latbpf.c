@@ -104,6 +104,13 @@ struct latbpf {
 	void *arg;
 	int stats_fd;
 	int ncpu;
+	unsigned int kinds;		/* histograms latbpf_read() reads (enum lat_kind bits) */
+	bool irq_on;			/* the softirq programs are attached */
+	/* latbpf_read()'s buffers, one map batch each, allocated at open */
+	void *hbuf;			/* LAT_MAX_SLOTS * ncpu histograms */
+	struct lat_cnt *cbuf;		/* LAT_MAX_SLOTS * ncpu */
+	uint64_t *dbuf;			/* LAT_NREASONS * ncpu */
+	__u32 *keys;			/* LAT_NREASONS keys (a batch's keys) */
 };
 
 bool latbpf_available(void)
@@ -312,7 +319,24 @@ int latbpf_open(struct latbpf **lp, const struct latbpf_opts *o, struct bql_err 
 	if (!l)
 		return bql_err_set(e, ENOMEM, "out of memory");
 	l->n = o->n;
+	l->kinds = o->kinds;
 	l->ncpu = libbpf_num_possible_cpus();
+	l->stats_fd = -1;
+	if (l->ncpu <= 0) {
+		err = EIO;
+		bql_err_set(e, err, "cannot count the possible CPUs");
+		goto fail;
+	}
+	l->hbuf = calloc((size_t)LAT_MAX_SLOTS * (size_t)l->ncpu,
+			 (sizeof(struct lat_hist) + 7) & ~(size_t)7);
+	l->cbuf = calloc((size_t)LAT_MAX_SLOTS * (size_t)l->ncpu, sizeof(*l->cbuf));
+	l->dbuf = calloc((size_t)LAT_NREASONS * (size_t)l->ncpu, sizeof(*l->dbuf));
+	l->keys = calloc(LAT_NREASONS, sizeof(*l->keys));
+	if (!l->hbuf || !l->cbuf || !l->dbuf || !l->keys) {
+		err = ENOMEM;
+		bql_err_set(e, err, "out of memory");
+		goto fail;
+	}
 	l->stats_fd = o->prog_stats ? bpf_enable_stats(BPF_STATS_RUN_TIME) : -1;
 	from_btf(l, have, qmask);
 	l->skel = latency_bpf__open();
@@ -346,7 +370,8 @@ int latbpf_open(struct latbpf **lp, const struct latbpf_opts *o, struct bql_err 
 		goto fail;
 	}
 	memcpy(l->skel->bss->qreasons, qmask, sizeof(qmask));
-	l->skel->bss->irq_on = have[P_RAISE] && have[P_SENTRY] && have[P_SEXIT];
+	l->irq_on = have[P_RAISE] && have[P_SENTRY] && have[P_SEXIT];
+	l->skel->bss->irq_on = l->irq_on;
 	err = -resolve(l, o, e);
 	if (!err)
 		err = -tables(l, o, e);
@@ -406,73 +431,81 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * One batch of @count consecutive keys from @first of per-CPU map @fd into
+ * @buf (count * ncpu values, each rounded up to 8 bytes as the kernel lays
+ * them out): one system call where a lookup per key took @count.
+ */
+static int read_batch(int fd, __u32 first, __u32 count, void *buf, __u32 *keys)
+{
+	__u32 in = first - 1, out = 0, n = count;
+	int err;
+
+	err = bpf_map_lookup_batch(fd, first ? &in : NULL, &out, keys, buf, &n, NULL);
+	if (err && errno != ENOENT)
+		return -errno;
+	return n == count ? 0 : -EIO;
+}
+
 int latbpf_read(const struct latbpf *l, struct latbpf_snap *s, struct bql_err *e)
 {
 	if (!l->skel)
 		return bql_err_set(e, EINVAL, "the observer is detached");
-	int ncpu = l->ncpu, fd;
+	int ncpu = l->ncpu, err;
 	size_t hsz = (sizeof(struct lat_hist) + 7) & ~(size_t)7;
-	struct lat_hist *hv = NULL;
-	struct lat_cnt *cv = NULL;
-	uint64_t *dv = NULL;
-	int ret = 0;
+	unsigned int kinds = l->kinds ? l->kinds : (1u << LAT_H_NR) - 1;
 
-	if (ncpu <= 0)
-		return bql_err_set(e, EIO, "cannot count the possible CPUs");
-	hv = calloc((size_t)ncpu, hsz);
-	cv = calloc((size_t)ncpu, sizeof(*cv));
-	dv = calloc((size_t)ncpu, sizeof(*dv));
-	if (!hv || !cv || !dv) {
-		ret = bql_err_set(e, ENOMEM, "out of memory");
-		goto out;
-	}
-	memset(s, 0, sizeof(*s));
 	s->n = l->n;
 	s->t_ns = mono_ns();
-	fd = bpf_map__fd(l->skel->maps.lat_hists);
+	for (__u32 k = 0; k < LAT_H_NR; k++) {
+		if (!(kinds & 1u << k))
+			continue;
+		err = read_batch(bpf_map__fd(l->skel->maps.lat_hists), k * LAT_MAX_SLOTS, l->n,
+				 l->hbuf, l->keys);
+		if (err)
+			return bql_err_set(e, -err, "cannot read the histograms: %s", strerror(-err));
+		for (unsigned int i = 0; i < l->n; i++) {
+			struct lat_hist *h = &s->q[i].h[k];
+
+			memset(h, 0, sizeof(*h));
+			for (int c = 0; c < ncpu; c++)
+				lathist_add(h, (const struct lat_hist *)((char *)l->hbuf +
+					    ((size_t)i * (size_t)ncpu + (size_t)c) * hsz));
+		}
+	}
+	err = read_batch(bpf_map__fd(l->skel->maps.lat_cnts), 0, l->n, l->cbuf, l->keys);
+	if (err)
+		return bql_err_set(e, -err, "cannot read the counters: %s", strerror(-err));
 	for (unsigned int i = 0; i < l->n; i++) {
 		struct latbpf_queue *q = &s->q[i];
 
-		for (__u32 k = 0; k < LAT_H_NR; k++) {
-			__u32 key = i * LAT_H_NR + k;
-
-			if (bpf_map_lookup_elem(fd, &key, hv)) {
-				ret = bql_err_set(e, errno, "cannot read a histogram: %s",
-						  strerror(errno));
-				goto out;
-			}
+		memset(&q->c, 0, sizeof(q->c));
+		memset(q->drops, 0, sizeof(q->drops));
+		for (int c = 0; c < ncpu; c++)
+			for (int k = 0; k < LAT_C_NR; k++)
+				q->c.v[k] += l->cbuf[(size_t)i * (size_t)ncpu + (size_t)c].v[k];
+		if (!q->c.v[LAT_C_DROP])
+			continue;
+		err = read_batch(bpf_map__fd(l->skel->maps.lat_drops), i * LAT_NREASONS,
+				 LAT_NREASONS, l->dbuf, l->keys);
+		if (err)
+			return bql_err_set(e, -err, "cannot read the drop counters: %s",
+					   strerror(-err));
+		for (__u32 r = 0; r < LAT_NREASONS; r++)
 			for (int c = 0; c < ncpu; c++)
-				lathist_add(&q->h[k], (const struct lat_hist *)((char *)hv + c * hsz));
-		}
-		if (!bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.lat_cnts), &i, cv))
-			for (int c = 0; c < ncpu; c++)
-				for (int k = 0; k < LAT_C_NR; k++)
-					q->c.v[k] += cv[c].v[k];
-		for (__u32 r = 0; r < LAT_NREASONS; r++) {
-			__u32 key = i * LAT_NREASONS + r;
-
-			if (!q->c.v[LAT_C_DROP])
-				break;
-			if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.lat_drops), &key, dv))
-				continue;
-			for (int c = 0; c < ncpu; c++)
-				q->drops[r] += dv[c];
-		}
+				q->drops[r] += l->dbuf[(size_t)r * (size_t)ncpu + (size_t)c];
 	}
-	{
+	s->ncpu = 0;
+	if (l->irq_on) {
 		__u32 zero = 0;
 
-		if (!bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.lat_cpu_irq), &zero, hv)) {
+		if (!bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.lat_cpu_irq), &zero, l->hbuf)) {
 			s->ncpu = ncpu < LAT_MAX_CPUS ? (unsigned int)ncpu : LAT_MAX_CPUS;
 			for (unsigned int c = 0; c < s->ncpu; c++)
-				memcpy(&s->cpu_irq[c], (char *)hv + c * hsz, sizeof(struct lat_hist));
+				memcpy(&s->cpu_irq[c], (char *)l->hbuf + c * hsz, sizeof(struct lat_hist));
 		}
 	}
-out:
-	free(hv);
-	free(cv);
-	free(dv);
-	return ret;
+	return 0;
 }
 
 int latbpf_events(struct latbpf *l, latbpf_event_fn fn, void *arg)
@@ -533,6 +566,10 @@ void latbpf_close(struct latbpf *l)
 	latbpf_detach(l);
 	for (int r = 0; r < LAT_NREASONS; r++)
 		free(l->reasons[r]);
+	free(l->hbuf);
+	free(l->cbuf);
+	free(l->dbuf);
+	free(l->keys);
 	free(l);
 }
 

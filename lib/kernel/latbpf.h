@@ -30,6 +30,7 @@ struct latbpf_opts {
 	int verbose;			/* >= 2: libbpf's own messages on stderr */
 	bool prog_stats;		/* kernel run-time statistics (BPF_ENABLE_STATS) */
 	bool no_irq;			/* leave the softirq programs out (no interrupt delay) */
+	unsigned int kinds;		/* histograms to read (1 << enum lat_kind), 0 = all */
 };
 
 /* one queue's reading: every distribution and counter, summed over the CPUs */
@@ -67,7 +68,11 @@ bool latbpf_available(void);
 int latbpf_open(struct latbpf **lp, const struct latbpf_opts *o, struct bql_err *e);
 /* the tracepoints left out, "" if none ("napi:dql_stall_detected, ...") */
 const char *latbpf_missing(const struct latbpf *l);
-/* read every queue's histograms and counters (cumulative since attach) */
+/*
+ * read every queue's counters and the histograms of the kinds opened with
+ * (cumulative since attach; other kinds are left as they were in @s): a
+ * batch of the maps per kind, no allocation
+ */
 int latbpf_read(const struct latbpf *l, struct latbpf_snap *s, struct bql_err *e);
 /* the name of kfree_skb drop reason @r from BTF ("QDISC_DROP"), NULL if unknown */
 const char *latbpf_reason_name(const struct latbpf *l, unsigned int r);

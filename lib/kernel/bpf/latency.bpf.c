@@ -51,7 +51,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, LAT_MAX_SLOTS * LAT_H_NR);
-	__type(key, __u32);		/* slot * LAT_H_NR + enum lat_kind */
+	__type(key, __u32);		/* enum lat_kind * LAT_MAX_SLOTS + slot: a kind's in one batch */
 	__type(value, struct lat_hist);
 } lat_hists SEC(".maps");
 
@@ -160,7 +160,7 @@ static __always_inline void cnt_inc(__u32 slot, __u32 idx)
 
 static __always_inline void hist_add(__u32 slot, __u32 kind, __u64 v)
 {
-	__u32 key = slot * LAT_H_NR + kind;
+	__u32 key = kind * LAT_MAX_SLOTS + slot;
 	struct lat_hist *h = bpf_map_lookup_elem(&lat_hists, &key);
 
 	if (h)
