@@ -194,6 +194,16 @@ $(BPF_DIR)/%.skel.h: $(BPF_DIR)/%.bpf.o
 	$(call quiet,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
 
+# make bench's floor of the latency observer: empty programs at its
+# tracepoints, loaded from the object file by tests/tools/latfloor
+$(BUILD)/tests/tools/latfloor.bpf.o: tests/tools/bpf/latfloor.bpf.c $(BPF_DIR)/vmlinux.h
+	$(call quiet,BPF,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
+		-I$(BPF_DIR) -I. -Wall -Werror -c $< -o $@
+$(BUILD)/tests/tools/latfloor: BQL_CFLAGS += -DBQLTOOL_HAVE_BPF
+tools: $(BUILD)/tests/tools/latfloor.bpf.o
+
 # each loader includes its skeleton and is built with BPF support
 define bpf_loader
 $(BUILD)/lib/kernel/$(BPF_LOADER_$(1)).o: $(BPF_DIR)/$(1).skel.h

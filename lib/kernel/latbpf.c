@@ -484,6 +484,9 @@ int latbpf_read(const struct latbpf *l, struct latbpf_snap *s, struct bql_err *e
 		for (int c = 0; c < ncpu; c++)
 			for (int k = 0; k < LAT_C_NR; k++)
 				q->c.v[k] += l->cbuf[(size_t)i * (size_t)ncpu + (size_t)c].v[k];
+		for (int k = 0; k < LAT_HOT_NR; k++)
+			q->c.v[LAT_HOT_CNT(k)] += __atomic_load_n(&l->skel->bss->slots[i].hot[k],
+								  __ATOMIC_RELAXED);
 		if (!q->c.v[LAT_C_DROP])
 			continue;
 		err = read_batch(bpf_map__fd(l->skel->maps.lat_drops), i * LAT_NREASONS,

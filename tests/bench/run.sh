@@ -549,6 +549,47 @@ lat_cost() {
 		}' "$BENCH_DIR/$1.err"
 }
 
+# floor_cost NAME [--no-irq]: the floor under the observer's figure: empty
+# programs at the same tracepoints (tests/tools/latfloor) around one
+# download, per packet sent on eth0 in that window; and what one clock
+# read adds to a run (the observer reads it once per packet sent and once
+# per poll that completes)
+floor_cost() {
+	local name=$1 pid p0 p1 ready; shift
+	"$BUILD/tests/tools/latfloor" "$BUILD/tests/tools/latfloor.bpf.o" "$@" \
+		>"$BENCH_DIR/$name.out" 2>"$BENCH_DIR/$name.err" &
+	pid=$!
+	for ready in $(seq 50); do
+		grep -q ready "$BENCH_DIR/$name.out" 2>/dev/null && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if ! grep -q ready "$BENCH_DIR/$name.out" 2>/dev/null; then
+		echo "  floor: skipped: $(head -1 "$BENCH_DIR/$name.err")"
+		kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+		return 0
+	fi
+	p0=$(cat /sys/class/net/eth0/statistics/tx_packets)
+	rec_download || true
+	p1=$(cat /sys/class/net/eth0/statistics/tx_packets)
+	kill -INT "$pid"; wait "$pid" || true
+	awk -v pk="$((p1 - p0))" '
+		/BPF program floor_/ {
+			name = $4; sub(":", "", name); runs[name] = $5; ns[name] = $7
+			if (name != "floor_xmit_clock") total += $7
+		}
+		END {
+			if (!pk) { print "  floor: no packet sent on eth0"; exit }
+			printf "  floor: empty programs at the same tracepoints: %.0f ns per transmitted packet (%d packets)\n", total / pk, pk
+			for (n in runs) if (n != "floor_xmit_clock")
+				printf "    %-12s %8d runs %7.0f ns/run %8.0f ns per packet\n", n, runs[n], ns[n] / runs[n], ns[n] / pk
+			if (runs["floor_xmit_clock"] && runs["floor_xmit"])
+				printf "    one clock read adds %.0f ns to a run (floor_xmit_clock %.0f ns/run)\n",
+					ns["floor_xmit_clock"] / runs["floor_xmit_clock"] - ns["floor_xmit"] / runs["floor_xmit"],
+					ns["floor_xmit_clock"] / runs["floor_xmit_clock"]
+		}' "$BENCH_DIR/$name.err"
+}
+
 # The observer's cost during package downloads on eth0 (needs root, an eth0
 # with BQL and BPF): BPF run time per transmitted packet, all programs
 # together (the issue's budget: 150 ns), with and without the softirq
@@ -565,9 +606,11 @@ bench_latency() {
 	lat_during lat-all
 	echo " every program:"
 	lat_cost lat-all
+	floor_cost lat-floor-all
 	lat_during lat-noirq --no-irq
 	echo " --no-irq (no softirq programs):"
 	lat_cost lat-noirq
+	floor_cost lat-floor-noirq --no-irq
 	jq -r '.devices[0].queues[0] | "  ring time p50 \(.ring_time.p50) ns, p99 \(.ring_time.p99) ns; qdisc wait p99 \(.qdisc_wait.p99) ns, bypass \(.bypass) of \(.xmit)"' \
 		"$BENCH_DIR/lat-all.json"
 }

@@ -158,6 +158,12 @@ static __always_inline void cnt_inc(__u32 slot, __u32 idx)
 		c->v[idx]++;
 }
 
+static __always_inline void hot_inc(struct lat_slot *s, __u32 k)
+{
+	if (k < LAT_HOT_NR)
+		__sync_fetch_and_add(&s->hot[k], 1);
+}
+
 static __always_inline void hist_add(__u32 slot, __u32 kind, __u64 v)
 {
 	__u32 key = kind * LAT_MAX_SLOTS + slot;
@@ -427,7 +433,7 @@ static __always_inline void sent(__u32 i, struct lat_slot *s, __u64 *now)
 	f->e[t & (LAT_FIFO - 1)].t = now_of(now);
 	f->e[t & (LAT_FIFO - 1)].pos = nq;
 	__sync_fetch_and_add(&s->tail, 1);	/* a full barrier: the entry first */
-	cnt_inc(i, LAT_C_SENT);
+	hot_inc(s, LAT_HOT_SENT);
 }
 
 /* ------------------------------------------------------------ qdisc */
@@ -534,7 +540,10 @@ int BPF_PROG(lat_xmit, struct sk_buff *skb, int rc, struct net_device *dev, unsi
 	if (i < 0 || i >= LAT_MAX_SLOTS)
 		return 0;
 	s = slot_ptr((__u32)i);
-	cnt_inc((__u32)i, rc == 0 ? LAT_C_XMIT : LAT_C_XMIT_BUSY);
+	if (rc == 0)
+		hot_inc(s, LAT_HOT_XMIT);
+	else
+		cnt_inc((__u32)i, LAT_C_XMIT_BUSY);
 	/* completions the driver ran inside its xmit (virtio_net), then this packet */
 	complete((__u32)i, s, &now);
 	sent((__u32)i, s, &now);
@@ -570,16 +579,18 @@ static long napi_one(__u32 k, struct napi_ctx *c)
 		return 1;
 	s = slot_ptr(i);
 	done = complete(i, s, &c->now);
-	cnt_inc(i, LAT_C_POLLS);
+	hot_inc(s, LAT_HOT_POLLS);
 	if (done) {
 		__u64 delay = irq_delay();
 
-		cnt_inc(i, LAT_C_POLLS_DONE);
+		hot_inc(s, LAT_HOT_POLLS_DONE);
 		hist_add(i, LAT_H_CPP, done);
 		if (delay)
 			hist_add(i, LAT_H_IRQ, delay);
 	}
-	see_state(i, s, &c->now);
+	/* a stop begins at a transmit; a poll sees it end */
+	if (READ_ONCE(s->stopped))
+		see_state(i, s, &c->now);
 	return 0;
 }
 

@@ -46,6 +46,22 @@ struct lat_cnt {
 };
 
 /*
+ * The counters of every packet and every poll live in the queue's slot,
+ * on the cache lines those runs touch anyway (an atomic add), not in the
+ * per-CPU map (one more cold line a run); user space adds them to
+ * lat_cnt's: hot[k] counts lat_cnt.v[LAT_HOT_CNT(k)].
+ */
+enum lat_hot_idx {
+	LAT_HOT_XMIT,
+	LAT_HOT_SENT,
+	LAT_HOT_POLLS,
+	LAT_HOT_POLLS_DONE,
+	LAT_HOT_NR,
+};
+#define LAT_HOT_CNT(k)	((k) == LAT_HOT_XMIT ? LAT_C_XMIT : (k) == LAT_HOT_SENT ? LAT_C_SENT : \
+			 (k) == LAT_HOT_POLLS ? LAT_C_POLLS : LAT_C_POLLS_DONE)
+
+/*
  * struct lat_slot - one observed queue: its addresses (filled by user
  * space before attaching) and the state the programs share between CPUs:
  * the stop in progress, the FIFO indices, the last num_queued pushed.
@@ -60,7 +76,8 @@ struct lat_slot {
 	lat_u32 head, tail;	/* FIFO (map fifo): [head, tail) in flight */
 	lat_u32 last_pos;	/* num_queued of the last push */
 	lat_u32 armed;		/* last_pos is valid */
-};
+	lat_u64 hot[LAT_HOT_NR];	/* enum lat_hot_idx */
+} __attribute__((aligned(64)));
 
 /* a device: its slots are [first, first + n) */
 struct lat_dev {
