@@ -202,6 +202,7 @@ $(BUILD)/tests/tools/latfloor.bpf.o: tests/tools/bpf/latfloor.bpf.c $(BPF_DIR)/v
 	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 		-I$(BPF_DIR) -I. -Wall -Werror -c $< -o $@
 $(BUILD)/tests/tools/latfloor: BQL_CFLAGS += -DBQLTOOL_HAVE_BPF
+$(BUILD)/lib/kernel/bpfstats.o: BQL_CFLAGS += -DBQLTOOL_HAVE_BPF
 tools: $(BUILD)/tests/tools/latfloor.bpf.o
 
 # each loader includes its skeleton and is built with BPF support

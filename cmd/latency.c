@@ -139,7 +139,7 @@ static int report(struct lat_run *r, const struct latbpf_snap *s, uint64_t dur)
 /* BQLTOOL_LATENCY_STATS=1: each program's runs and run time, on stderr */
 static void prog_stats(struct lat_run *r)
 {
-	struct latbpf_prog_stat ps[NPS];
+	struct bpf_prog_runs ps[NPS];
 	int n = latbpf_prog_stats(r->l, ps, NPS);
 
 	for (int i = 0; i < n; i++)

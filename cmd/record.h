@@ -43,7 +43,7 @@ struct rec_run {
 	char why_not[RECBPF_NR][320];		/* per backend: why it is not the one used */
 	uint64_t dql[REC_MAX_SLOTS];	/* for -v */
 	bool count_done;		/* -c COUNT reached */
-	struct recbpf_prog_stat ps[REC_NPS];	/* BQLTOOL_RECORD_STATS=1 */
+	struct bpf_prog_runs ps[REC_NPS];	/* BQLTOOL_RECORD_STATS=1 */
 	int nps;
 	bool progress, drawn;
 	uint64_t t0, last_shown, last_events;

@@ -44,7 +44,7 @@ int latbpf_events(struct latbpf *l, latbpf_event_fn fn, void *arg)
 	(void)l; (void)fn; (void)arg;
 	return -ENOTSUP;
 }
-int latbpf_prog_stats(const struct latbpf *l, struct latbpf_prog_stat *out, int max)
+int latbpf_prog_stats(const struct latbpf *l, struct bpf_prog_runs *out, int max)
 {
 	(void)l; (void)out; (void)max;
 	return 0;
@@ -523,28 +523,11 @@ int latbpf_events(struct latbpf *l, latbpf_event_fn fn, void *arg)
 	return n < 0 ? n : 0;
 }
 
-int latbpf_prog_stats(const struct latbpf *l, struct latbpf_prog_stat *out, int max)
+int latbpf_prog_stats(const struct latbpf *l, struct bpf_prog_runs *out, int max)
 {
-	struct bpf_program *p;
-	int n = 0;
-
 	if (!l || !l->skel || l->stats_fd < 0)
 		return 0;
-	bpf_object__for_each_program(p, l->skel->obj) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
-
-		if (n == max || bpf_program__fd(p) < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) || !info.run_cnt)
-			continue;
-		snprintf(out[n].name, sizeof(out[n].name), "%s", bpf_program__name(p));
-		out[n].runs = info.run_cnt;
-		out[n].run_ns = info.run_time_ns;
-		n++;
-	}
-	return n;
+	return bpfstats_read(l->skel->obj, out, max);
 }
 
 void latbpf_detach(struct latbpf *l)

@@ -16,6 +16,7 @@
 #include "dql/err.h"
 #include "dql/lat.h"
 #include "lib/kernel/bpf/latency.h"
+#include "lib/kernel/bpfstats.h"
 #include "lib/kernel/sysfs.h"
 
 struct latbpf_target {
@@ -49,11 +50,6 @@ struct latbpf_snap {
 	uint64_t t_ns;			/* CLOCK_MONOTONIC of the reading */
 };
 
-/* one program's kernel statistics (with prog_stats) */
-struct latbpf_prog_stat {
-	char name[32];
-	uint64_t runs, run_ns;
-};
 
 struct latbpf;
 
@@ -81,7 +77,7 @@ typedef void (*latbpf_event_fn)(void *arg, const struct lat_event *ev);
 /* deliver the stall/timeout events pending; -errno on failure */
 int latbpf_events(struct latbpf *l, latbpf_event_fn fn, void *arg);
 /* program run counts and times (with prog_stats); how many filled (<= @max) */
-int latbpf_prog_stats(const struct latbpf *l, struct latbpf_prog_stat *out, int max);
+int latbpf_prog_stats(const struct latbpf *l, struct bpf_prog_runs *out, int max);
 /* detach: every link and BPF object gone (reason names stay); NULL is a no-op */
 void latbpf_detach(struct latbpf *l);
 /* detach and free everything; NULL is a no-op */

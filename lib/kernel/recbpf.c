@@ -75,7 +75,7 @@ void recbpf_stats(const struct recbpf *r, uint64_t st[REC_ST_NR])
 	memset(st, 0, sizeof(uint64_t) * REC_ST_NR);
 }
 void recbpf_close(struct recbpf *r) { (void)r; }
-int recbpf_prog_stats(const struct recbpf *r, struct recbpf_prog_stat *out, int max)
+int recbpf_prog_stats(const struct recbpf *r, struct bpf_prog_runs *out, int max)
 {
 	(void)r; (void)out; (void)max;
 	return 0;
@@ -638,28 +638,11 @@ void recbpf_stats(const struct recbpf *r, uint64_t st[REC_ST_NR])
 	free(v);
 }
 
-int recbpf_prog_stats(const struct recbpf *r, struct recbpf_prog_stat *out, int max)
+int recbpf_prog_stats(const struct recbpf *r, struct bpf_prog_runs *out, int max)
 {
-	struct bpf_program *p;
-	int n = 0;
-
 	if (!r || !r->skel || r->stats_fd < 0)
 		return 0;
-	bpf_object__for_each_program(p, r->skel->obj) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
-
-		if (n == max || bpf_program__fd(p) < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) || !info.run_cnt)
-			continue;
-		snprintf(out[n].name, sizeof(out[n].name), "%s", bpf_program__name(p));
-		out[n].runs = info.run_cnt;
-		out[n].run_ns = info.run_time_ns;
-		n++;
-	}
-	return n;
+	return bpfstats_read(r->skel->obj, out, max);
 }
 
 void recbpf_close(struct recbpf *r)

@@ -13,6 +13,7 @@
 
 #include "dql/err.h"
 #include "lib/kernel/bpf/record.h"
+#include "lib/kernel/bpfstats.h"
 #include "lib/kernel/sysfs.h"
 
 /* debug registers per CPU the watchpoint backend may use (x86: DR0-DR3) */
@@ -40,11 +41,6 @@ struct recbpf_opts {
 	bool prog_stats;		/* kernel run-time statistics (BPF_ENABLE_STATS) */
 };
 
-/* one program's kernel statistics (with prog_stats) */
-struct recbpf_prog_stat {
-	char name[32];
-	uint64_t runs, run_ns;
-};
 
 struct recbpf;
 
@@ -101,7 +97,7 @@ void recbpf_stats(const struct recbpf *r, uint64_t st[REC_ST_NR]);
  * recbpf_prog_stats - run counts and run time of each attached program
  * kind (with opts.prog_stats); returns how many were filled (<= @max).
  */
-int recbpf_prog_stats(const struct recbpf *r, struct recbpf_prog_stat *out, int max);
+int recbpf_prog_stats(const struct recbpf *r, struct bpf_prog_runs *out, int max);
 /* close everything; NULL is a no-op */
 void recbpf_close(struct recbpf *r);
 

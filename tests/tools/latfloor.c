@@ -17,6 +17,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/kernel/bpfstats.h"
+
 static volatile sig_atomic_t done;
 
 static void on_sig(int sig)
@@ -28,9 +30,10 @@ static void on_sig(int sig)
 int main(int argc, char **argv)
 {
 	struct bpf_link *links[16];
+	struct bpf_prog_runs runs[16];
 	struct bpf_object *obj;
 	struct bpf_program *p;
-	int nl = 0, stats, rc = 0;
+	int nl = 0, nr, stats, rc = 0;
 	int no_irq = argc > 2 && !strcmp(argv[2], "--no-irq");
 
 	if (argc < 2) {
@@ -66,18 +69,11 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (!done)
 		pause();
-	bpf_object__for_each_program(p, obj) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
-
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) || !info.run_cnt)
-			continue;
+	nr = bpfstats_read(obj, runs, 16);
+	for (int i = 0; i < nr; i++)
 		fprintf(stderr, "latfloor: BPF program %s: %llu runs, %llu ns, %.0f ns per run\n",
-			bpf_program__name(p), (unsigned long long)info.run_cnt,
-			(unsigned long long)info.run_time_ns,
-			(double)info.run_time_ns / (double)info.run_cnt);
-	}
+			runs[i].name, (unsigned long long)runs[i].runs,
+			(unsigned long long)runs[i].run_ns, (double)runs[i].run_ns / (double)runs[i].runs);
 out:
 	while (nl)
 		bpf_link__destroy(links[--nl]);
