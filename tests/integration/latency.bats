@@ -417,3 +417,20 @@ wait_latency() {
 	assert_regex "$stderr" "this kernel has no tracepoint net:net_dev_start_xmit: no transmit can be observed"
 	assert_nothing_attached
 }
+
+@test "latency: BQLTOOL_LATENCY_STATS=1 -v prints each program that ran, with its runs and run time (the kernel's statistics)" {
+	netns_require
+	lat_require
+	ip netns exec "$NS" python3 "$TOOLS/pktpace.py" t0 1000 $((RATE_PPS / 2)) 2 4 >/dev/null &
+	local sender=$!
+	run --separate-stderr timeout 30 env BQLTOOL_LATENCY_STATS=1 "$BQLTOOL" -v latency -n "$NS" t0 -d 1.5
+	wait "$sender"
+	assert_success
+	echo "$stderr" | grep 'BPF program' | sed 's/^/# /' >&3
+	# every packet sent passes the qdisc: its two programs ran, and took time
+	grep -qE '^bqltool: latency: BPF program lat_enq: [1-9][0-9]* runs, [1-9][0-9]* ns, [0-9]+ ns per run$' <<<"$stderr"
+	grep -qE '^bqltool: latency: BPF program lat_deq: [1-9][0-9]* runs, [1-9][0-9]* ns' <<<"$stderr"
+	# a program that never ran is not listed (lat_find runs once, by test run)
+	! grep -qE 'BPF program lat_timeout' <<<"$stderr"
+	assert_nothing_attached
+}
