@@ -47,7 +47,7 @@ char *bql_fmt_human(char *buf, size_t n, enum bql_attr a, uint64_t v,
 	case BQL_LIMIT_MIN:
 	case BQL_LIMIT_MAX:
 		if (v == DQL_MAX_LIMIT) {
-			snprintf(buf, n, "max");
+			snprintf(buf, n, "%s", "max");
 			return buf;
 		}
 		return units_fmt_bytes(buf, n, v);
@@ -65,8 +65,7 @@ char *bql_fmt_human(char *buf, size_t n, enum bql_attr a, uint64_t v,
 	case BQL_STALL_MAX:	/* sysfs shows jiffies */
 		return units_fmt_ms(buf, n, dql_jiffies_to_msecs(v, hz));
 	default:
-		snprintf(buf, n, "%" PRIu64, v);
-		return buf;
+		return units_fmt_u64(buf, n, v);
 	}
 }
 
