@@ -21,6 +21,8 @@ struct top_lat {
 	struct latbpf *l;
 	struct latbpf_target t[LAT_MAX_SLOTS];
 	unsigned int n;
+	/* the end of the run of slots of one device from each slot on */
+	unsigned int run_end[LAT_MAX_SLOTS];
 	struct latbpf_snap *prev, *cur, *d;
 	bool have;			/* d holds an interval */
 	uint64_t dt_ns;
@@ -80,6 +82,9 @@ void top_lat_start(struct bql_ctx *c, struct top_lat *tl, const struct sel_resul
 		snprintf(tl->why, sizeof(tl->why), "no queue to observe");
 		return;
 	}
+	for (unsigned int i = tl->n; i-- > 0;)
+		tl->run_end[i] = i + 1 == tl->n || strcmp(tl->t[i].ifname, tl->t[i + 1].ifname) ?
+				 i + 1 : tl->run_end[i + 1];
 	tl->prev = calloc(1, sizeof(*tl->prev));
 	tl->cur = calloc(1, sizeof(*tl->cur));
 	tl->d = calloc(1, sizeof(*tl->d));
@@ -146,6 +151,27 @@ const char *top_lat_status(const struct top_lat *tl, char *buf, size_t n)
 	return buf;
 }
 
+/*
+ * Whether the queue (or the device, @queue -1) is observed: one name
+ * compared per device observed, not per slot (top -b asks for each of
+ * thousands of rows, issue #40)
+ */
+static bool observed(const struct top_lat *tl, const char *ifname, int queue)
+{
+	if (!tl || !tl->on || !tl->have)
+		return false;
+	for (unsigned int i = 0; i < tl->n; i = tl->run_end[i]) {
+		if (strcmp(tl->t[i].ifname, ifname))
+			continue;
+		if (queue < 0)
+			return true;
+		for (unsigned int j = i; j < tl->run_end[i]; j++)
+			if (tl->t[j].queue == (unsigned int)queue)
+				return true;
+	}
+	return false;
+}
+
 /* the queue's (or the device's, @queue -1) interval, summed into @q; false if unobserved */
 static bool gather(const struct top_lat *tl, const char *ifname, int queue,
 		   struct latbpf_queue *q)
@@ -154,16 +180,20 @@ static bool gather(const struct top_lat *tl, const char *ifname, int queue,
 
 	if (!tl || !tl->on || !tl->have)
 		return false;
-	for (unsigned int i = 0; i < tl->n; i++) {
-		const struct latbpf_queue *s = &tl->d->q[i];
-
-		if (strcmp(tl->t[i].ifname, ifname) || (queue >= 0 && tl->t[i].queue != (unsigned int)queue))
+	for (unsigned int i = 0; i < tl->n; i = tl->run_end[i]) {
+		if (strcmp(tl->t[i].ifname, ifname))
 			continue;
-		for (int k = 0; k < LAT_H_NR; k++)
-			lathist_add(&q->h[k], &s->h[k]);
-		for (int k = 0; k < LAT_C_NR; k++)
-			q->c.v[k] += s->c.v[k];
-		any = true;
+		for (unsigned int j = i; j < tl->run_end[i]; j++) {
+			const struct latbpf_queue *s = &tl->d->q[j];
+
+			if (queue >= 0 && tl->t[j].queue != (unsigned int)queue)
+				continue;
+			for (int k = 0; k < LAT_H_NR; k++)
+				lathist_add(&q->h[k], &s->h[k]);
+			for (int k = 0; k < LAT_C_NR; k++)
+				q->c.v[k] += s->c.v[k];
+			any = true;
+		}
 	}
 	return any;
 }
@@ -178,10 +208,14 @@ static uint64_t bypassed(const uint64_t *c)
 unsigned int top_lat_fill(void *arg, const char *ifname, int queue, double *v)
 {
 	const struct top_lat *tl = arg;
-	struct latbpf_queue *q = calloc(1, sizeof(*q));
+	struct latbpf_queue *q;
 	unsigned int valid = 0;
 	double sec;
 
+	/* most rows are not observed (64 slots): no 18 KiB to clear for them */
+	if (!observed(tl, ifname, queue))
+		return 0;
+	q = calloc(1, sizeof(*q));
 	if (!q)
 		return 0;
 	if (!gather(tl, ifname, queue, q)) {
@@ -210,8 +244,11 @@ void top_lat_json_queue(struct bql_ctx *c, const struct top_lat *tl, const char 
 {
 	static const char *const keys[3] = { "bql", "ring", "both" };
 	static const int cnt[3] = { LAT_C_STOP_BQL, LAT_C_STOP_RING, LAT_C_STOP_BOTH };
-	struct latbpf_queue *q = calloc(1, sizeof(*q));
+	struct latbpf_queue *q;
 
+	if (!observed(tl, ifname, (int)queue))
+		return;
+	q = calloc(1, sizeof(*q));
 	if (!q)
 		return;
 	if (!gather(tl, ifname, (int)queue, q)) {
