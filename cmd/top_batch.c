@@ -168,13 +168,15 @@ static void text_lat(struct table *t, const struct top_lat *tl, const char *ifna
 	char buf[32];
 
 	if (valid & (1u << TM_COL_RING_P99))
-		table_cell(t, TC_RINGP99, "%s", latency_fmt_ns(buf, sizeof(buf), (uint64_t)v[TM_COL_RING_P99]));
+		table_cell_str(t, TC_RINGP99, latency_fmt_ns(buf, sizeof(buf), (uint64_t)v[TM_COL_RING_P99]));
 	if (valid & (1u << TM_COL_QDISC_P99))
-		table_cell(t, TC_QDP99, "%s", latency_fmt_ns(buf, sizeof(buf), (uint64_t)v[TM_COL_QDISC_P99]));
+		table_cell_str(t, TC_QDP99, latency_fmt_ns(buf, sizeof(buf), (uint64_t)v[TM_COL_QDISC_P99]));
 	if (valid & (1u << TM_COL_STOP_BQL))
-		table_cell(t, TC_BQLSTOP, "%.1f", v[TM_COL_STOP_BQL]);
+		table_cell_str(t, TC_BQLSTOP,
+			       units_fmt_fixed(buf, sizeof(buf), v[TM_COL_STOP_BQL], 1, ""));
 	if (valid & (1u << TM_COL_STOP_RING))
-		table_cell(t, TC_RINGSTOP, "%.1f", v[TM_COL_STOP_RING]);
+		table_cell_str(t, TC_RINGSTOP,
+			       units_fmt_fixed(buf, sizeof(buf), v[TM_COL_STOP_RING], 1, ""));
 }
 
 static void text_rate(struct table *t, int col, bool counted, bool valid, double v,
@@ -185,11 +187,11 @@ static void text_rate(struct table *t, int col, bool counted, bool valid, double
 	if (!counted)
 		return;
 	if (!valid)
-		table_cell(t, col, "-");
+		table_cell_n(t, col, "-", 1);
 	else if (bytes)
-		table_cell(t, col, "%s", units_fmt_rate(buf, sizeof(buf), v));
+		table_cell_str(t, col, units_fmt_rate(buf, sizeof(buf), v));
 	else
-		table_cell(t, col, "%.1f", v);
+		table_cell_str(t, col, units_fmt_fixed(buf, sizeof(buf), v, 1, ""));
 }
 
 static void text_queue(struct table *t, const struct sampler_queue *q, unsigned int hz)
@@ -203,20 +205,21 @@ static void text_queue(struct table *t, const struct sampler_queue *q, unsigned 
 	const struct bql_queue *b = &q->bql;
 	char buf[32];
 
-	table_cell(t, TC_QUEUE, "tx-%u", q->index);
+	memcpy(buf, "tx-", 3);
+	table_cell_n(t, TC_QUEUE, buf, 3 + units_u64_len(buf + 3, sizeof(buf) - 3, q->index, ""));
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (bql_has(b, map[i].a))
-			table_cell(t, map[i].col, "%s",
-				   bql_fmt_human(buf, sizeof(buf), map[i].a, b->val[map[i].a], hz));
+			table_cell_str(t, map[i].col, bql_fmt_human(buf, sizeof(buf), map[i].a,
+								     b->val[map[i].a], hz));
 	if (bql_has(b, BQL_STALL_CNT))
-		table_cell(t, TC_DSTALL, q->has_stall_delta ? "%" PRIu64 : "-",
-			   q->stall_cnt_delta);
+		table_cell_str(t, TC_DSTALL, q->has_stall_delta ?
+			       units_fmt_u64(buf, sizeof(buf), q->stall_cnt_delta) : "-");
 	for (int k = 0; k < SQS_NR; k++)
 		text_rate(t, TC_RATE + k, q->qs_present & (1u << k),
 			  q->rate_valid & (1u << k), q->rate[k], k == SQS_TX_BYTES);
 	if (q->has_qd) {
-		table_cell(t, TC_QDISC, "%s", q->qd.kind);
-		table_cell(t, TC_QBACKLOG, "%s", units_fmt_bytes(buf, sizeof(buf), q->qd.backlog));
+		table_cell_str(t, TC_QDISC, q->qd.kind);
+		table_cell_str(t, TC_QBACKLOG, units_fmt_bytes(buf, sizeof(buf), q->qd.backlog));
 		text_rate(t, TC_QDROPS, true, q->qd_drops_rate_valid, q->qd_drops_rate, false);
 	}
 }
@@ -248,25 +251,24 @@ static void text_device(struct table *t, const struct sampler_dev *d)
 			}
 		}
 	}
-	table_cell(t, TC_DEV, "%s", d->ifname);
+	table_cell_str(t, TC_DEV, d->ifname);
 	/* every device is listed, down ones too: the state says which */
-	table_cell(t, TC_STATE, "%s", d->operstate[0] ? d->operstate : "?");
+	table_cell_str(t, TC_STATE, d->operstate[0] ? d->operstate : "?");
 	if (n == d->ntx)
-		table_cell(t, TC_QUEUE, "all");
+		table_cell_n(t, TC_QUEUE, "all", 3);
 	else
 		table_cell(t, TC_QUEUE, "%u of %u", n, d->ntx);
 	if (has[0])
-		table_cell(t, TC_LIMIT, "%s", bql_fmt_human(buf, sizeof(buf), BQL_LIMIT, sum[0], 0));
+		table_cell_str(t, TC_LIMIT, bql_fmt_human(buf, sizeof(buf), BQL_LIMIT, sum[0], 0));
 	if (has[1])
-		table_cell(t, TC_INFLIGHT, "%s",
-			   bql_fmt_human(buf, sizeof(buf), BQL_INFLIGHT, sum[1], 0));
+		table_cell_str(t, TC_INFLIGHT, bql_fmt_human(buf, sizeof(buf), BQL_INFLIGHT, sum[1], 0));
 	if (d->has_stats) {
 		text_rate(t, TC_RATE, true, d->has_rate, d->tx_bytes_rate, true);
 		text_rate(t, TC_PPS, true, d->has_rate, d->tx_packets_rate, false);
 	}
 	if (d->qd_shared) {
-		table_cell(t, TC_QDISC, "%s", d->qd.kind);
-		table_cell(t, TC_QBACKLOG, "%s", units_fmt_bytes(buf, sizeof(buf), d->qd.backlog));
+		table_cell_str(t, TC_QDISC, d->qd.kind);
+		table_cell_str(t, TC_QBACKLOG, units_fmt_bytes(buf, sizeof(buf), d->qd.backlog));
 	}
 }
 
@@ -312,7 +314,7 @@ static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int 
 	if (table_row(t))
 		return -ENOMEM;
 	for (int i = 0; i < TC_NR; i++)
-		table_cell(t, i, "%s", hdr[i]);
+		table_cell_str(t, i, hdr[i]);
 	for (size_t i = 0; i < s->ndev; i++) {
 		const struct sampler_dev *d = &s->dev[i];
 
@@ -327,7 +329,7 @@ static int text_sample(struct bql_ctx *c, const struct sampler *s, unsigned int 
 				continue;
 			if (table_row(t))
 				return -ENOMEM;
-			table_cell(t, TC_DEV, "%s", d->ifname);
+			table_cell_str(t, TC_DEV, d->ifname);
 			text_queue(t, &d->q[k], hz);
 			text_lat(t, tl, d->ifname, (int)d->q[k].index);
 		}

@@ -24,6 +24,8 @@ struct top_lat {
 	struct latbpf *l;
 	struct latbpf_target t[LAT_MAX_SLOTS];
 	unsigned int n;
+	/* the end of the run of slots of one device from each slot on */
+	unsigned int run_end[LAT_MAX_SLOTS];
 	struct latbpf_snap *prev, *cur, *d;
 	bool have;			/* d holds an interval */
 	uint64_t dt_ns;
@@ -85,6 +87,9 @@ void top_lat_start(struct bql_ctx *c, struct top_lat *tl, const struct sel_resul
 		snprintf(tl->why, sizeof(tl->why), "no queue to observe");
 		return;
 	}
+	for (unsigned int i = tl->n; i-- > 0;)
+		tl->run_end[i] = i + 1 == tl->n || strcmp(tl->t[i].ifname, tl->t[i + 1].ifname) ?
+				 i + 1 : tl->run_end[i + 1];
 	tl->prev = calloc(1, sizeof(*tl->prev));
 	tl->cur = calloc(1, sizeof(*tl->cur));
 	tl->d = calloc(1, sizeof(*tl->d));
@@ -154,6 +159,27 @@ const char *top_lat_status(const struct top_lat *tl, char *buf, size_t n)
 }
 
 /*
+ * Whether the queue (or the device, @queue -1) is observed: one name
+ * compared per device observed, not per slot (top -b asks for each of
+ * thousands of rows, issue #40)
+ */
+static bool observed(const struct top_lat *tl, const char *ifname, int queue)
+{
+	if (!tl || !tl->on || !tl->have)
+		return false;
+	for (unsigned int i = 0; i < tl->n; i = tl->run_end[i]) {
+		if (strcmp(tl->t[i].ifname, ifname))
+			continue;
+		if (queue < 0)
+			return true;
+		for (unsigned int j = i; j < tl->run_end[i]; j++)
+			if (tl->t[j].queue == (unsigned int)queue)
+				return true;
+	}
+	return false;
+}
+
+/*
  * The queue's (or the device's, @queue -1) interval, summed into tl->sum
  * (the kinds top reads); NULL if unobserved.
  */
@@ -162,24 +188,29 @@ static struct latbpf_queue *gather(const struct top_lat *tl, const char *ifname,
 	struct latbpf_queue *q;
 	bool any = false;
 
-	if (!tl || !tl->on || !tl->have)
+	/* most rows are not observed (64 slots of thousands of queues) */
+	if (!observed(tl, ifname, queue))
 		return NULL;
 	q = tl->sum;
 	for (int k = 0; k < LAT_H_NR; k++)
 		if (TOP_KINDS & 1u << k)
 			memset(&q->h[k], 0, sizeof(q->h[k]));
 	memset(&q->c, 0, sizeof(q->c));
-	for (unsigned int i = 0; i < tl->n; i++) {
-		const struct latbpf_queue *s = &tl->d->q[i];
-
-		if (strcmp(tl->t[i].ifname, ifname) || (queue >= 0 && tl->t[i].queue != (unsigned int)queue))
+	for (unsigned int i = 0; i < tl->n; i = tl->run_end[i]) {
+		if (strcmp(tl->t[i].ifname, ifname))
 			continue;
-		for (int k = 0; k < LAT_H_NR; k++)
-			if (TOP_KINDS & 1u << k)
-				lathist_add(&q->h[k], &s->h[k]);
-		for (int k = 0; k < LAT_C_NR; k++)
-			q->c.v[k] += s->c.v[k];
-		any = true;
+		for (unsigned int j = i; j < tl->run_end[i]; j++) {
+			const struct latbpf_queue *s = &tl->d->q[j];
+
+			if (queue >= 0 && tl->t[j].queue != (unsigned int)queue)
+				continue;
+			for (int k = 0; k < LAT_H_NR; k++)
+				if (TOP_KINDS & 1u << k)
+					lathist_add(&q->h[k], &s->h[k]);
+			for (int k = 0; k < LAT_C_NR; k++)
+				q->c.v[k] += s->c.v[k];
+			any = true;
+		}
 	}
 	return any ? q : NULL;
 }

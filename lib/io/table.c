@@ -63,52 +63,12 @@ static bool pool_room(struct table *t, size_t n)
 	return true;
 }
 
-void table_cell(struct table *t, int col, const char *fmt, ...)
+/* the cell @col of the last row: its text, @len bytes at the pool's end, stored */
+static void cell_done(struct table *t, struct table_cellref *cell, int col, size_t len)
 {
-	struct table_cellref *cell;
-	const unsigned char *s;
+	const unsigned char *s = (const unsigned char *)t->pool + t->pool_len;
 	bool plain = true;
-	va_list ap;
-	size_t len;
-	int n;
 
-	if (!t->nrows || col < 0 || col >= t->ncols)
-		return;
-	cell = &t->cells[t->nrows - 1][col];
-	cell->off = 0;
-	va_start(ap, fmt);
-	if (!strcmp(fmt, "%s")) {	/* the common case: no printf */
-		const char *arg = va_arg(ap, const char *);
-
-		len = strlen(arg);
-		if (!pool_room(t, len + 1)) {
-			va_end(ap);
-			t->oom = true;
-			return;
-		}
-		memcpy(t->pool + t->pool_len, arg, len + 1);
-	} else {
-		size_t avail = t->pool_cap - t->pool_len;
-		va_list aq;
-
-		va_copy(aq, ap);
-		n = vsnprintf(avail ? t->pool + t->pool_len : NULL, avail, fmt, aq);
-		va_end(aq);
-		if (n >= 0 && (size_t)n + 1 > avail) {	/* did not fit: grow, again */
-			if (!pool_room(t, (size_t)n + 1))
-				n = -1;
-			else
-				vsnprintf(t->pool + t->pool_len, (size_t)n + 1, fmt, ap);
-		}
-		if (n < 0) {
-			va_end(ap);
-			t->oom = true;
-			return;
-		}
-		len = (size_t)n;
-	}
-	va_end(ap);
-	s = (const unsigned char *)t->pool + t->pool_len;
 	for (size_t i = 0; i < len && plain; i++)
 		plain = s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\';
 	cell->off = (uint32_t)t->pool_len + 1;
@@ -117,6 +77,64 @@ void table_cell(struct table *t, int col, const char *fmt, ...)
 	t->pool_len += len + 1;
 	if ((int)cell->width > t->width[col])
 		t->width[col] = (int)cell->width;
+}
+
+void table_cell_n(struct table *t, int col, const char *s, size_t len)
+{
+	struct table_cellref *cell;
+
+	if (!t->nrows || col < 0 || col >= t->ncols)
+		return;
+	cell = &t->cells[t->nrows - 1][col];
+	cell->off = 0;
+	if (!pool_room(t, len + 1)) {
+		t->oom = true;
+		return;
+	}
+	memcpy(t->pool + t->pool_len, s, len);
+	t->pool[t->pool_len + len] = '\0';
+	cell_done(t, cell, col, len);
+}
+
+void table_cell_str(struct table *t, int col, const char *s)
+{
+	table_cell_n(t, col, s, strlen(s));
+}
+
+void table_cell(struct table *t, int col, const char *fmt, ...)
+{
+	struct table_cellref *cell;
+	size_t avail;
+	va_list ap, aq;
+	int n;
+
+	if (!strcmp(fmt, "%s")) {	/* the common case: no printf */
+		va_start(ap, fmt);
+		table_cell_str(t, col, va_arg(ap, const char *));
+		va_end(ap);
+		return;
+	}
+	if (!t->nrows || col < 0 || col >= t->ncols)
+		return;
+	cell = &t->cells[t->nrows - 1][col];
+	cell->off = 0;
+	avail = t->pool_cap - t->pool_len;
+	va_start(ap, fmt);
+	va_copy(aq, ap);
+	n = vsnprintf(avail ? t->pool + t->pool_len : NULL, avail, fmt, aq);
+	va_end(aq);
+	if (n >= 0 && (size_t)n + 1 > avail) {	/* did not fit: grow, again */
+		if (!pool_room(t, (size_t)n + 1))
+			n = -1;
+		else
+			vsnprintf(t->pool + t->pool_len, (size_t)n + 1, fmt, ap);
+	}
+	va_end(ap);
+	if (n < 0) {
+		t->oom = true;
+		return;
+	}
+	cell_done(t, cell, col, (size_t)n);
 }
 
 const char *table_text(const struct table *t, int row, int col)
@@ -138,34 +156,75 @@ void table_drop_empty(struct table *t, int header_rows)
 	}
 }
 
-/* @n spaces */
-static void pad(FILE *f, int n)
+/*
+ * The text of a table on its way to @f: lines are put together here and
+ * written in large pieces, not cell by cell (top -b prints 4000 rows 10
+ * times a second, issue #40)
+ */
+struct obuf {
+	FILE *f;
+	size_t len;
+	char b[8192];
+};
+
+static void ob_flush(struct obuf *o)
 {
-	static const char sp[] = "                                                                ";
+	if (o->len)
+		fwrite(o->b, 1, o->len, o->f);
+	o->len = 0;
+}
 
+static void ob_put(struct obuf *o, const char *s, size_t n)
+{
+	if (n > sizeof(o->b) - o->len) {
+		ob_flush(o);
+		if (n > sizeof(o->b)) {
+			fwrite(s, 1, n, o->f);
+			return;
+		}
+	}
+	memcpy(o->b + o->len, s, n);
+	o->len += n;
+}
+
+/* @n spaces */
+static void ob_pad(struct obuf *o, int n)
+{
 	while (n > 0) {
-		int k = n < (int)sizeof(sp) - 1 ? n : (int)sizeof(sp) - 1;
+		size_t room = sizeof(o->b) - o->len, k;
 
-		fwrite(sp, 1, (size_t)k, f);
-		n -= k;
+		if (!room) {
+			ob_flush(o);
+			room = sizeof(o->b);
+		}
+		k = (size_t)n < room ? (size_t)n : room;
+		memset(o->b + o->len, ' ', k);
+		o->len += k;
+		n -= (int)k;
 	}
 }
 
 /* cells quote the outside (names): printed escaped unless plain */
-static void put_cell(FILE *f, const struct table_cellref *cell, const char *s)
+static void put_cell(struct obuf *o, const struct table_cellref *cell, const char *s)
 {
-	if (cell->plain)
-		fwrite(s, 1, strlen(s), f);
-	else
-		esc_text_fputs(s, f);
+	if (cell->plain) {
+		ob_put(o, s, cell->width);
+	} else {
+		ob_flush(o);
+		esc_text_fputs(s, o->f);
+	}
 }
 
 void table_print(const struct table *t, FILE *f)
 {
+	struct obuf ob, *o = &ob;
+
+	o->f = f;
+	o->len = 0;
 	for (int r = 0; r < t->nrows; r++) {
 		int pending = 0;	/* spaces owed before the next cell */
 
-		pad(f, t->indent);
+		ob_pad(o, t->indent);
 		for (int c = 0, first = 1; c < t->ncols; c++) {
 			const struct table_cellref *cell = &t->cells[r][c];
 			const char *s = table_text(t, r, c);
@@ -182,17 +241,18 @@ void table_print(const struct table *t, FILE *f)
 				continue;
 			}
 			if (t->left & (1u << c)) {
-				pad(f, pending);
-				put_cell(f, cell, s);
+				ob_pad(o, pending);
+				put_cell(o, cell, s);
 				pending = w - (int)cell->width;
 			} else {
-				pad(f, pending + w - (int)cell->width);
-				put_cell(f, cell, s);
+				ob_pad(o, pending + w - (int)cell->width);
+				put_cell(o, cell, s);
 				pending = 0;
 			}
 		}
-		fputc('\n', f);
+		ob_put(o, "\n", 1);
 	}
+	ob_flush(o);
 }
 
 void table_free(struct table *t)

@@ -43,6 +43,9 @@ void table_reset(struct table *t, int ncols, unsigned int left_cols, int indent)
 int table_row(struct table *t);
 void table_cell(struct table *t, int col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* a cell's text without printf: @len bytes of @s (no NUL needed), or a string */
+void table_cell_n(struct table *t, int col, const char *s, size_t len);
+void table_cell_str(struct table *t, int col, const char *s);
 /* the text of a cell ("" when empty) */
 const char *table_text(const struct table *t, int row, int col);
 /* Drop columns whose every non-header cell is empty. */

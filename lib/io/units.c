@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Exact unit parsing (integer arithmetic only) and human formatting. */
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -282,14 +283,133 @@ int units_parse_sec_ns(const char *what, const char *s, uint64_t *ns,
 	return 0;
 }
 
+/*
+ * Formatting without printf: top -b formats some 40 000 values a sample
+ * (issue #40). Each function writes what its printf format would, byte for
+ * byte (tests/unit/test_units.c compares them), and falls back to printf
+ * where it cannot be sure of that.
+ */
+
+/* @v in decimal, ending just before @end; returns where it starts */
+static char *dec_back(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* @s of @len bytes and a NUL into @buf of @n (truncated as snprintf) */
+static char *put(char *buf, size_t n, const char *s, size_t len)
+{
+	if (!n)
+		return buf;
+	if (len >= n)
+		len = n - 1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+size_t units_u64_len(char *buf, size_t n, uint64_t v, const char *sfx)
+{
+	char tmp[48], *end = tmp + 20, *p = dec_back(end, v);
+	size_t sl = strlen(sfx), len;
+
+	if (sl > sizeof(tmp) - 20)
+		return (size_t)snprintf(buf, n, "%" PRIu64 "%s", v, sfx);
+	memcpy(end, sfx, sl);
+	len = (size_t)(end - p) + sl;
+	put(buf, n, p, len);
+	return len;
+}
+
+char *units_fmt_u64(char *buf, size_t n, uint64_t v)
+{
+	units_u64_len(buf, n, v, "");
+	return buf;
+}
+
+/* @q / 10^@d with @d decimals, then @sfx ("%.<d>f%s" of a non-negative number) */
+static void fixed_put(char *buf, size_t n, uint64_t q, int d, const char *sfx)
+{
+	char tmp[64], *end = tmp + 40, *p = end;
+	size_t sl = strlen(sfx);
+
+	for (int i = 0; i < d; i++) {
+		*--p = (char)('0' + q % 10);
+		q /= 10;
+	}
+	if (d)
+		*--p = '.';
+	p = dec_back(p, q);
+	if (sl > sizeof(tmp) - 40) {
+		snprintf(buf, n, "%.*s%s", (int)(end - p), p, sfx);
+		return;
+	}
+	memcpy(end, sfx, sl);
+	put(buf, n, p, (size_t)(end - p) + sl);
+}
+
+/*
+ * "%.<d>f%s" of @x (d <= 3). printf rounds the exact binary value, ties
+ * to even; x * 10^d in doubles is off by at most an ulp or so: where that
+ * could matter (a fraction near one half), and for what is not a small
+ * non-negative number, printf decides.
+ */
+char *units_fmt_fixed(char *buf, size_t n, double x, int d, const char *sfx)
+{
+	static const double p10[] = { 1, 10, 100, 1000 };
+	double y, f, frac;
+	uint64_t q;
+
+	if (d < 0 || d > 3 || !(x >= 0) || signbit(x) || !(x < 1e15)) {
+		snprintf(buf, n, "%.*f%s", d, x, sfx);
+		return buf;
+	}
+	y = x * p10[d];
+	f = floor(y);
+	frac = y - f;		/* exact: y < 2^52 */
+	if (fabs(frac - 0.5) <= y * 0x1p-50 + 0x1p-60) {
+		snprintf(buf, n, "%.*f%s", d, x, sfx);
+		return buf;
+	}
+	q = (uint64_t)f + (frac > 0.5);
+	fixed_put(buf, n, q, d, sfx);
+	return buf;
+}
+
 char *units_fmt_bytes(char *buf, size_t n, uint64_t v)
 {
 	static const char *const u[] = { "KiB", "MiB", "GiB", "TiB" };
+	static const char *const su[] = { " KiB", " MiB", " GiB", " TiB" };
 	double x = (double)v;
 	int i = -1;
 
 	if (v < 1024) {
-		snprintf(buf, n, "%" PRIu64 " B", v);
+		units_u64_len(buf, n, v, " B");
+		return buf;
+	}
+	if (v < (1ull << 53)) {
+		/*
+		 * x = v / 2^k exactly: rounded to d decimals in integers,
+		 * ties to even as printf
+		 */
+		unsigned int k = 10;
+		unsigned __int128 s;
+		uint64_t q, r, half;
+		int d;
+
+		for (i = 0; i < 3 && v >> k >= 1024; i++)
+			k += 10;
+		d = v < (10ull << k) ? 2 : v < (100ull << k) ? 1 : 0;
+		s = (unsigned __int128)v * (d == 2 ? 100 : d == 1 ? 10 : 1);
+		q = (uint64_t)(s >> k);
+		r = (uint64_t)(s & (((unsigned __int128)1 << k) - 1));
+		half = 1ull << (k - 1);
+		q += r > half || (r == half && (q & 1));
+		fixed_put(buf, n, q, d, su[i]);
 		return buf;
 	}
 	while (x >= 1024 && i < 3) {
@@ -304,9 +424,9 @@ char *units_fmt_bytes(char *buf, size_t n, uint64_t v)
 char *units_fmt_ms(char *buf, size_t n, uint64_t ms)
 {
 	if (ms < 10000 || ms % 1000)
-		snprintf(buf, n, "%" PRIu64 " ms", ms);
+		units_u64_len(buf, n, ms, " ms");
 	else
-		snprintf(buf, n, "%" PRIu64 " s", ms / 1000);
+		units_u64_len(buf, n, ms / 1000, " s");
 	return buf;
 }
 
@@ -337,12 +457,11 @@ char *units_fmt_rate(char *buf, size_t n, double bps)
 	double bits = bps * 8;
 
 	if (bits < 1e3)
-		snprintf(buf, n, "%.0f bit/s", bits);
+		return units_fmt_fixed(buf, n, bits, 0, " bit/s");
 	else if (bits < 1e6)
-		snprintf(buf, n, "%.1f kbit/s", bits / 1e3);
+		return units_fmt_fixed(buf, n, bits / 1e3, 1, " kbit/s");
 	else if (bits < 1e9)
-		snprintf(buf, n, "%.1f Mbit/s", bits / 1e6);
+		return units_fmt_fixed(buf, n, bits / 1e6, 1, " Mbit/s");
 	else
-		snprintf(buf, n, "%.2f Gbit/s", bits / 1e9);
-	return buf;
+		return units_fmt_fixed(buf, n, bits / 1e9, 2, " Gbit/s");
 }

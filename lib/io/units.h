@@ -54,6 +54,12 @@ int units_parse_ms(const char *what, const char *s, uint64_t *out,
 int units_parse_sec_ns(const char *what, const char *s, uint64_t *ns,
 		       struct bql_err *e);
 
+/* @v in decimal then @sfx into @buf (as snprintf "%" PRIu64 "%s"); its length */
+size_t units_u64_len(char *buf, size_t n, uint64_t v, const char *sfx);
+/* @v in decimal ("%" PRIu64); returns @buf */
+char *units_fmt_u64(char *buf, size_t n, uint64_t v);
+/* "%.<d>f%s" of @x, d from 0 to 3, as snprintf writes it; returns @buf */
+char *units_fmt_fixed(char *buf, size_t n, double x, int d, const char *sfx);
 /* "1514 B", "30.0 KiB", "1.75 MiB"; returns @buf */
 char *units_fmt_bytes(char *buf, size_t n, uint64_t v);
 /* "250 ms", "1.000 s" style; returns @buf */

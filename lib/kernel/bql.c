@@ -40,33 +40,40 @@ const char *bql_unit_name(enum unit u)
 	return "?";
 }
 
+/* @s into @buf of @n, as snprintf "%s" */
+static char *lit(char *buf, size_t n, const char *s, size_t len)
+{
+	if (!n)
+		return buf;
+	if (len >= n)
+		len = n - 1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return buf;
+}
+
 char *bql_fmt_human(char *buf, size_t n, enum bql_attr a, uint64_t v,
 		    unsigned int hz)
 {
 	switch (a) {
 	case BQL_LIMIT_MIN:
 	case BQL_LIMIT_MAX:
-		if (v == DQL_MAX_LIMIT) {
-			snprintf(buf, n, "max");
-			return buf;
-		}
+		if (v == DQL_MAX_LIMIT)
+			return lit(buf, n, "max", 3);
 		return units_fmt_bytes(buf, n, v);
 	case BQL_LIMIT:
 	case BQL_INFLIGHT:
 		return units_fmt_bytes(buf, n, v);
 	case BQL_STALL_THRS:
-		if (!v) {
-			snprintf(buf, n, "off");
-			return buf;
-		}
+		if (!v)
+			return lit(buf, n, "off", 3);
 		return units_fmt_ms(buf, n, v);
 	case BQL_HOLD_TIME:
 		return units_fmt_ms(buf, n, v);
 	case BQL_STALL_MAX:	/* sysfs shows jiffies */
 		return units_fmt_ms(buf, n, dql_jiffies_to_msecs(v, hz));
 	default:
-		snprintf(buf, n, "%" PRIu64, v);
-		return buf;
+		return units_fmt_u64(buf, n, v);
 	}
 }
 

@@ -83,8 +83,12 @@ int bnl_qdisc_index_build(struct bnl_qdisc_index *ix, const struct bnl_qdisc *qd
 	}
 	for (size_t i = 0; i < n; i++)
 		ix->key[i] = (struct bnl_qdisc_key){ qd[i].ifindex, qd[i].parent, (uint32_t)i };
-	if (n > 1)
-		qsort(ix->key, n, sizeof(*ix->key), key_cmp);
+	/* a dump lists them in order, or nearly: sorted only when not */
+	for (size_t i = 1; i < n; i++)
+		if (key_cmp(&ix->key[i - 1], &ix->key[i]) > 0) {
+			qsort(ix->key, n, sizeof(*ix->key), key_cmp);
+			break;
+		}
 	ix->n = n;
 	return 0;
 }

@@ -334,6 +334,121 @@ static void test_fraction(void **state)
 	}
 }
 
+/* the printf the formatting functions stand for (lib/io/units.c before #40) */
+static void ref_bytes(char *buf, size_t n, uint64_t v)
+{
+	static const char *const u[] = { "KiB", "MiB", "GiB", "TiB" };
+	double x = (double)v;
+	int i = -1;
+
+	if (v < 1024) {
+		snprintf(buf, n, "%" PRIu64 " B", v);
+		return;
+	}
+	while (x >= 1024 && i < 3) {
+		x /= 1024;
+		i++;
+	}
+	snprintf(buf, n, x < 10 ? "%.2f %s" : x < 100 ? "%.1f %s" : "%.0f %s", x, u[i]);
+}
+
+static void ref_rate(char *buf, size_t n, double bps)
+{
+	double bits = bps * 8;
+
+	if (bits < 1e3)
+		snprintf(buf, n, "%.0f bit/s", bits);
+	else if (bits < 1e6)
+		snprintf(buf, n, "%.1f kbit/s", bits / 1e3);
+	else if (bits < 1e9)
+		snprintf(buf, n, "%.1f Mbit/s", bits / 1e6);
+	else
+		snprintf(buf, n, "%.2f Gbit/s", bits / 1e9);
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void check_bytes(uint64_t v)
+{
+	char a[64], b[64];
+
+	ref_bytes(a, sizeof(a), v);
+	units_fmt_bytes(b, sizeof(b), v);
+	if (strcmp(a, b))
+		fail_msg("bytes %" PRIu64 ": '%s', printf '%s'", v, b, a);
+}
+
+static void check_fixed(double x)
+{
+	char a[64], b[64];
+
+	ref_rate(a, sizeof(a), x);
+	units_fmt_rate(b, sizeof(b), x);
+	if (strcmp(a, b))
+		fail_msg("rate %.17g: '%s', printf '%s'", x, b, a);
+	for (int d = 0; d <= 3; d++) {
+		snprintf(a, sizeof(a), "%.*f/s", d, x);
+		units_fmt_fixed(b, sizeof(b), x, d, "/s");
+		if (strcmp(a, b))
+			fail_msg("%%.%df of %.17g: '%s', printf '%s'", d, x, b, a);
+	}
+}
+
+/* the formatting without printf writes what printf would, byte for byte */
+static void test_fmt_as_printf(void **state)
+{
+	uint64_t s = 88172645463325252ull;
+	char a[64], b[64];
+
+	(void)state;
+	for (uint64_t v = 0; v < 120000; v++)
+		check_bytes(v);
+	for (int k = 10; k < 64; k++)	/* around every power of two, ties */
+		for (int64_t dv = -3000; dv <= 3000; dv++)
+			check_bytes((1ull << k) + (uint64_t)dv);
+	for (int k = 10; k <= 40; k += 10)
+		for (uint64_t m = 1; m < 40000; m++)	/* x.xx5 ties and edges */
+			check_bytes(m << (k - 3));
+	check_bytes(UINT64_MAX);
+	check_bytes(DQL_MAX_LIMIT);
+	for (int i = 0; i < 150000; i++) {
+		uint64_t v = rng_next(&s);
+
+		check_bytes(v >> (v % 64));
+		check_fixed((double)(v >> 11) / (double)(1ull << (v % 64)) * 1e3);
+	}
+	for (int i = 0; i < 40000; i++) {	/* decimal fractions: near ties */
+		check_fixed((double)i / 1000.0);
+		check_fixed((double)i * 0.05);
+		check_fixed((double)i / 8.0 * 1e3);
+		check_fixed((double)i * 1e4 / 8);
+	}
+	check_fixed(0.0);
+	check_fixed(-0.0);
+	check_fixed(-1.5);
+	check_fixed(1e300);
+	check_fixed(0.0 / 0.0);
+	for (uint64_t v = 0; v < 100000; v += 7) {
+		snprintf(a, sizeof(a), "%" PRIu64, v * 1000003);
+		assert_string_equal(units_fmt_u64(b, sizeof(b), v * 1000003), a);
+		snprintf(a, sizeof(a), v < 10000 || v % 1000 ? "%" PRIu64 " ms" : "%" PRIu64 " s",
+			 v < 10000 || v % 1000 ? v : v / 1000);
+		assert_string_equal(units_fmt_ms(b, sizeof(b), v), a);
+	}
+	assert_string_equal(units_fmt_u64(b, sizeof(b), UINT64_MAX), "18446744073709551615");
+	assert_string_equal(units_fmt_ms(b, sizeof(b), UINT64_MAX), "18446744073709551615 ms");
+	/* cut short as snprintf cuts */
+	assert_string_equal(units_fmt_bytes(b, 4, 1536), "1.5");
+	assert_int_equal(units_u64_len(b, 3, 12345, " B"), 7);
+	assert_string_equal(b, "12");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_u64_strict),
 		cmocka_unit_test(test_arg_u64),
 		cmocka_unit_test(test_fraction),
+		cmocka_unit_test(test_fmt_as_printf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
