@@ -8,7 +8,7 @@
 #   make deps            install the Debian packages the build and tests need
 #   make install / uninstall  PREFIX=/usr/local DESTDIR= (DOCDIR: README, examples/;
 #                        PKGDATADIR: Prometheus rules, Grafana dashboard)
-#   make deb             the Debian package (debian/, dpkg-buildpackage), then lintian
+#   make deb             the Debian package, lintian-checked (MAINTAINER=, HOMEPAGE=)
 #   make fuzz            the libFuzzer harnesses (FUZZ_SECONDS each)
 #   make vmlinux-h       regenerate the carried kernel types of the BPF objects
 #   make help            this list
@@ -411,10 +411,30 @@ uninstall:
 # $(DEB_DIR); then lintian, which must report no error (warnings are shown).
 DEB_DIR ?= build/deb
 DEB_ARCH = $(shell dpkg-architecture -qDEB_HOST_ARCH)
+# The package's Maintainer is whoever builds it, as Debian's tools take it:
+# MAINTAINER='Name <address>', else DEBFULLNAME and DEBEMAIL; HOMEPAGE=URL
+# adds a Homepage. Both go into the build copy's debian/control (and the
+# changelog's trailer); without them the tree's placeholder address stays
+# and make deb says so.
+DEB_MAINTAINER = $(or $(MAINTAINER),$(if $(and $(DEBFULLNAME),$(DEBEMAIL)),$(DEBFULLNAME) <$(DEBEMAIL)>))
 deb:
+	@m='$(DEB_MAINTAINER)'; h='$(HOMEPAGE)'; \
+	if [ -n "$$m" ] && ! printf '%s' "$$m" | grep -qE '^[^<>|&\\]+ <[^<>@ |&\\]+@[^<>@ |&\\]+>$$'; then \
+		echo "make deb: MAINTAINER '$$m' is not 'Name <address>'" >&2; exit 2; fi; \
+	if [ -n "$$h" ] && ! printf '%s' "$$h" | grep -qE '^https?://[^ |&\\]+$$'; then \
+		echo "make deb: HOMEPAGE '$$h' is not an http(s) URL" >&2; exit 2; fi
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/bqltool-$(VERSION)
 	tar -c --exclude=./build --exclude='./build-*' --exclude=./.git --exclude=./bqltool . | \
 		tar -x -C $(DEB_DIR)/bqltool-$(VERSION)
+	@cd $(DEB_DIR)/bqltool-$(VERSION) && m='$(DEB_MAINTAINER)'; h='$(HOMEPAGE)'; \
+	if [ -n "$$m" ]; then \
+		sed -i "s|^Maintainer: .*|Maintainer: $$m|" debian/control && \
+		sed -i "0,/^ -- .*>  /s|^ -- .*>  | -- $$m  |" debian/changelog; \
+	else \
+		echo "make deb: the Maintainer is the tree's placeholder ($$(sed -n 's/^Maintainer: //p' debian/control));" \
+		     "give MAINTAINER='Name <address>', or set DEBFULLNAME and DEBEMAIL" >&2; \
+	fi; \
+	if [ -n "$$h" ]; then sed -i "/^Maintainer:/a Homepage: $$h" debian/control; fi
 	cd $(DEB_DIR)/bqltool-$(VERSION) && dpkg-buildpackage -us -uc -b
 	lintian --fail-on error --display-info \
 		$(DEB_DIR)/bqltool_$(VERSION)_$(DEB_ARCH).changes

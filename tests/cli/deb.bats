@@ -35,3 +35,19 @@ make_var() {
 	assert_output --regexp "^bqltool \\($v\\) "
 	assert_equal "$(cat "$REPO/debian/source/format")" "3.0 (native)"
 }
+
+@test "make deb: MAINTAINER and HOMEPAGE are checked before anything is built" {
+	local d="$BATS_TEST_TMPDIR/deb"
+	run make -s -C "$REPO" deb DEB_DIR="$d" MAINTAINER='nobody'
+	assert_failure 2
+	assert_output --partial "make deb: MAINTAINER 'nobody' is not 'Name <address>'"
+	run make -s -C "$REPO" deb DEB_DIR="$d" MAINTAINER='A | B <a@b.org>'
+	assert_failure 2
+	run make -s -C "$REPO" deb DEB_DIR="$d" DEBFULLNAME='Jane Doe' DEBEMAIL='not-an-address'
+	assert_failure 2
+	assert_output --partial "is not 'Name <address>'"
+	run make -s -C "$REPO" deb DEB_DIR="$d" MAINTAINER='Jane Doe <jane@example.net>' HOMEPAGE='ftp://x'
+	assert_failure 2
+	assert_output --partial "make deb: HOMEPAGE 'ftp://x' is not an http(s) URL"
+	[ ! -e "$d" ]
+}
