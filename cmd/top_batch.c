@@ -364,7 +364,9 @@ static int output_done(struct bql_ctx *c, int ret)
 
 	if (!ret && !fflush(c->out) && !ferror(c->out))
 		return 0;
-	err = errno;
+	err = out_write_errno();
+	if (!err)
+		err = errno ? errno : EIO;
 	if (err != EPIPE)
 		return cmd_fail(c, "write error on standard output: %s", strerror(err));
 	/* leave nothing for main's final flush to complain about */

@@ -110,6 +110,25 @@ void out_discard(struct bql_ctx *c)
 	}
 }
 
+static int first_write_errno;
+
+size_t out_fwrite(const void *p, size_t n, FILE *f)
+{
+	size_t k = fwrite(p, 1, n, f);
+
+	if (k < n && !first_write_errno)
+		first_write_errno = errno ? errno : EIO;
+	return k;
+}
+
+int out_write_errno(void)
+{
+	int e = first_write_errno;
+
+	first_write_errno = 0;
+	return e;
+}
+
 int out_end(struct bql_ctx *c)
 {
 	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
@@ -131,8 +150,11 @@ int out_end(struct bql_ctx *c)
 	}
 	out_discard(c);
 	errno = 0;
-	if (fflush(c->out) || ferror(c->out))
-		ret = ret ? ret : errno ? -errno : -EIO;
+	if (fflush(c->out) || ferror(c->out)) {
+		int first = out_write_errno();
+
+		ret = ret ? ret : first ? -first : errno ? -errno : -EIO;
+	}
 	return ret;
 }
 

@@ -27,6 +27,14 @@ void out_begin(struct bql_ctx *c, bool array);
  * with every control character escaped (lib/io/esc.h).
  */
 int out_end(struct bql_ctx *c);
+/*
+ * out_fwrite - fwrite() that keeps the errno of the first write that
+ * failed: a writer that bypasses stdio's buffer (the table's large pieces)
+ * meets the error before out_end()'s flush, which then has no errno left.
+ */
+size_t out_fwrite(const void *p, size_t n, FILE *f);
+/* the errno of the first failed out_fwrite() since the last call, 0 if none */
+int out_write_errno(void);
 /* out_discard - drop a half-built document (on error paths). */
 void out_discard(struct bql_ctx *c);
 

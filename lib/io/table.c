@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/io/esc.h"
+#include "lib/io/out.h"
 #include "lib/io/table.h"
 
 void table_init(struct table *t, int ncols, unsigned int left_cols, int indent)
@@ -170,7 +171,7 @@ struct obuf {
 static void ob_flush(struct obuf *o)
 {
 	if (o->len)
-		fwrite(o->b, 1, o->len, o->f);
+		out_fwrite(o->b, o->len, o->f);
 	o->len = 0;
 }
 
@@ -179,7 +180,7 @@ static void ob_put(struct obuf *o, const char *s, size_t n)
 	if (n > sizeof(o->b) - o->len) {
 		ob_flush(o);
 		if (n > sizeof(o->b)) {
-			fwrite(s, 1, n, o->f);
+			out_fwrite(s, n, o->f);
 			return;
 		}
 	}
