@@ -319,7 +319,7 @@ static int dump_once(struct bnl *h, struct bql_err *e)
 		.t = { .tcm_family = AF_UNSPEC },
 	};
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-	bool intr = false;
+	bool intr = false, oom = false;
 
 	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
 		return bql_err_set(e, errno, "rtnetlink qdisc dump: %s", strerror(errno));
@@ -348,8 +348,11 @@ static int dump_once(struct bnl *h, struct bql_err *e)
 				continue;
 			if (n->nlmsg_flags & NLM_F_DUMP_INTR)
 				intr = true;
-			if (n->nlmsg_type == NLMSG_DONE)
+			if (n->nlmsg_type == NLMSG_DONE) {
+				if (oom)
+					return bql_err_set(e, ENOMEM, "qdiscs: out of memory");
 				return intr ? -EAGAIN : 0;
+			}
 			if (n->nlmsg_type == NLMSG_ERROR) {
 				const struct nlmsgerr *err = nlmsg_data(n);
 				int ev = n->nlmsg_len >= NLMSG_LENGTH(sizeof(*err)) && err->error ?
@@ -357,10 +360,14 @@ static int dump_once(struct bnl *h, struct bql_err *e)
 
 				return bql_err_set(e, ev, "rtnetlink qdisc dump: %s", strerror(ev));
 			}
-			if (n->nlmsg_type != RTM_NEWQDISC)
+			if (n->nlmsg_type != RTM_NEWQDISC || oom)
 				continue;
-			if (qd_reserve(h, h->nqd + 1))
-				return bql_err_set(e, ENOMEM, "qdiscs: out of memory");
+			/* out of memory: the dump is read to its end all the same, so
+			 * that nothing of it is left for libnl's next request */
+			if (qd_reserve(h, h->nqd + 1)) {
+				oom = true;
+				continue;
+			}
 			if (parse_one(n, &h->qd[h->nqd]))
 				h->nqd++;
 		}
