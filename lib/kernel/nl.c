@@ -160,6 +160,7 @@ void bnl_close(struct bnl *h)
 	if (h->qdiscs)
 		nl_cache_free(h->qdiscs);
 	free(h->qd);
+	free(h->dump_buf);
 	bnl_qdisc_index_free(&h->qix);
 	if (h->rt)
 		nl_socket_free(h->rt);

@@ -29,6 +29,8 @@ struct bnl {
 	struct bnl_qdisc *qd;		/* ... copied out of it */
 	size_t nqd, qd_cap;
 	struct bnl_qdisc_index qix;	/* ... indexed by ifindex and parent */
+	void *dump_buf;			/* bnl_qdisc_dump's receive buffer */
+	unsigned int dump_seq;		/* ... and its requests' sequence numbers */
 };
 
 struct nl_cb;

@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The qdisc of each TX queue, from libnl-route's qdisc cache (nl_qdisc.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
+#include <linux/gen_stats.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
 #include <netlink/netlink.h>
+#include <netlink/attr.h>
 #include <netlink/cache.h>
+#include <netlink/msg.h>
+#include <netlink/socket.h>
 #include <netlink/route/qdisc.h>
 #include <netlink/route/tc.h>
 
@@ -195,6 +204,194 @@ int bnl_qdisc_refresh(struct bnl *h, struct bql_err *e)
 	h->nqd = 0;
 	nl_cache_foreach(h->qdiscs, copy_one, h);
 	/* once per dump: each queue's lookup is then a binary search */
+	bnl_qdisc_index_build(&h->qix, h->qd, h->nqd);
+	return 0;
+}
+
+const struct bnl_qdisc *bnl_qdiscs(const struct bnl *h, size_t *n)
+{
+	*n = h->nqd;
+	return h->qd;
+}
+
+/*
+ * The direct dump (bnl_qdisc_dump): the messages read into one buffer kept
+ * with the handle and parsed where they lie, with the policies and the
+ * precedence of libnl's rtnl_tc_msg_parse (lib/route/tc.c) so that every
+ * field is what the cache would hold: TCA_STATS2's basic and queue stats,
+ * else the old TCA_STATS (no requeues there); a message libnl would refuse
+ * (no kind, a bad attribute) is left out.
+ */
+#define DUMP_BUF	(64 * 1024)	/* a dump skb is at most ~32 KiB (netlink_recvmsg) */
+
+static struct nla_policy tc_policy[TCA_MAX + 1] = {
+	[TCA_KIND]	= { .type = NLA_STRING, .maxlen = 16 /* TCKINDSIZ */ },
+	[TCA_STATS]	= { .minlen = sizeof(struct tc_stats) },
+	[TCA_STATS2]	= { .type = NLA_NESTED },
+};
+
+static struct nla_policy tc_stats2_policy[TCA_STATS_MAX + 1] = {
+	[TCA_STATS_BASIC]	= { .minlen = sizeof(struct gnet_stats_basic) },
+	[TCA_STATS_RATE_EST]	= { .minlen = sizeof(struct gnet_stats_rate_est) },
+	[TCA_STATS_QUEUE]	= { .minlen = sizeof(struct gnet_stats_queue) },
+};
+
+/* one RTM_NEWQDISC into @q; false: one libnl would not have cached */
+static bool parse_one(struct nlmsghdr *n, struct bnl_qdisc *q)
+{
+	struct nlattr *tb[TCA_MAX + 1];
+	const struct tcmsg *tm;
+
+	if (nlmsg_parse(n, sizeof(*tm), tb, TCA_MAX, tc_policy) < 0 || !tb[TCA_KIND])
+		return false;
+	tm = nlmsg_data(n);
+	memset(q, 0, sizeof(*q));
+	nla_strlcpy(q->kind, tb[TCA_KIND], sizeof(q->kind));
+	q->ifindex = tm->tcm_ifindex;
+	q->handle = tm->tcm_handle;
+	q->parent = tm->tcm_parent;
+	if (tb[TCA_STATS2]) {
+		struct nlattr *tbs[TCA_STATS_MAX + 1];
+
+		if (nla_parse_nested(tbs, TCA_STATS_MAX, tb[TCA_STATS2], tc_stats2_policy) < 0)
+			return false;
+		if (tbs[TCA_STATS_BASIC]) {
+			struct gnet_stats_basic bs;
+
+			memcpy(&bs, nla_data(tbs[TCA_STATS_BASIC]), sizeof(bs));
+			q->bytes = bs.bytes;
+			q->packets = bs.packets;
+		}
+		if (tbs[TCA_STATS_QUEUE]) {
+			struct gnet_stats_queue qs;
+
+			memcpy(&qs, nla_data(tbs[TCA_STATS_QUEUE]), sizeof(qs));
+			q->qlen = qs.qlen;
+			q->backlog = qs.backlog;
+			q->drops = qs.drops;
+			q->requeues = qs.requeues;
+			q->overlimits = qs.overlimits;
+		}
+	} else if (tb[TCA_STATS]) {
+		struct tc_stats st;
+
+		memcpy(&st, nla_data(tb[TCA_STATS]), sizeof(st));
+		q->bytes = st.bytes;
+		q->packets = st.packets;
+		q->qlen = st.qlen;
+		q->backlog = st.backlog;
+		q->drops = st.drops;
+		q->overlimits = st.overlimits;
+	}
+	return true;
+}
+
+static int qd_reserve(struct bnl *h, size_t n)
+{
+	struct bnl_qdisc *qd;
+	size_t cap;
+
+	if (n <= h->qd_cap)
+		return 0;
+	cap = h->qd_cap ? h->qd_cap * 2 : 64;
+	while (cap < n)
+		cap *= 2;
+	qd = realloc(h->qd, cap * sizeof(*qd));
+	if (!qd)
+		return -ENOMEM;
+	h->qd = qd;
+	h->qd_cap = cap;
+	return 0;
+}
+
+/* one dump: 0, -EAGAIN (interrupted: the kernel's list changed), or -errno */
+static int dump_once(struct bnl *h, struct bql_err *e)
+{
+	int fd = nl_socket_get_fd(h->rt);
+	/* a sequence of its own: libnl's (s_seq_next, s_seq_expect) stays as it was */
+	unsigned int seq = ++h->dump_seq;
+	struct {
+		struct nlmsghdr n;
+		struct tcmsg t;
+	} req = {
+		.n = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETQDISC,
+		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = seq },
+		.t = { .tcm_family = AF_UNSPEC },
+	};
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	bool intr = false, oom = false;
+
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+		return bql_err_set(e, errno, "rtnetlink qdisc dump: %s", strerror(errno));
+	h->nqd = 0;
+	for (;;) {
+		struct iovec iov = { h->dump_buf, DUMP_BUF };
+		struct sockaddr_nl from;
+		struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof(from),
+				     .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t len = recvmsg(fd, &mh, 0);
+		int left;
+
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			return bql_err_set(e, errno, "rtnetlink qdisc dump: %s", strerror(errno));
+		}
+		if (mh.msg_flags & MSG_TRUNC)
+			return bql_err_set(e, EMSGSIZE, "rtnetlink qdisc dump: message truncated");
+		if (from.nl_pid != 0)		/* not from the kernel */
+			continue;
+		left = (int)len;
+		for (struct nlmsghdr *n = (struct nlmsghdr *)h->dump_buf; nlmsg_ok(n, left);
+		     n = nlmsg_next(n, &left)) {
+			if (n->nlmsg_seq != seq)	/* an earlier request's leftover */
+				continue;
+			if (n->nlmsg_flags & NLM_F_DUMP_INTR)
+				intr = true;
+			if (n->nlmsg_type == NLMSG_DONE) {
+				if (oom)
+					return bql_err_set(e, ENOMEM, "qdiscs: out of memory");
+				return intr ? -EAGAIN : 0;
+			}
+			if (n->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *err = nlmsg_data(n);
+				int ev = n->nlmsg_len >= NLMSG_LENGTH(sizeof(*err)) && err->error ?
+					 -err->error : EIO;
+
+				return bql_err_set(e, ev, "rtnetlink qdisc dump: %s", strerror(ev));
+			}
+			if (n->nlmsg_type != RTM_NEWQDISC || oom)
+				continue;
+			/* out of memory: the dump is read to its end all the same, so
+			 * that nothing of it is left for libnl's next request */
+			if (qd_reserve(h, h->nqd + 1)) {
+				oom = true;
+				continue;
+			}
+			if (parse_one(n, &h->qd[h->nqd]))
+				h->nqd++;
+		}
+	}
+}
+
+int bnl_qdisc_dump(struct bnl *h, struct bql_err *e)
+{
+	int ret;
+
+	if (!h->dump_buf && !(h->dump_buf = malloc(DUMP_BUF)))
+		return bql_err_set(e, ENOMEM, "qdiscs: out of memory");
+	for (int tries = 0; tries < 8; tries++) {
+		ret = dump_once(h, e);
+		if (ret != -EAGAIN)
+			break;
+	}
+	if (ret == -EAGAIN)
+		ret = bql_err_set(e, EAGAIN, "rtnetlink qdisc dump: interrupted, try again");
+	if (ret) {
+		h->nqd = 0;
+		bnl_qdisc_index_build(&h->qix, h->qd, 0);
+		return ret;
+	}
 	bnl_qdisc_index_build(&h->qix, h->qd, h->nqd);
 	return 0;
 }

@@ -42,6 +42,16 @@ enum bnl_qdisc_scope {
  */
 int bnl_qdisc_refresh(struct bnl *h, struct bql_err *e);
 
+/*
+ * bnl_qdisc_dump - the same, read directly (one RTM_GETQDISC dump parsed
+ * in place into the handle's reused list, no libnl objects): what the
+ * sampler calls every tick. Same list and values as bnl_qdisc_refresh.
+ */
+int bnl_qdisc_dump(struct bnl *h, struct bql_err *e);
+
+/* the list the last refresh or dump left (@n entries; valid until the next) */
+const struct bnl_qdisc *bnl_qdiscs(const struct bnl *h, size_t *n);
+
 /* the qdisc feeding @queue of device @ifindex (@ntx TX queues), from the
  * last refresh (indexed once per refresh: O(log n) a call) */
 enum bnl_qdisc_scope bnl_qdisc_for_queue(const struct bnl *h, int ifindex, unsigned int ntx,

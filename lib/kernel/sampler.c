@@ -577,7 +577,7 @@ static void read_qdiscs(struct sampler *s)
 		for (unsigned int k = 0; k < s->dev[i].nq; k++)
 			s->dev[i].q[k].has_qd = false;
 	}
-	if (!s->nl || bnl_qdisc_refresh(s->nl, &e))
+	if (!s->nl || bnl_qdisc_dump(s->nl, &e))
 		return;
 	for (size_t i = 0; i < s->ndev; i++) {
 		struct sampler_dev *d = &s->dev[i];
