@@ -300,8 +300,7 @@ static char *dec_back(char *end, uint64_t v)
 	return end;
 }
 
-/* @s of @len bytes and a NUL into @buf of @n (truncated as snprintf) */
-static char *put(char *buf, size_t n, const char *s, size_t len)
+char *units_put(char *buf, size_t n, const char *s, size_t len)
 {
 	if (!n)
 		return buf;
@@ -321,7 +320,7 @@ size_t units_u64_len(char *buf, size_t n, uint64_t v, const char *sfx)
 		return (size_t)snprintf(buf, n, "%" PRIu64 "%s", v, sfx);
 	memcpy(end, sfx, sl);
 	len = (size_t)(end - p) + sl;
-	put(buf, n, p, len);
+	units_put(buf, n, p, len);
 	return len;
 }
 
@@ -349,7 +348,7 @@ static void fixed_put(char *buf, size_t n, uint64_t q, int d, const char *sfx)
 		return;
 	}
 	memcpy(end, sfx, sl);
-	put(buf, n, p, (size_t)(end - p) + sl);
+	units_put(buf, n, p, (size_t)(end - p) + sl);
 }
 
 /*

@@ -56,6 +56,8 @@ int units_parse_sec_ns(const char *what, const char *s, uint64_t *ns,
 
 /* @v in decimal then @sfx into @buf (as snprintf "%" PRIu64 "%s"); its length */
 size_t units_u64_len(char *buf, size_t n, uint64_t v, const char *sfx);
+/* @s of @len bytes and a NUL into @buf of @n, truncated as snprintf "%s" would */
+char *units_put(char *buf, size_t n, const char *s, size_t len);
 /* @v in decimal ("%" PRIu64); returns @buf */
 char *units_fmt_u64(char *buf, size_t n, uint64_t v);
 /* "%.<d>f%s" of @x, d from 0 to 3, as snprintf writes it; returns @buf */

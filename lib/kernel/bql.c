@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "dql/dql.h"
+#include "lib/io/units.h"
 #include "lib/kernel/bql.h"
 #include "lib/kernel/sysfs.h"
 
@@ -40,18 +41,6 @@ const char *bql_unit_name(enum unit u)
 	return "?";
 }
 
-/* @s into @buf of @n, as snprintf "%s" */
-static char *lit(char *buf, size_t n, const char *s, size_t len)
-{
-	if (!n)
-		return buf;
-	if (len >= n)
-		len = n - 1;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	return buf;
-}
-
 char *bql_fmt_human(char *buf, size_t n, enum bql_attr a, uint64_t v,
 		    unsigned int hz)
 {
@@ -59,14 +48,14 @@ char *bql_fmt_human(char *buf, size_t n, enum bql_attr a, uint64_t v,
 	case BQL_LIMIT_MIN:
 	case BQL_LIMIT_MAX:
 		if (v == DQL_MAX_LIMIT)
-			return lit(buf, n, "max", 3);
+			return units_put(buf, n, "max", 3);
 		return units_fmt_bytes(buf, n, v);
 	case BQL_LIMIT:
 	case BQL_INFLIGHT:
 		return units_fmt_bytes(buf, n, v);
 	case BQL_STALL_THRS:
 		if (!v)
-			return lit(buf, n, "off", 3);
+			return units_put(buf, n, "off", 3);
 		return units_fmt_ms(buf, n, v);
 	case BQL_HOLD_TIME:
 		return units_fmt_ms(buf, n, v);

@@ -49,7 +49,10 @@ int bnl_qdisc_refresh(struct bnl *h, struct bql_err *e);
  */
 int bnl_qdisc_dump(struct bnl *h, struct bql_err *e);
 
-/* the list the last refresh or dump left (@n entries; valid until the next) */
+/*
+ * the list the last refresh or dump left (@n entries; valid until the next):
+ * a test-only entry point (tests/tools/qdisc_cmp compares the two reads)
+ */
 const struct bnl_qdisc *bnl_qdiscs(const struct bnl *h, size_t *n);
 
 /* the qdisc feeding @queue of device @ifindex (@ntx TX queues), from the
